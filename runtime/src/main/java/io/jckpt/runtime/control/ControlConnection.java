@@ -1,0 +1,80 @@
+package io.jckpt.runtime.control;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+
+/**
+ * One authenticated control connection, either end. Writes are serialised; reads happen on one
+ * thread (the owner's reader loop).
+ */
+public final class ControlConnection implements AutoCloseable {
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+
+    ControlConnection(Socket socket, DataInputStream in, DataOutputStream out) {
+        this.socket = socket;
+        this.in = in;
+        this.out = out;
+    }
+
+    /** Sends one frame. */
+    public void send(byte type, byte[] payload) throws IOException {
+        synchronized (out) {
+            out.writeInt(1 + payload.length);
+            out.writeByte(type);
+            out.write(payload);
+            out.flush();
+        }
+    }
+
+    /** Sends one frame whose payload is a single UTF string. */
+    public void sendText(byte type, String text) throws IOException {
+        send(type, utf(text));
+    }
+
+    /** Blocks for the next frame; {@code null} at end of stream. The first payload byte is the type. */
+    public byte[] receive() throws IOException {
+        int length;
+        try {
+            length = in.readInt();
+        } catch (EOFException e) {
+            return null;
+        }
+        if (length < 1 || length > ControlProtocol.MAX_FRAME_LENGTH) {
+            throw new IOException("control frame length " + length + " out of range");
+        }
+        byte[] frame = new byte[length];
+        in.readFully(frame);
+        return frame;
+    }
+
+    /** Encodes a string the way {@link DataOutputStream#writeUTF} does. */
+    public static byte[] utf(String text) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length() + 2);
+            new DataOutputStream(bytes).writeUTF(text.length() > 16_000 ? text.substring(0, 16_000) : text);
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The remote port, for logs. */
+    public int remotePort() {
+        return socket.getPort();
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing a socket that is already broken: nothing left to release
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.jckpt.runtime.control;
+
+/**
+ * The launcher-to-rank control channel: handshake and frame layout, described in one place.
+ *
+ * <p>Handshake (server = launcher, client = rank or multicore host, one connection per rank):
+ * <pre>
+ *   server: int MAGIC, short VERSION, byte[NONCE_LENGTH] nonce
+ *   client: int rank, UTF jobId, byte[MAC_LENGTH] HMAC-SHA256(secret, nonce || rank as 4 bytes)
+ *   server: byte ACCEPTED, or byte REJECTED + UTF reason, then close
+ * </pre>
+ * Frames after the handshake: {@code int length (of type + payload), byte type, payload}.
+ * The secret itself never crosses the wire; it reaches ranks through their environment, which
+ * only the same user can read.
+ */
+public final class ControlProtocol {
+    /** "JCKC". */
+    public static final int MAGIC = 0x4A434B43;
+    public static final short VERSION = 1;
+    public static final int NONCE_LENGTH = 16;
+    public static final int MAC_LENGTH = 32;
+    public static final byte ACCEPTED = 1;
+    public static final byte REJECTED = 0;
+    /** Frames larger than this are a protocol error (the channel carries control data only). */
+    public static final int MAX_FRAME_LENGTH = 1 << 20;
+
+    /** rank to launcher: the program is about to start; payload: long pid. */
+    public static final byte RANK_READY = 1;
+    /** rank to launcher: a free-form event for the launcher's log; payload: UTF text. */
+    public static final byte RANK_EVENT = 2;
+    /** rank to launcher: the program ended; payload: int exit code, UTF reason. Sent before exiting. */
+    public static final byte RANK_EXIT = 3;
+    /** launcher to rank: stop now; payload: UTF reason. */
+    public static final byte SHUTDOWN = 10;
+
+    private ControlProtocol() {
+    }
+}

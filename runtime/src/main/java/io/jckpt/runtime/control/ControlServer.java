@@ -1,0 +1,170 @@
+package io.jckpt.runtime.control;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The launcher's end of the control channel: a listening socket on the given address (loopback by
+ * default) that admits only connections proving knowledge of the job secret, one per rank.
+ * Owns an acceptor thread and one reader thread per connection; {@link #close()} stops them all.
+ */
+public final class ControlServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
+    private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
+
+    private final ServerSocket server;
+    private final String jobId;
+    private final JobSecret secret;
+    private final int worldSize;
+    private final ControlListener listener;
+    private final Thread acceptor;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Thread> readers = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    /** Binds to an ephemeral port on {@code bindAddress} and starts accepting. */
+    public ControlServer(InetAddress bindAddress, String jobId, JobSecret secret, int worldSize,
+                         ControlListener listener) throws IOException {
+        this.server = new ServerSocket();
+        this.server.bind(new InetSocketAddress(bindAddress, 0), 64);
+        this.jobId = jobId;
+        this.secret = secret;
+        this.worldSize = worldSize;
+        this.listener = listener;
+        this.acceptor = new Thread(this::acceptLoop, "jckpt-control-acceptor");
+        this.acceptor.setDaemon(true);
+        this.acceptor.start();
+    }
+
+    /** The port ranks connect to. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket socket;
+            try {
+                socket = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.warn("control acceptor stopped: {}", e.toString());
+                }
+                return;
+            }
+            sockets.add(socket);
+            Thread reader = new Thread(() -> serve(socket), "jckpt-control-reader-" + socket.getPort());
+            reader.setDaemon(true);
+            readers.add(reader);
+            reader.start();
+        }
+    }
+
+    private void serve(Socket socket) {
+        int rank = -1;
+        ControlConnection connection = null;
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+            byte[] nonce = JobSecret.nonce();
+            out.writeInt(ControlProtocol.MAGIC);
+            out.writeShort(ControlProtocol.VERSION);
+            out.write(nonce);
+            out.flush();
+            int claimed = in.readInt();
+            String claimedJob = in.readUTF();
+            byte[] answer = new byte[ControlProtocol.MAC_LENGTH];
+            in.readFully(answer);
+            String refusal = null;
+            if (!jobId.equals(claimedJob)) {
+                refusal = "wrong job id";
+            } else if (claimed < 0 || claimed >= worldSize) {
+                refusal = "rank " + claimed + " out of range";
+            } else if (!secret.verify(nonce, claimed, answer)) {
+                refusal = "bad credentials";
+            }
+            if (refusal != null) {
+                LOG.warn("control connection from port {} refused: {}", socket.getPort(), refusal);
+                out.writeByte(ControlProtocol.REJECTED);
+                out.writeUTF(refusal);
+                out.flush();
+                socket.close();
+                return;
+            }
+            out.writeByte(ControlProtocol.ACCEPTED);
+            out.flush();
+            socket.setSoTimeout(0); // a rank may stay silent for as long as it computes
+            rank = claimed;
+            connection = new ControlConnection(socket, in, out);
+            listener.connected(rank, connection);
+            for (;;) {
+                byte[] frame = connection.receive();
+                if (frame == null) {
+                    break;
+                }
+                listener.frame(rank, frame[0], Arrays.copyOfRange(frame, 1, frame.length));
+            }
+        } catch (SocketException e) {
+            // the peer died or we are closing: reported below as a disconnect
+        } catch (IOException e) {
+            if (!closed) {
+                LOG.debug("control connection of rank {} failed: {}", rank, e.toString());
+            }
+        } finally {
+            sockets.remove(socket);
+            readers.remove(Thread.currentThread());
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // already closed
+            }
+            if (connection != null) {
+                listener.disconnected(rank, connection);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // nothing to release
+        }
+        for (Socket socket : sockets) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // nothing to release
+            }
+        }
+        joinQuietly(acceptor);
+        for (Thread reader : readers) {
+            joinQuietly(reader);
+        }
+    }
+
+    private static void joinQuietly(Thread thread) {
+        try {
+            thread.join(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

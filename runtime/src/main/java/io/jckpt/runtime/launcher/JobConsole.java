@@ -1,0 +1,89 @@
+package io.jckpt.runtime.launcher;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+
+/**
+ * Where the job's output goes: rank output lines and the launcher's own events (one line each,
+ * with the time since the job started), to the console and, when asked, to a log file. Lines from
+ * different threads never interleave.
+ */
+final class JobConsole implements AutoCloseable {
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean quiet;
+    private final BufferedWriter log;
+    private final long startNanos = System.nanoTime();
+
+    JobConsole(PrintStream out, PrintStream err, boolean quiet, Path logFile) throws IOException {
+        this.out = out;
+        this.err = err;
+        this.quiet = quiet;
+        this.log = logFile == null ? null : Files.newBufferedWriter(logFile, StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    }
+
+    /** Seconds since the job started. */
+    double elapsedSeconds() {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    /** A launcher event: always shown. */
+    synchronized void event(String text) {
+        String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", elapsedSeconds(), text);
+        err.println(line);
+        err.flush();
+        toLog(line);
+    }
+
+    /** A line a rank printed; {@code prefix} is "[rank r] " or empty when the line carries its own. */
+    synchronized void rankLine(String prefix, String line, boolean stderr) {
+        String full = prefix + line;
+        if (!quiet) {
+            PrintStream stream = stderr ? err : out;
+            stream.println(full);
+        }
+        toLog(full);
+    }
+
+    synchronized void flush() {
+        out.flush();
+        err.flush();
+        if (log != null) {
+            try {
+                log.flush();
+            } catch (IOException ignored) {
+                // the log is best effort; the console has the same lines
+            }
+        }
+    }
+
+    private void toLog(String line) {
+        if (log != null) {
+            try {
+                log.write(line);
+                log.newLine();
+            } catch (IOException ignored) {
+                // best effort, see flush()
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        flush();
+        if (log != null) {
+            try {
+                log.close();
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+}

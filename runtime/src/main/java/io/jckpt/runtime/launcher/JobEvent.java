@@ -1,0 +1,18 @@
+package io.jckpt.runtime.launcher;
+
+import io.jckpt.runtime.control.RankExit;
+
+/** What the job's supervisor loop reacts to; produced by reaper, control and signal threads. */
+sealed interface JobEvent {
+    /** A rank process (or the multicore JVM) is gone. */
+    record HostExited(RankHost host, int status) implements JobEvent {
+    }
+
+    /** A rank authenticated on the control channel. */
+    record RankConnected(int rank) implements JobEvent {
+    }
+
+    /** A rank said how its program ended (before its process exits). */
+    record RankReported(int rank, RankExit exit) implements JobEvent {
+    }
+}

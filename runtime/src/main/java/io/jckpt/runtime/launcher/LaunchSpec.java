@@ -1,0 +1,214 @@
+package io.jckpt.runtime.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.jar.JarFile;
+
+/**
+ * What to launch: validated on construction (by {@link #parse}), immutable after.
+ *
+ * <pre>
+ * ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]
+ *          [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]
+ * </pre>
+ */
+public final class LaunchSpec {
+    /** How ranks run; local loopback today, a hostfile later (one host per rank). */
+    public static final String LOOPBACK = "127.0.0.1";
+    static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
+            + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
+
+    private final int worldSize;
+    private final Device device;
+    private final List<String> classPath;
+    private final String mainClass;
+    private final List<String> programArgs;
+    private final boolean quiet;
+    private final Path logFile;
+    private final List<String> jvmOptions;
+    private final List<String> hosts;
+    private final long startTimeoutMillis;
+
+    private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
+                       List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
+                       long startTimeoutMillis) {
+        this.worldSize = worldSize;
+        this.device = device;
+        this.classPath = List.copyOf(classPath);
+        this.mainClass = mainClass;
+        this.programArgs = List.copyOf(programArgs);
+        this.quiet = quiet;
+        this.logFile = logFile;
+        this.jvmOptions = List.copyOf(jvmOptions);
+        this.hosts = Collections.nCopies(worldSize, LOOPBACK);
+        this.startTimeoutMillis = startTimeoutMillis;
+    }
+
+    /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
+    public static LaunchSpec parse(String[] args) throws UsageException {
+        Integer np = null;
+        Device device = Device.NIODEV;
+        String cp = ".";
+        boolean quiet = false;
+        Path log = null;
+        List<String> jvmOptions = new ArrayList<>();
+        long startTimeoutMillis = 60_000;
+        int i = 0;
+        for (; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("-")) {
+                break;
+            }
+            switch (arg) {
+                case "-np", "-n", "--np" -> np = parseInt(arg, value(args, ++i, arg));
+                case "--dev", "-dev" -> device = Device.parse(value(args, ++i, arg));
+                case "-cp", "-classpath", "--class-path" -> cp = value(args, ++i, arg);
+                case "--quiet", "-q" -> quiet = true;
+                case "--log" -> log = Paths.get(value(args, ++i, arg));
+                case "--jvm-opt" -> jvmOptions.add(value(args, ++i, arg));
+                case "--start-timeout" -> startTimeoutMillis = 1000L * parseInt(arg, value(args, ++i, arg));
+                case "-h", "--help" -> throw new UsageException(USAGE);
+                default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
+            }
+        }
+        if (np == null) {
+            throw new UsageException("-np N is required; " + USAGE);
+        }
+        if (np < 1) {
+            throw new UsageException("-np must be at least 1, got " + np);
+        }
+        if (np > 1024) {
+            throw new UsageException("-np " + np + " is more than this launcher supports (1024)");
+        }
+        if (startTimeoutMillis < 1000) {
+            throw new UsageException("--start-timeout must be at least 1 second");
+        }
+        if (i >= args.length) {
+            throw new UsageException("no main class given; " + USAGE);
+        }
+        String mainClass = args[i];
+        List<String> programArgs = List.of(args).subList(i + 1, args.length);
+        List<String> classPath = splitClassPath(cp);
+        requireMainClass(mainClass, classPath, cp);
+        if (log != null) {
+            Path parent = log.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new UsageException("--log " + log + ": directory " + parent + " does not exist");
+            }
+        }
+        return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
+                startTimeoutMillis);
+    }
+
+    private static String value(String[] args, int index, String option) throws UsageException {
+        if (index >= args.length) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[index];
+    }
+
+    private static int parseInt(String option, String value) throws UsageException {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a whole number, got '" + value + "'");
+        }
+    }
+
+    /** Splits a class path, expanding {@code dir/*} to the jars in dir, as java does. */
+    static List<String> splitClassPath(String cp) {
+        List<String> entries = new ArrayList<>();
+        for (String entry : cp.split(File.pathSeparator)) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            if (entry.endsWith("/*") || entry.equals("*")) {
+                File dir = new File(entry.substring(0, entry.length() - 1));
+                File[] jars = dir.listFiles((d, name) -> name.endsWith(".jar") || name.endsWith(".JAR"));
+                if (jars != null) {
+                    java.util.Arrays.sort(jars);
+                    for (File jar : jars) {
+                        entries.add(jar.getAbsolutePath());
+                    }
+                }
+            } else {
+                entries.add(new File(entry).getAbsolutePath());
+            }
+        }
+        return entries;
+    }
+
+    private static void requireMainClass(String mainClass, List<String> classPath, String cp) throws UsageException {
+        if (!mainClass.matches("[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}.$]*")) {
+            throw new UsageException("'" + mainClass + "' is not a class name");
+        }
+        String resource = mainClass.replace('.', '/') + ".class";
+        for (String entry : classPath) {
+            File file = new File(entry);
+            if (file.isDirectory() && new File(file, resource).isFile()) {
+                return;
+            }
+            if (file.isFile()) {
+                try (JarFile jar = new JarFile(file)) {
+                    if (jar.getEntry(resource) != null) {
+                        return;
+                    }
+                } catch (IOException e) {
+                    throw new UsageException("class path entry " + entry + " is not a readable jar: " + e.getMessage());
+                }
+            }
+        }
+        throw new UsageException("main class " + mainClass + " not found on class path " + cp);
+    }
+
+    public int worldSize() {
+        return worldSize;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    /** Absolute class path entries of the program. */
+    public List<String> classPath() {
+        return classPath;
+    }
+
+    public String mainClass() {
+        return mainClass;
+    }
+
+    public List<String> programArgs() {
+        return programArgs;
+    }
+
+    public boolean quiet() {
+        return quiet;
+    }
+
+    /** Where to copy all output, or {@code null}. */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /** Extra options for every rank JVM. */
+    public List<String> jvmOptions() {
+        return jvmOptions;
+    }
+
+    /** The host each rank runs on, indexed by rank. */
+    public List<String> hosts() {
+        return hosts;
+    }
+
+    /** How long ranks may take to start and join the MPJ world. */
+    public long startTimeoutMillis() {
+        return startTimeoutMillis;
+    }
+}

@@ -1,0 +1,35 @@
+package io.jckpt.runtime.launcher;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/** Forwards one stream of a rank process, line by line, to the job console. One named thread. */
+final class OutputPump {
+    private final Thread thread;
+
+    OutputPump(InputStream stream, String prefix, boolean stderr, JobConsole console, String name) {
+        this.thread = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    console.rankLine(prefix, line, stderr);
+                }
+            } catch (IOException ignored) {
+                // the process is gone and its pipe closed: nothing more to forward
+            }
+        }, name);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Waits (bounded) until everything the process wrote has been forwarded. */
+    void drain(long millis) {
+        try {
+            thread.join(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.jckpt.runtime.launcher;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.List;
+
+/**
+ * The port exchange MPJ Express niodev expects from mpjrun, done by the launcher for one MPJ world:
+ * every rank connects, sends {@code writeUTF("Sending Info"), writeInt(wport), writeInt(rport),
+ * writeInt(rank)}; once all have arrived each gets
+ * {@code writeUTF("#Peer Information;host@rport@wport@rank@0;...")} ordered by rank. Ephemeral port,
+ * so several jobs (and several worlds of one job) never collide. One named thread; bounded by a
+ * deadline; {@link #close()} stops it.
+ */
+final class PortExchange implements AutoCloseable {
+    private static final String HELLO = "Sending Info";
+
+    private final ServerSocket server;
+    private final int worldSize;
+    private final List<String> hosts;
+    private final long deadlineNanos;
+    private final Thread thread;
+    private volatile String failure;
+
+    /**
+     * @param hosts the host each rank runs on, as the other ranks must reach it, indexed by rank
+     * @param timeoutMillis how long all ranks may take to arrive
+     */
+    PortExchange(InetAddress bindAddress, List<String> hosts, long timeoutMillis, String name) throws IOException {
+        this.server = new ServerSocket();
+        this.server.bind(new InetSocketAddress(bindAddress, 0), hosts.size() + 8);
+        this.worldSize = hosts.size();
+        this.hosts = hosts;
+        this.deadlineNanos = System.nanoTime() + timeoutMillis * 1_000_000L;
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** Why the exchange failed, or {@code null}. */
+    String failure() {
+        return failure;
+    }
+
+    private void run() {
+        Socket[] sockets = new Socket[worldSize];
+        int[] rports = new int[worldSize];
+        int[] wports = new int[worldSize];
+        int arrived = 0;
+        try {
+            while (arrived < worldSize) {
+                long left = (deadlineNanos - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new SocketTimeoutException(arrived + " of " + worldSize + " ranks joined the MPJ world in time");
+                }
+                server.setSoTimeout((int) Math.min(left, Integer.MAX_VALUE));
+                Socket socket = server.accept();
+                socket.setSoTimeout((int) Math.max(1, Math.min(left, 10_000)));
+                DataInputStream in = new DataInputStream(socket.getInputStream());
+                String hello = in.readUTF();
+                int wport = in.readInt();
+                int rport = in.readInt();
+                int rank = in.readInt();
+                if (!HELLO.equals(hello) || rank < 0 || rank >= worldSize || sockets[rank] != null) {
+                    socket.close(); // not one of ours, or a duplicate: ignore it
+                    continue;
+                }
+                sockets[rank] = socket;
+                wports[rank] = wport;
+                rports[rank] = rport;
+                arrived++;
+            }
+            StringBuilder info = new StringBuilder("#Peer Information");
+            for (int r = 0; r < worldSize; r++) {
+                info.append(';').append(hosts.get(r)).append('@').append(rports[r]).append('@')
+                        .append(wports[r]).append('@').append(r).append("@0");
+            }
+            String answer = info.toString();
+            for (Socket socket : sockets) {
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                out.writeUTF(answer);
+                out.flush();
+            }
+        } catch (IOException e) {
+            if (!server.isClosed()) {
+                failure = "MPJ port exchange failed: " + e.getMessage();
+            }
+        } finally {
+            for (Socket socket : sockets) {
+                if (socket != null) {
+                    try {
+                        socket.close();
+                    } catch (IOException ignored) {
+                        // nothing to release
+                    }
+                }
+            }
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // nothing to release
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // nothing to release
+        }
+        try {
+            thread.join(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.jckpt.runtime.rank;
+
+import io.jckpt.runtime.control.JobSecret;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The environment variables through which the launcher tells a rank process who it is. Names in
+ * one place; the secret travels here (readable only by the same user), never on a command line.
+ */
+public final class RankEnvironment {
+    public static final String RANK = "JCKPT_RANK";
+    public static final String SIZE = "JCKPT_SIZE";
+    public static final String JOB_ID = "JCKPT_JOB_ID";
+    public static final String SECRET = "JCKPT_SECRET";
+    public static final String CONTROL = "JCKPT_CONTROL";
+    public static final String EPOCH = "JCKPT_EPOCH";
+    public static final String NEW_RANK = "JCKPT_NEW_RANK";
+    public static final String RECOVERY = "JCKPT_RECOVERY";
+    public static final String DEVICE = "JCKPT_DEVICE";
+    public static final String MPJ_CONF = "JCKPT_MPJ_CONF";
+    public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
+    public static final String APP_CLASSPATH = "JCKPT_APP_CLASSPATH";
+    public static final String LIB_CLASSPATH = "JCKPT_LIB_CLASSPATH";
+
+    private final Map<String, String> env;
+
+    public RankEnvironment(Map<String, String> env) {
+        this.env = env;
+    }
+
+    /** This process's environment. */
+    public static RankEnvironment current() {
+        return new RankEnvironment(System.getenv());
+    }
+
+    public String require(String name) {
+        String value = env.get(name);
+        if (value == null || value.isEmpty()) {
+            throw new IllegalStateException("environment variable " + name
+                    + " is not set: rank processes are started by bin/ckpt-run");
+        }
+        return value;
+    }
+
+    public int requireInt(String name) {
+        String value = require(name);
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("environment variable " + name + "=" + value + " is not a number");
+        }
+    }
+
+    public int rank() {
+        return requireInt(RANK);
+    }
+
+    public int size() {
+        return requireInt(SIZE);
+    }
+
+    public String jobId() {
+        return require(JOB_ID);
+    }
+
+    public JobSecret secret() {
+        return JobSecret.fromHex(require(SECRET));
+    }
+
+    public String controlHost() {
+        String control = require(CONTROL);
+        return control.substring(0, control.lastIndexOf(':'));
+    }
+
+    public int controlPort() {
+        String control = require(CONTROL);
+        return Integer.parseInt(control.substring(control.lastIndexOf(':') + 1));
+    }
+
+    public List<String> classPath(String name) {
+        List<String> entries = new ArrayList<>();
+        String value = env.get(name);
+        if (value != null) {
+            for (String entry : value.split(File.pathSeparator)) {
+                if (!entry.isEmpty()) {
+                    entries.add(entry);
+                }
+            }
+        }
+        return entries;
+    }
+}
