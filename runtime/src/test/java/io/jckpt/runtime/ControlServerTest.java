@@ -1,0 +1,80 @@
+package io.jckpt.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.runtime.control.ControlClient;
+import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlListener;
+import io.jckpt.runtime.control.ControlProtocol;
+import io.jckpt.runtime.control.ControlServer;
+import io.jckpt.runtime.control.JobSecret;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The control channel over real loopback sockets: only the job's own processes get in. */
+class ControlServerTest {
+    private final BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+
+    private final ControlListener listener = new ControlListener() {
+        @Override
+        public void connected(int rank, ControlConnection connection) {
+            heard.add("connected " + rank);
+        }
+
+        @Override
+        public void frame(int rank, byte type, byte[] payload) {
+            heard.add("frame " + rank + " " + type + " " + payload.length);
+        }
+
+        @Override
+        public void disconnected(int rank, ControlConnection connection) {
+            heard.add("disconnected " + rank);
+        }
+    };
+
+    @Test
+    void rankWithTheJobSecretIsAdmittedAndHeard() throws Exception {
+        JobSecret secret = JobSecret.generate();
+        try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, listener)) {
+            ControlConnection connection = ControlClient.connect("127.0.0.1", server.port(), "job1", secret, 3);
+            assertEquals("connected 3", heard.poll(5, TimeUnit.SECONDS));
+            connection.send(ControlProtocol.RANK_EVENT, new byte[] {1, 2, 3});
+            assertEquals("frame 3 2 3", heard.poll(5, TimeUnit.SECONDS));
+            connection.close();
+            assertEquals("disconnected 3", heard.poll(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void wrongSecretWrongJobAndBadRankAreRefused() throws Exception {
+        JobSecret secret = JobSecret.generate();
+        try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, listener)) {
+            IOException wrongSecret = assertThrows(IOException.class,
+                    () -> ControlClient.connect("127.0.0.1", server.port(), "job1", JobSecret.generate(), 0));
+            assertTrue(wrongSecret.getMessage().contains("bad credentials"), wrongSecret.getMessage());
+            IOException wrongJob = assertThrows(IOException.class,
+                    () -> ControlClient.connect("127.0.0.1", server.port(), "job2", secret, 0));
+            assertTrue(wrongJob.getMessage().contains("wrong job id"), wrongJob.getMessage());
+            IOException badRank = assertThrows(IOException.class,
+                    () -> ControlClient.connect("127.0.0.1", server.port(), "job1", secret, 4));
+            assertTrue(badRank.getMessage().contains("out of range"), badRank.getMessage());
+            assertEquals(null, heard.poll(200, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    @Test
+    void secretRoundTripsThroughItsHexForm() {
+        JobSecret secret = JobSecret.generate();
+        byte[] nonce = JobSecret.nonce();
+        assertArrayEquals(secret.mac(nonce, 5), JobSecret.fromHex(secret.toHex()).mac(nonce, 5));
+        assertTrue(secret.verify(nonce, 5, secret.mac(nonce, 5)));
+        assertTrue(!secret.verify(nonce, 6, secret.mac(nonce, 5)));
+    }
+}

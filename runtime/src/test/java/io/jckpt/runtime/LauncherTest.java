@@ -1,0 +1,172 @@
+package io.jckpt.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** bin/ckpt-run end to end: real rank JVMs, real MPJ Express worlds, real SIGKILLs. */
+class LauncherTest {
+    private static final String RING = "io.jckpt.runtime.programs.RingCheck";
+    private static final long RUN_MILLIS = 60_000;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"niodev", "multicore"})
+    void fourRanksAllgatherAndRingGiveTheExpectedValues(String device) throws Exception {
+        int iterations = 3;
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--dev", device, "-cp", LaunchedJob.testClasses().toString(),
+                RING, Integer.toString(iterations))) {
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            for (int rank = 0; rank < 4; rank++) {
+                assertEquals(1, job.linesContaining("[rank " + rank + "] allgather ok 1,11,21,31").size(), job.output());
+                int prev = (rank + 3) % 4;
+                long sum = 0;
+                for (int i = 0; i < iterations; i++) {
+                    sum += prev * 1000L + i;
+                }
+                assertEquals(1, job.linesContaining("[rank " + rank + "] ring ok from " + prev + " sum " + sum).size(),
+                        job.output());
+            }
+            assertTrue(job.output().contains("finished: all 4 ranks completed"), job.output());
+            assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty());
+        }
+    }
+
+    @Test
+    void rankKilledMidLoopIsNamedAndTheJobIsTornDownWithNothingLeft() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING, "1000000")) {
+            job.awaitLine("[rank 2] iteration 100", RUN_MILLIS);
+            long[] pids = job.rankPids();
+            assertEquals(4, pids.length);
+            long killed = System.nanoTime();
+            new ProcessBuilder("kill", "-9", Long.toString(pids[2])).start().waitFor(5, TimeUnit.SECONDS);
+            LaunchedJob.Line failure = job.awaitLine("FAILURE: rank 2", 5_000);
+            int status = job.awaitExit(5_000);
+            long exitedMillis = (System.nanoTime() - killed) / 1_000_000L;
+            long detectedMillis = (failure.nanos() - killed) / 1_000_000L;
+            System.out.printf("SIGKILL of rank 2: reported after %d ms, launcher exited after %d ms%n",
+                    detectedMillis, exitedMillis);
+            assertEquals(1, status, job.output());
+            assertTrue(failure.text().contains("killed by SIGKILL"), failure.text());
+            // the bound: torn down with a non-zero exit within 2 s (plus the JVM's own exit)
+            assertTrue(exitedMillis < 2_500, "launcher took " + exitedMillis + " ms to exit after the kill");
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void rankThatThrowsIsNamedWithItsException() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING,
+                "1000", "2", "throw")) {
+            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(job.output().contains("FAILURE: rank 2 threw java.lang.IllegalStateException: injected failure on rank 2"),
+                    job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void rankThatExitsWithCode3IsNamed() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING,
+                "1000", "1", "exit3")) {
+            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(job.output().contains("FAILURE: rank 1 (pid"), job.output());
+            assertTrue(job.output().contains("exited with code 3"), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void multicoreRankThatThrowsFailsTheJob() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--dev", "multicore", "-cp",
+                LaunchedJob.testClasses().toString(), RING, "1000", "1", "throw")) {
+            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(job.output().contains("FAILURE: rank 1 threw java.lang.IllegalStateException"), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void twoJobsAtOnceOnTheSameHostBothSucceed() throws Exception {
+        try (LaunchedJob first = LaunchedJob.start("-np", "3", "-cp", LaunchedJob.testClasses().toString(), RING, "300");
+             LaunchedJob second = LaunchedJob.start("-np", "3", "-cp", LaunchedJob.testClasses().toString(), RING, "300")) {
+            assertEquals(0, first.awaitExit(RUN_MILLIS), first.output());
+            assertEquals(0, second.awaitExit(RUN_MILLIS), second.output());
+            assertTrue(!first.jobId().equals(second.jobId()));
+            assertEquals(3, first.linesContaining("ring ok").size(), first.output());
+            assertEquals(3, second.linesContaining("ring ok").size(), second.output());
+        }
+    }
+
+    @Test
+    void sigtermOnTheLauncherStopsEveryRank() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "-cp", LaunchedJob.testClasses().toString(), RING, "1000000")) {
+            job.awaitLine("[rank 1] iteration 100", RUN_MILLIS);
+            String jobId = job.jobId();
+            assertEquals(3, LaunchedJob.processesOfJob(jobId).size());
+            new ProcessBuilder("kill", "-TERM", Long.toString(job.launcherPid())).start().waitFor(5, TimeUnit.SECONDS);
+            int status = job.awaitExit(5_000);
+            assertEquals(128 + 15, status, job.output());
+            assertTrue(job.output().contains("launcher interrupted: stopping all ranks"), job.output());
+            assertNoProcessLeft(jobId);
+        }
+    }
+
+    @Test
+    void ranksDieWhenTheLauncherIsKilled() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "-cp", LaunchedJob.testClasses().toString(), RING, "1000000")) {
+            job.awaitLine("[rank 1] iteration 100", RUN_MILLIS);
+            String jobId = job.jobId();
+            new ProcessBuilder("kill", "-9", Long.toString(job.launcherPid())).start().waitFor(5, TimeUnit.SECONDS);
+            job.awaitExit(5_000);
+            assertNoProcessLeft(jobId);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-np 0 X", "-np 2 io.jckpt.NoSuchMain", "-np 2 --dev carrier-pigeon X", "-np two X",
+            "-np 2", "--frobnicate -np 2 X"})
+    void badInputGivesOneClearLineAndExitCode2(String commandLine) throws Exception {
+        String[] args = (commandLine + " ").replace(" X ", " " + RING + " ").trim().split(" ");
+        String[] withCp = new String[args.length + 2];
+        withCp[0] = "-cp";
+        withCp[1] = LaunchedJob.testClasses().toString();
+        System.arraycopy(args, 0, withCp, 2, args.length);
+        try (LaunchedJob job = LaunchedJob.start(withCp)) {
+            assertEquals(2, job.awaitExit(RUN_MILLIS), job.output());
+            List<String> lines = job.output().lines().toList();
+            assertEquals(1, lines.size(), job.output());
+            assertTrue(lines.get(0).startsWith("ckpt-run: "), lines.get(0));
+        }
+    }
+
+    @Test
+    void badInputMessagesNameTheProblem() throws Exception {
+        assertMessage("-np must be at least 1, got 0", "-np", "0", RING);
+        assertMessage("main class io.jckpt.NoSuchMain not found on class path", "-cp",
+                LaunchedJob.testClasses().toString(), "-np", "2", "io.jckpt.NoSuchMain");
+        assertMessage("unknown device 'carrier-pigeon' (use niodev or multicore)", "-np", "2", "--dev", "carrier-pigeon", RING);
+    }
+
+    private static void assertMessage(String expected, String... args) throws Exception {
+        try (LaunchedJob job = LaunchedJob.start(args)) {
+            assertEquals(2, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(job.output().contains(expected), job.output());
+        }
+    }
+
+    private static void assertNoProcessLeft(String jobId) throws InterruptedException {
+        // rank JVMs are SIGKILLed before the launcher exits; allow the kernel a moment to reap them
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        List<Long> left = LaunchedJob.processesOfJob(jobId);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            left = LaunchedJob.processesOfJob(jobId);
+        }
+        assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
+    }
+}
