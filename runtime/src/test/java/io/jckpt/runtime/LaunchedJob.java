@@ -18,11 +18,11 @@ import java.util.stream.Stream;
  * A real run of {@code bin/ckpt-run} for tests: a separate launcher process whose output is
  * collected line by line with arrival times; every wait bounded.
  */
-final class LaunchedJob implements AutoCloseable {
+public final class LaunchedJob implements AutoCloseable {
     private static final Pattern JOB_ID = Pattern.compile("job ([0-9a-f]{12}):");
     private static final Pattern PIDS = Pattern.compile("ranks running \\(pids ([0-9 ]+)\\)");
 
-    record Line(long nanos, String text) {
+    public record Line(long nanos, String text) {
     }
 
     private final Process process;
@@ -35,17 +35,17 @@ final class LaunchedJob implements AutoCloseable {
         readers.add(reader(process.getErrorStream(), "err"));
     }
 
-    static Path repoRoot() {
+    public static Path repoRoot() {
         String root = System.getProperty("jckpt.repo.root");
         return root != null ? Paths.get(root) : Paths.get("..").toAbsolutePath().normalize();
     }
 
-    static Path testClasses() {
+    public static Path testClasses() {
         return repoRoot().resolve("runtime/target/test-classes");
     }
 
     /** Starts {@code bin/ckpt-run args...}. */
-    static LaunchedJob start(String... args) throws IOException {
+    public static LaunchedJob start(String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(repoRoot().resolve("bin/ckpt-run").toString());
         command.addAll(List.of(args));
@@ -73,7 +73,7 @@ final class LaunchedJob implements AutoCloseable {
     }
 
     /** Waits (bounded) for a line containing {@code text}; returns it. */
-    Line awaitLine(String text, long millis) throws InterruptedException {
+    public Line awaitLine(String text, long millis) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (lines) {
             for (;;) {
@@ -92,7 +92,7 @@ final class LaunchedJob implements AutoCloseable {
     }
 
     /** Waits (bounded) for the launcher to exit; returns its exit status. */
-    int awaitExit(long millis) throws InterruptedException {
+    public int awaitExit(long millis) throws InterruptedException {
         if (!process.waitFor(millis, TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("launcher did not exit within " + millis + " ms; output:\n" + output());
@@ -103,7 +103,7 @@ final class LaunchedJob implements AutoCloseable {
         return process.exitValue();
     }
 
-    String output() {
+    public String output() {
         StringBuilder text = new StringBuilder();
         synchronized (lines) {
             for (Line line : lines) {
@@ -113,7 +113,7 @@ final class LaunchedJob implements AutoCloseable {
         return text.toString();
     }
 
-    List<String> linesContaining(String text) {
+    public List<String> linesContaining(String text) {
         List<String> found = new ArrayList<>();
         synchronized (lines) {
             for (Line line : lines) {
@@ -125,7 +125,7 @@ final class LaunchedJob implements AutoCloseable {
         return found;
     }
 
-    String jobId() {
+    public String jobId() {
         Matcher matcher = JOB_ID.matcher(output());
         if (!matcher.find()) {
             throw new AssertionError("no job id in output:\n" + output());
@@ -134,7 +134,7 @@ final class LaunchedJob implements AutoCloseable {
     }
 
     /** Rank pids in rank order, from the launcher's "all N ranks running" line. */
-    long[] rankPids() {
+    public long[] rankPids() {
         Matcher matcher = PIDS.matcher(output());
         if (!matcher.find()) {
             throw new AssertionError("no pids in output:\n" + output());
@@ -142,12 +142,12 @@ final class LaunchedJob implements AutoCloseable {
         return Stream.of(matcher.group(1).trim().split(" ")).mapToLong(Long::parseLong).toArray();
     }
 
-    long launcherPid() {
+    public long launcherPid() {
         return process.pid();
     }
 
     /** Processes (any) whose environment carries this job's id: the job's leftovers. */
-    static List<Long> processesOfJob(String jobId) {
+    public static List<Long> processesOfJob(String jobId) {
         List<Long> found = new ArrayList<>();
         byte[] marker = ("JCKPT_JOB_ID=" + jobId).getBytes(StandardCharsets.UTF_8);
         try (Stream<Path> procs = Files.list(Paths.get("/proc"))) {
