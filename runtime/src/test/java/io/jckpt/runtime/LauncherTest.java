@@ -36,6 +36,16 @@ class LauncherTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"niodev", "multicore"})
+    void statusExchangeThroughTheLauncherDeliversEveryRanksPart(String device) throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--dev", device, "-cp", LaunchedJob.testClasses().toString(),
+                "io.jckpt.runtime.programs.ExchangeCheck", "20")) {
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(4, job.linesContaining("exchange ok 20 rounds").size(), job.output());
+        }
+    }
+
     @Test
     void rankKilledMidLoopIsNamedAndTheJobIsTornDownWithNothingLeft() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING, "1000000")) {

@@ -22,7 +22,7 @@ public final class ControlProtocol {
     public static final byte ACCEPTED = 1;
     public static final byte REJECTED = 0;
     /** Frames larger than this are a protocol error (the channel carries control data only). */
-    public static final int MAX_FRAME_LENGTH = 1 << 20;
+    public static final int MAX_FRAME_LENGTH = 1 << 26;
 
     /** rank to launcher: the program is about to start; payload: long pid. */
     public static final byte RANK_READY = 1;
@@ -30,8 +30,20 @@ public final class ControlProtocol {
     public static final byte RANK_EVENT = 2;
     /** rank to launcher: the program ended; payload: int exit code, UTF reason. Sent before exiting. */
     public static final byte RANK_EXIT = 3;
+    /**
+     * rank to launcher: this rank's part of a status exchange (an allgather through the launcher);
+     * payload: int epoch, long sequence, the bytes.
+     */
+    public static final byte EXCHANGE = 4;
     /** launcher to rank: stop now; payload: UTF reason. */
     public static final byte SHUTDOWN = 10;
+    /**
+     * launcher to rank: the completed exchange; payload: int epoch, long sequence, int n, then n times
+     * (int length, bytes), indexed by rank.
+     */
+    public static final byte EXCHANGE_RESULT = 11;
+    /** Largest contribution of one rank to a status exchange. */
+    public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 
     private ControlProtocol() {
     }

@@ -4,6 +4,7 @@ import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
+import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.runtime.control.JobSecret;
 import io.jckpt.runtime.control.RankExit;
 import io.jckpt.runtime.rank.RankEnvironment;
@@ -51,6 +52,7 @@ public final class Job {
     private final List<RankHost> hosts = new CopyOnWriteArrayList<>();
     private final Map<Integer, ControlConnection> controls = new ConcurrentHashMap<>();
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
+    private final ExchangeCoordinator exchanges;
     private volatile boolean tearingDown;
 
     Job(LaunchSpec spec, JckptHome home, JobConsole console) {
@@ -60,6 +62,7 @@ public final class Job {
         byte[] id = new byte[6];
         new java.security.SecureRandom().nextBytes(id);
         this.jobId = HexFormat.of().formatHex(id);
+        this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
     }
 
     /** The job's id, also given to every rank. */
@@ -281,6 +284,11 @@ public final class Job {
                     RankExit exit = RankExit.decode(payload);
                     reports.put(rank, exit);
                     events.add(new JobEvent.RankReported(rank, exit));
+                } else if (type == ControlProtocol.EXCHANGE) {
+                    String problem = exchanges.contribute(rank, ExchangeFrames.Contribution.decode(payload));
+                    if (problem != null) {
+                        console.event("WARNING: " + problem);
+                    }
                 } else if (type == ControlProtocol.RANK_EVENT) {
                     console.event("rank " + rank + ": " + new java.io.DataInputStream(
                             new java.io.ByteArrayInputStream(payload)).readUTF());

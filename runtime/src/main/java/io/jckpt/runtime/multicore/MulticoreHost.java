@@ -1,15 +1,9 @@
 package io.jckpt.runtime.multicore;
 
-import io.jckpt.runtime.control.ControlClient;
-import io.jckpt.runtime.control.ControlConnection;
-import io.jckpt.runtime.control.ControlProtocol;
-import io.jckpt.runtime.control.RankExit;
 import io.jckpt.runtime.rank.RankEnvironment;
 import io.jckpt.runtime.rank.WorldClassLoader;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class MulticoreHost {
     private static final int EXIT_FAILED = 1;
+    private static final String RANK_SERVICES = "io.jckpt.runtime.rank.RankServices";
 
     private MulticoreHost() {
     }
@@ -55,81 +50,43 @@ public final class MulticoreHost {
         Class<?> groupType = Class.forName("xdev.smpdev.SMPDevProcess", true, sharedLoader);
 
         CountDownLatch done = new CountDownLatch(size);
-        ControlConnection[] controls = new ControlConnection[size];
-        for (int rank = 0; rank < size; rank++) {
-            controls[rank] = ControlClient.connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank);
-        }
-        watchLauncher(controls[0]);
         Thread[] threads = new Thread[size];
         for (int rank = 0; rank < size; rank++) {
             final int r = rank;
             ThreadGroup group = (ThreadGroup) groupType.getConstructor(String.class).newInstance("MPI" + rank);
             threads[rank] = new Thread(group, () -> runRank(r, size, mainClass, programArgs, perRank,
-                    sharedLoader, controls[r], done), Integer.toString(size));
+                    sharedLoader, done), Integer.toString(size));
             threads[rank].setName(Integer.toString(rank)); // smpdev reads the rank from the thread name
         }
         for (Thread thread : threads) {
             thread.start();
         }
         done.await();
-        for (int rank = 0; rank < size; rank++) {
-            send(controls[rank], ControlProtocol.RANK_EXIT, new RankExit(0, "completed").encode());
-        }
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(0);
     }
 
     private static void runRank(int rank, int size, String mainClass, String[] programArgs, List<String> classPath,
-                                ClassLoader sharedLoader, ControlConnection control, CountDownLatch done) {
+                                ClassLoader sharedLoader, CountDownLatch done) {
         LinePrefixingStream.setRank(rank);
         try {
             WorldClassLoader loader = new WorldClassLoader("mpj-rank-" + rank, classPath, sharedLoader);
             Thread.currentThread().setContextClassLoader(loader);
-            Class<?> type = Class.forName(mainClass, true, loader);
-            Method main = type.getMethod("main", String[].class);
-            send(control, ControlProtocol.RANK_READY, java.nio.ByteBuffer.allocate(8)
-                    .putLong(ProcessHandle.current().pid()).array());
-            String[] mpjArgs = new String[programArgs.length + 3];
-            mpjArgs[0] = Integer.toString(rank);
-            mpjArgs[1] = Integer.toString(size);
-            mpjArgs[2] = "smpdev";
-            System.arraycopy(programArgs, 0, mpjArgs, 3, programArgs.length);
-            main.invoke(null, (Object) mpjArgs);
+            // everything of the rank, control channel included, lives in the rank's own loader
+            Class<?> services = Class.forName(RANK_SERVICES, true, loader);
+            services.getMethod("runMulticoreRank", int.class, int.class, String.class, String[].class)
+                    .invoke(null, rank, size, mainClass, programArgs);
             done.countDown();
         } catch (Throwable t) {
             Throwable cause = t instanceof InvocationTargetException ? t.getCause() : t;
             System.err.println("rank " + rank + ": " + mainClass + " threw " + cause);
             cause.printStackTrace();
             System.err.flush();
-            send(control, ControlProtocol.RANK_EXIT, new RankExit(EXIT_FAILED, "threw " + cause).encode());
             Runtime.getRuntime().halt(EXIT_FAILED);
         }
     }
 
-    private static void watchLauncher(ControlConnection control) {
-        Thread watcher = new Thread(() -> {
-            try {
-                for (byte[] frame = control.receive(); frame != null; frame = control.receive()) {
-                    if (frame[0] == ControlProtocol.SHUTDOWN) {
-                        break;
-                    }
-                }
-            } catch (IOException ignored) {
-                // launcher gone
-            }
-            Runtime.getRuntime().halt(EXIT_FAILED);
-        }, "jckpt-control-watch");
-        watcher.setDaemon(true);
-        watcher.start();
-    }
 
-    private static void send(ControlConnection control, byte type, byte[] payload) {
-        try {
-            control.send(type, payload);
-        } catch (IOException ignored) {
-            // launcher gone: the watcher halts this JVM
-        }
-    }
 
 }

@@ -1,9 +1,5 @@
 package io.jckpt.runtime.rank;
 
-import io.jckpt.runtime.control.ControlClient;
-import io.jckpt.runtime.control.ControlConnection;
-import io.jckpt.runtime.control.ControlProtocol;
-import io.jckpt.runtime.control.RankExit;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -16,7 +12,7 @@ import java.util.List;
  * MPI.Init expects ({@code rank conf niodev args...}), and reports how it ended.
  *
  * <p>A rank never outlives its launcher: when the control connection ends (the launcher died or
- * tore the job down) the rank halts.
+ * tore the job down) the rank halts ({@link RankControl}).
  */
 public final class RankMain {
     private static final int EXIT_FAILED = 1;
@@ -31,15 +27,15 @@ public final class RankMain {
         }
         RankEnvironment env = RankEnvironment.current();
         int rank = env.rank();
-        ControlConnection control;
+        RankControl control;
         try {
-            control = ControlClient.connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank);
+            control = RankControl.connect(env, rank);
         } catch (IOException e) {
             System.err.println("rank " + rank + ": cannot reach the launcher: " + e.getMessage());
             Runtime.getRuntime().halt(EXIT_FAILED);
             return;
         }
-        watchLauncher(control, rank);
+        RankServices.install(control);
         String mainClass = args[0];
         String[] programArgs = Arrays.copyOfRange(args, 1, args.length);
         List<String> worldClassPath = new ArrayList<>(env.classPath(RankEnvironment.MPJ_CLASSPATH));
@@ -51,7 +47,7 @@ public final class RankMain {
         String reason;
         try {
             Method main = ProgramRunner.findMain(mainClass, world);
-            send(control, ControlProtocol.RANK_READY, longBytes(ProcessHandle.current().pid()));
+            control.ready();
             ProgramRunner.run(main, mpjArgs(rank, env.require(RankEnvironment.MPJ_CONF), programArgs));
             status = 0;
             reason = "completed";
@@ -63,7 +59,7 @@ public final class RankMain {
         }
         System.out.flush();
         System.err.flush();
-        send(control, ControlProtocol.RANK_EXIT, new RankExit(status, reason).encode());
+        control.exited(status, reason);
         // MPJ Express leaves non-daemon threads behind (and blocks in Finalize after a failure):
         // the rank's end is decided here, not by the last thread.
         Runtime.getRuntime().halt(status);
@@ -78,38 +74,7 @@ public final class RankMain {
         return mpj;
     }
 
-    /** A daemon thread that halts this rank when the launcher says so or goes away. */
-    static void watchLauncher(ControlConnection control, int rank) {
-        Thread watcher = new Thread(() -> {
-            String why = "the launcher closed the control connection";
-            try {
-                for (byte[] frame = control.receive(); frame != null; frame = control.receive()) {
-                    if (frame[0] == ControlProtocol.SHUTDOWN) {
-                        why = "the launcher asked to stop";
-                        break;
-                    }
-                }
-            } catch (IOException e) {
-                why = "the control connection failed: " + e.getMessage();
-            }
-            System.err.println("rank " + rank + ": stopping: " + why);
-            System.err.flush();
-            Runtime.getRuntime().halt(EXIT_FAILED);
-        }, "jckpt-control-watch");
-        watcher.setDaemon(true);
-        watcher.start();
-    }
 
-    static void send(ControlConnection control, byte type, byte[] payload) {
-        try {
-            control.send(type, payload);
-        } catch (IOException e) {
-            // the launcher is gone; the watcher halts this rank
-        }
-    }
 
-    static byte[] longBytes(long value) {
-        return java.nio.ByteBuffer.allocate(8).putLong(value).array();
-    }
 
 }

@@ -1,0 +1,135 @@
+package io.jckpt.runtime.rank;
+
+import io.jckpt.runtime.control.ControlClient;
+import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlProtocol;
+import io.jckpt.runtime.control.ExchangeFrames;
+import io.jckpt.runtime.control.JobSecret;
+import io.jckpt.runtime.control.RankExit;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A rank's end of the control channel: reports to the launcher, takes part in status exchanges
+ * through it, and halts the rank when the launcher says so or disappears (no rank outlives its
+ * job). Owns one daemon reader thread.
+ */
+public final class RankControl {
+    private static final int EXIT_FAILED = 1;
+
+    private final int rank;
+    private final ControlConnection connection;
+    private final Thread reader;
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentHashMap<Long, CompletableFuture<byte[][]>> exchanges = new ConcurrentHashMap<>();
+    private volatile int epoch;
+
+    private RankControl(int rank, ControlConnection connection, int epoch) {
+        this.rank = rank;
+        this.connection = connection;
+        this.epoch = epoch;
+        this.reader = new Thread(this::read, "jckpt-control-" + rank);
+        this.reader.setDaemon(true);
+    }
+
+    /** Connects as {@code rank} (bounded) and starts listening. */
+    public static RankControl connect(String host, int port, String jobId, JobSecret secret, int rank, int epoch)
+            throws IOException {
+        RankControl control = new RankControl(rank, ControlClient.connect(host, port, jobId, secret, rank), epoch);
+        control.reader.start();
+        return control;
+    }
+
+    /** Connects with what the launcher put in the environment. */
+    public static RankControl connect(RankEnvironment env, int rank) throws IOException {
+        return connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank,
+                env.requireInt(RankEnvironment.EPOCH));
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    /** Tells the launcher the program is starting. */
+    public void ready() {
+        send(ControlProtocol.RANK_READY, java.nio.ByteBuffer.allocate(8).putLong(ProcessHandle.current().pid()).array());
+    }
+
+    /** Tells the launcher how the program ended (before the process exits). */
+    public void exited(int status, String reason) {
+        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason).encode());
+    }
+
+    /** A line for the launcher's event log. */
+    public void event(String text) {
+        send(ControlProtocol.RANK_EVENT, ControlConnection.utf(text));
+    }
+
+    /**
+     * Allgather through the launcher: every rank of the current epoch calls it the same number of
+     * times in the same order; bounded by {@code timeout}.
+     *
+     * @throws TimeoutException when not every rank contributed in time
+     */
+    public byte[][] allgather(byte[] mine, Duration timeout) throws TimeoutException, IOException {
+        if (mine.length > ControlProtocol.MAX_EXCHANGE_BYTES) {
+            throw new IllegalArgumentException("status of " + mine.length + " bytes exceeds "
+                    + ControlProtocol.MAX_EXCHANGE_BYTES);
+        }
+        long seq = sequence.incrementAndGet();
+        CompletableFuture<byte[][]> result = exchanges.computeIfAbsent(seq, s -> new CompletableFuture<>());
+        try {
+            connection.send(ControlProtocol.EXCHANGE, new ExchangeFrames.Contribution(epoch, seq, mine).encode());
+            return result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted during status exchange " + seq, e);
+        } catch (ExecutionException e) {
+            throw new IOException("status exchange " + seq + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new TimeoutException("status exchange " + seq + " of rank " + rank + " not complete after "
+                    + timeout.toMillis() + " ms: not every rank contributed");
+        } finally {
+            exchanges.remove(seq);
+        }
+    }
+
+    private void read() {
+        String why = "the launcher closed the control connection";
+        try {
+            for (byte[] frame = connection.receive(); frame != null; frame = connection.receive()) {
+                byte type = frame[0];
+                byte[] payload = java.util.Arrays.copyOfRange(frame, 1, frame.length);
+                if (type == ControlProtocol.SHUTDOWN) {
+                    why = "the launcher asked to stop";
+                    break;
+                }
+                if (type == ControlProtocol.EXCHANGE_RESULT) {
+                    ExchangeFrames.Result result = ExchangeFrames.Result.decode(payload);
+                    if (result.epoch() == epoch) {
+                        exchanges.computeIfAbsent(result.sequence(), s -> new CompletableFuture<>()).complete(result.all());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            why = "the control connection failed: " + e.getMessage();
+        }
+        System.err.println("rank " + rank + ": stopping: " + why);
+        System.err.flush();
+        Runtime.getRuntime().halt(EXIT_FAILED);
+    }
+
+    private void send(byte type, byte[] payload) {
+        try {
+            connection.send(type, payload);
+        } catch (IOException e) {
+            // the launcher is gone; the reader halts this rank
+        }
+    }
+}

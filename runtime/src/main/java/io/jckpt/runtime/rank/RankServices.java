@@ -1,0 +1,53 @@
+package io.jckpt.runtime.rank;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+
+/**
+ * What the runtime offers the library inside a rank: the control channel to the launcher (status
+ * exchange, events). Held by the class loader that loads the library: the rank JVM's application
+ * loader for niodev (so it outlives MPJ worlds), each rank's own loader for multicore.
+ */
+public final class RankServices {
+    private static volatile RankControl control;
+
+    private RankServices() {
+    }
+
+    /** Installs the control channel of this rank. */
+    public static void install(RankControl rankControl) {
+        control = rankControl;
+    }
+
+    /** The control channel, or {@code null} outside a rank started by the launcher. */
+    public static RankControl control() {
+        return control;
+    }
+
+    /**
+     * Runs one multicore rank inside its own class loader (called reflectively by
+     * {@code MulticoreHost}, so that everything here, including this holder, is the rank's own):
+     * connects, runs the program's main with smpdev arguments, reports how it ended.
+     *
+     * @return normally when main completed; throws what main threw
+     */
+    public static void runMulticoreRank(int rank, int size, String mainClass, String[] programArgs) throws Throwable {
+        RankControl rankControl = RankControl.connect(RankEnvironment.current(), rank);
+        install(rankControl);
+        Class<?> type = Class.forName(mainClass, true, RankServices.class.getClassLoader());
+        Method main = type.getMethod("main", String[].class);
+        rankControl.ready();
+        String[] mpjArgs = new String[programArgs.length + 3];
+        mpjArgs[0] = Integer.toString(rank);
+        mpjArgs[1] = Integer.toString(size);
+        mpjArgs[2] = "smpdev";
+        System.arraycopy(programArgs, 0, mpjArgs, 3, programArgs.length);
+        try {
+            main.invoke(null, (Object) mpjArgs);
+        } catch (InvocationTargetException e) {
+            rankControl.exited(1, "threw " + e.getCause());
+            throw e.getCause();
+        }
+        rankControl.exited(0, "completed");
+    }
+}
