@@ -69,6 +69,58 @@ class LauncherTest {
     }
 
     @Test
+    void respawnedRankAndSurvivorsFinishInAFreshWorld() throws Exception {
+        int iterations = 20_000;
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+                LaunchedJob.testClasses().toString(), RING, Integer.toString(iterations))) {
+            job.awaitLine("[rank 2] iteration 300", RUN_MILLIS);
+            long[] pids = job.rankPids();
+            new ProcessBuilder("kill", "-9", Long.toString(pids[2])).start().waitFor(5, TimeUnit.SECONDS);
+            job.awaitLine("recovered: all 4 ranks in a new MPJ world (epoch 1)", 20_000);
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(job.output().contains("FAILURE: rank 2 (pid " + pids[2] + ") killed by SIGKILL"), job.output());
+            for (int rank = 0; rank < 4; rank++) {
+                int prev = (rank + 3) % 4;
+                long sum = 0;
+                for (int i = 0; i < iterations; i++) {
+                    sum += prev * 1000L + i;
+                }
+                assertEquals(1, job.linesContaining("[rank " + rank + "] ring ok from " + prev + " sum " + sum).size(),
+                        job.output());
+            }
+            assertTrue(job.output().contains("finished: all 4 ranks completed after 1 recovery"), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void twoRanksKilledAtOnceAreRecoveredTogether() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+                LaunchedJob.testClasses().toString(), RING, "20000")) {
+            job.awaitLine("[rank 1] iteration 300", RUN_MILLIS);
+            long[] pids = job.rankPids();
+            new ProcessBuilder("kill", "-9", Long.toString(pids[1]), Long.toString(pids[2])).start()
+                    .waitFor(5, TimeUnit.SECONDS);
+            job.awaitLine("recovering: epoch 1, re-spawning ranks 1, 2", 20_000);
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(4, job.linesContaining("ring ok").size(), job.output());
+            assertTrue(job.linesContaining("recovering: epoch 2").isEmpty(), job.output());
+        }
+    }
+
+    @Test
+    void recoveryLimitEndsTheJobWithAClearMessage() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--max-recoveries", "0", "-cp",
+                LaunchedJob.testClasses().toString(), RING, "1000000")) {
+            job.awaitLine("[rank 1] iteration 100", RUN_MILLIS);
+            new ProcessBuilder("kill", "-9", Long.toString(job.rankPids()[1])).start().waitFor(5, TimeUnit.SECONDS);
+            assertEquals(1, job.awaitExit(10_000), job.output());
+            assertTrue(job.output().contains("(recovery limit of 0 reached)"), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
     void rankThatThrowsIsNamedWithItsException() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING,
                 "1000", "2", "throw")) {
@@ -139,7 +191,7 @@ class LauncherTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"-np 0 X", "-np 2 io.jckpt.NoSuchMain", "-np 2 --dev carrier-pigeon X", "-np two X",
-            "-np 2", "--frobnicate -np 2 X"})
+            "-np 2", "--frobnicate -np 2 X", "-np 2 --on-failure pray X", "-np 2 --dev multicore --on-failure respawn X"})
     void badInputGivesOneClearLineAndExitCode2(String commandLine) throws Exception {
         String[] args = (commandLine + " ").replace(" X ", " " + RING + " ").trim().split(" ");
         String[] withCp = new String[args.length + 2];

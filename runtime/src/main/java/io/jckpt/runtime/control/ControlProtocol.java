@@ -42,6 +42,17 @@ public final class ControlProtocol {
      * (int length, bytes), indexed by rank.
      */
     public static final byte EXCHANGE_RESULT = 11;
+    /**
+     * launcher to a surviving rank: abandon the current MPJ world and re-enter the program in a new
+     * one; payload: int new epoch, UTF MPJ conf of the new world, int n, n failed ranks.
+     */
+    public static final byte RECOVER = 12;
+    /**
+     * launcher to rank: every rank completed in this epoch; the rank may exit now (until then a rank
+     * whose program completed stays, so it can rejoin a new world if another rank fails);
+     * payload: int epoch.
+     */
+    public static final byte JOB_COMPLETE = 13;
     /** Largest contribution of one rank to a status exchange. */
     public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 

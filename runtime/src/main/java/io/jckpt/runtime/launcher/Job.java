@@ -7,17 +7,22 @@ import io.jckpt.runtime.control.ControlServer;
 import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.runtime.control.JobSecret;
 import io.jckpt.runtime.control.RankExit;
+import io.jckpt.runtime.control.RecoverFrame;
+import io.jckpt.runtime.multicore.MulticoreHost;
 import io.jckpt.runtime.rank.RankEnvironment;
 import io.jckpt.runtime.rank.RankMain;
-import io.jckpt.runtime.multicore.MulticoreHost;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,12 +30,21 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One run of a program on N ranks: starts the rank processes, supervises them, and ends the job.
+ * One run of a program on N ranks: starts the rank processes, supervises them, recovers or fails,
+ * and ends the job. All decisions are taken on the supervisor thread (the one calling
+ * {@link #run()}), from events the reaper, control and signal threads queue.
  *
- * <p>Fail-fast supervision (the mode of this release): the first rank that exits non-zero, throws
- * out of main or dies by a signal is named and the whole job is torn down (SIGKILL to every rank,
- * bounded wait), exit status {@link #EXIT_JOB_FAILED}. Recovery (re-spawning a rank and starting a
- * fresh MPJ world for the survivors) plugs in where {@link #onRankFailure} decides.
+ * <ul>
+ *   <li>{@link LaunchSpec.FailurePolicy#FAIL}: the first rank that exits non-zero, throws out of
+ *   main or dies by a signal is named and the whole job is torn down (SIGKILL to every rank,
+ *   bounded wait); exit status {@link #EXIT_JOB_FAILED}.</li>
+ *   <li>{@link LaunchSpec.FailurePolicy#RESPAWN}: failed ranks (all that fail within
+ *   {@link #COALESCE_MILLIS} of the first) are re-spawned with the same rank numbers and marked
+ *   new; survivors are told to abandon the broken MPJ world; everyone joins a fresh world (epoch + 1)
+ *   and re-enters the program. At most {@link LaunchSpec#maxRecoveries()} times.</li>
+ * </ul>
+ * A rank whose program completed waits until every rank completed in the same epoch
+ * ({@link ControlProtocol#JOB_COMPLETE}), so a late failure elsewhere can still be recovered.
  */
 public final class Job {
     /** Every rank completed. */
@@ -40,53 +54,82 @@ public final class Job {
     /** Bad command line. */
     public static final int EXIT_USAGE = 2;
 
+    /** Failures this close to the first one are recovered together (several ranks killed at once). */
+    static final long COALESCE_MILLIS = 30;
     private static final long TEARDOWN_MILLIS = 2_000;
     private static final long DRAIN_MILLIS = 1_000;
+    private static final long POLL_MILLIS = 20;
 
     private final LaunchSpec spec;
     private final JckptHome home;
     private final JobConsole console;
     private final String jobId;
     private final JobSecret secret = JobSecret.generate();
+    private final InetAddress loopback;
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final List<RankHost> hosts = new CopyOnWriteArrayList<>();
+    private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     private final Map<Integer, ControlConnection> controls = new ConcurrentHashMap<>();
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
     private final ExchangeCoordinator exchanges;
     private volatile boolean tearingDown;
 
-    Job(LaunchSpec spec, JckptHome home, JobConsole console) {
+    // supervisor-thread state
+    private int controlPort;
+    private PortExchange exchange;
+    private int epoch;
+    private int recoveries;
+    private final TreeSet<Integer> completed = new TreeSet<>();
+    private final TreeSet<Integer> exitedOk = new TreeSet<>();
+    private boolean jobCompleteSent;
+    private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
+    private long pendingSinceNanos;
+    private Recovery recovery;
+
+    /** Timings of one recovery, reported when every rank runs again. */
+    private static final class Recovery {
+        final int epoch;
+        final long detectedNanos;
+        long respawnedNanos;
+        /** When the new world's port exchange completed: every rank is in MPI.Init of the new world. */
+        long worldNanos;
+        /** Ranks whose program (re-)started in the new epoch. */
+        int ready;
+
+        Recovery(int epoch, long detectedNanos) {
+            this.epoch = epoch;
+            this.detectedNanos = detectedNanos;
+        }
+    }
+
+    Job(LaunchSpec spec, JckptHome home, JobConsole console) throws IOException {
         this.spec = spec;
         this.home = home;
         this.console = console;
         byte[] id = new byte[6];
         new java.security.SecureRandom().nextBytes(id);
         this.jobId = HexFormat.of().formatHex(id);
+        this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
-    }
-
-    /** The job's id, also given to every rank. */
-    String id() {
-        return jobId;
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
     int run() throws IOException {
-        InetAddress loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         try (ControlServer control = new ControlServer(loopback, jobId, secret, spec.worldSize(), new Listener())) {
+            controlPort = control.port();
             console.event("job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
-                    + spec.device().cliName());
-            PortExchange exchange = null;
+                    + spec.device().cliName() + (spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN
+                    ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)" : ""));
             try {
                 if (spec.device() == Device.NIODEV) {
-                    exchange = new PortExchange(loopback, spec.hosts(), spec.startTimeoutMillis(), "jckpt-port-exchange-" + jobId);
+                    exchange = newExchange();
                     for (int rank = 0; rank < spec.worldSize(); rank++) {
-                        startNiodevRank(rank, control.port(), exchange.port());
+                        startNiodevRank(rank, false);
                     }
                 } else {
-                    startMulticore(control.port());
+                    startMulticore();
                 }
-                return supervise(exchange);
+                return supervise();
             } finally {
                 if (exchange != null) {
                     exchange.close();
@@ -97,36 +140,45 @@ public final class Job {
         }
     }
 
-    private void startNiodevRank(int rank, int controlPort, int exchangePort) throws IOException {
-        Map<String, String> env = commonEnvironment(controlPort);
-        env.put(RankEnvironment.RANK, Integer.toString(rank));
-        env.put(RankEnvironment.MPJ_CONF, "#Number of Processes;" + spec.worldSize()
-                + ";#Protocol Switch Limit;131072;#Server Name;" + LaunchSpec.LOOPBACK + ";#Server Port;" + exchangePort);
-        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
-        startHost("rank-" + rank, List.of(rank), command, env, "[rank " + rank + "] ");
+    private PortExchange newExchange() throws IOException {
+        return new PortExchange(loopback, spec.hosts(), spec.startTimeoutMillis(),
+                "jckpt-port-exchange-" + jobId + "-" + epoch);
     }
 
-    private void startMulticore(int controlPort) throws IOException {
-        Map<String, String> env = commonEnvironment(controlPort);
+    private void startNiodevRank(int rank, boolean respawned) throws IOException {
+        Map<String, String> env = commonEnvironment();
+        env.put(RankEnvironment.RANK, Integer.toString(rank));
+        env.put(RankEnvironment.NEW_RANK, Boolean.toString(respawned));
+        env.put(RankEnvironment.RECOVERY, Boolean.toString(respawned));
+        env.put(RankEnvironment.MPJ_CONF, exchange.mpjConf(LaunchSpec.LOOPBACK));
+        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        RankHost host = startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), command, env, "[rank " + rank + "] ");
+        currentHost.put(rank, host);
+    }
+
+    private void startMulticore() throws IOException {
+        Map<String, String> env = commonEnvironment();
+        env.put(RankEnvironment.NEW_RANK, "false");
+        env.put(RankEnvironment.RECOVERY, "false");
         env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, home.libClassPath()));
-        // The host JVM itself runs on the runtime's classes only; ranks get the library in their own loaders.
         List<String> command = javaCommand(home.libClassPath(), MulticoreHost.class.getName());
         List<Integer> ranks = new ArrayList<>();
         for (int rank = 0; rank < spec.worldSize(); rank++) {
             ranks.add(rank);
         }
-        startHost("multicore", ranks, command, env, "");
+        RankHost host = startHost("multicore", ranks, command, env, "");
+        for (int rank : ranks) {
+            currentHost.put(rank, host);
+        }
     }
 
-    private Map<String, String> commonEnvironment(int controlPort) {
+    private Map<String, String> commonEnvironment() {
         Map<String, String> env = new HashMap<>();
         env.put(RankEnvironment.SIZE, Integer.toString(spec.worldSize()));
         env.put(RankEnvironment.JOB_ID, jobId);
         env.put(RankEnvironment.SECRET, secret.toHex());
         env.put(RankEnvironment.CONTROL, LaunchSpec.LOOPBACK + ":" + controlPort);
-        env.put(RankEnvironment.EPOCH, "0");
-        env.put(RankEnvironment.NEW_RANK, "false");
-        env.put(RankEnvironment.RECOVERY, "false");
+        env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
         env.put(RankEnvironment.DEVICE, spec.device().cliName());
         env.put("MPJ_HOME", home.mpjHome().toString());
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
@@ -147,26 +199,26 @@ public final class Job {
         return command;
     }
 
-    private void startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
-                           String prefix) throws IOException {
+    private RankHost startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
+                               String prefix) throws IOException {
         RankHost[] self = new RankHost[1];
         RankHost host = RankHost.start(name, ranks, command, env, prefix, console,
                 status -> events.add(new JobEvent.HostExited(self[0], status)));
         self[0] = host;
         hosts.add(host);
+        return host;
     }
 
     /** The supervisor loop: returns the exit status once the job is over. */
-    private int supervise(PortExchange exchange) {
+    private int supervise() throws IOException {
         Runtime.getRuntime().addShutdownHook(new Thread(this::onSignal, "jckpt-shutdown-" + jobId));
         long startDeadline = System.nanoTime() + spec.startTimeoutMillis() * 1_000_000L;
         int connected = 0;
-        int running = hosts.size();
         boolean announced = false;
-        while (running > 0) {
+        while (exitedOk.size() < spec.worldSize()) {
             JobEvent event;
             try {
-                event = events.poll(100, TimeUnit.MILLISECONDS);
+                event = events.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return fail("interrupted");
@@ -178,30 +230,84 @@ public final class Job {
                 return fail("only " + connected + " of " + spec.worldSize() + " ranks started within "
                         + spec.startTimeoutMillis() / 1000 + " s");
             }
+            if (recovery != null && recovery.worldNanos == 0 && exchange.completedNanos() != 0) {
+                recovery.worldNanos = exchange.completedNanos();
+            }
+            if (recovery != null && recovery.worldNanos != 0 && recovery.ready >= spec.worldSize()) {
+                reportRecovered();
+            }
+            if (!pendingFailures.isEmpty()
+                    && System.nanoTime() - pendingSinceNanos > COALESCE_MILLIS * 1_000_000L) {
+                int status = recover();
+                if (status >= 0) {
+                    return status;
+                }
+            }
             if (event instanceof JobEvent.RankConnected) {
                 connected++;
                 if (connected == spec.worldSize() && !announced) {
                     announced = true;
                     console.event("all " + connected + " ranks running (pids " + pids() + ")");
                 }
+            } else if (event instanceof JobEvent.RankReady) {
+                if (recovery != null) {
+                    recovery.ready++;
+                }
             } else if (event instanceof JobEvent.RankReported reported) {
-                if (reported.exit().status() != 0) {
-                    return onRankFailure(reported.rank(), "rank " + reported.rank() + " " + reported.exit().reason());
+                RankExit exit = reported.exit();
+                if (exit.epoch() != epoch) {
+                    continue; // a program of an abandoned world: its end means nothing
+                }
+                if (exit.status() != 0) {
+                    Integer status = onRankFailure(reported.rank(), "rank " + reported.rank() + " " + exit.reason());
+                    if (status != null) {
+                        return status;
+                    }
+                } else if (completed.add(reported.rank()) && completed.size() == spec.worldSize()) {
+                    jobComplete();
                 }
             } else if (event instanceof JobEvent.HostExited exited) {
-                running--;
                 RankHost host = exited.host();
-                if (exited.status() != 0) {
-                    return onRankFailure(host.ranks().get(0), describe(host, exited.status()));
+                int rank = host.ranks().get(0);
+                if (currentHost.get(rank) != host) {
+                    continue; // a replaced process
                 }
-                host.drainOutput(DRAIN_MILLIS);
-                if (host.ranks().size() == 1) {
-                    console.event("rank " + host.ranks().get(0) + " finished");
+                if (jobCompleteSent && exited.status() != 0) {
+                    // its program had completed and every rank knew it: the result stands
+                    console.event("WARNING: rank " + rank + " " + Signals.describeExit(exited.status())
+                            + " while exiting after the job completed");
+                }
+                if (jobCompleteSent || (exited.status() == 0 && (spec.device() == Device.MULTICORE
+                        || completed.contains(rank)))) {
+                    host.drainOutput(DRAIN_MILLIS);
+                    exitedOk.addAll(host.ranks());
+                    if (host.ranks().size() == 1 && !jobCompleteSent) {
+                        console.event("rank " + rank + " finished");
+                    }
+                    continue;
+                }
+                Integer status = onRankFailure(rank, describe(host, exited.status()));
+                if (status != null) {
+                    return status;
                 }
             }
         }
-        console.event("job " + jobId + " finished: all " + spec.worldSize() + " ranks completed");
+        console.event("job " + jobId + " finished: all " + spec.worldSize() + " ranks completed"
+                + (recoveries > 0 ? " after " + recoveries + " recover" + (recoveries == 1 ? "y" : "ies") : ""));
         return EXIT_OK;
+    }
+
+    private void jobComplete() {
+        jobCompleteSent = true;
+        console.event("all " + spec.worldSize() + " ranks completed" + (epoch > 0 ? " in epoch " + epoch : ""));
+        byte[] payload = ByteBuffer.allocate(4).putInt(epoch).array();
+        for (ControlConnection connection : controls.values()) {
+            try {
+                connection.send(ControlProtocol.JOB_COMPLETE, payload);
+            } catch (IOException e) {
+                // that rank is gone: its exit is reported by the reaper
+            }
+        }
     }
 
     private String describe(RankHost host, int status) {
@@ -210,23 +316,89 @@ public final class Job {
         String what = Signals.describeExit(status);
         for (int rank : host.ranks()) {
             RankExit report = reports.get(rank);
-            if (report != null && report.status() != 0) {
+            if (report != null && report.status() != 0 && report.epoch() == epoch) {
                 return "rank " + rank + " " + report.reason() + "; " + who + " " + what;
             }
         }
         return who + " (pid " + host.pid() + ") " + what;
     }
 
-    /** Fail-fast: the place where recovery will decide to re-spawn instead. */
-    private int onRankFailure(int rank, String description) {
-        return fail(description);
+    /**
+     * A rank failed: fail the job, or queue the rank for recovery. Returns the exit status when
+     * the job is over, {@code null} when it goes on.
+     */
+    private Integer onRankFailure(int rank, String description) {
+        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
+            return fail(description);
+        }
+        if (pendingFailures.containsKey(rank)) {
+            return null;
+        }
+        if (pendingFailures.isEmpty()) {
+            pendingSinceNanos = System.nanoTime();
+        }
+        console.event("FAILURE: " + description);
+        pendingFailures.put(rank, description);
+        RankHost host = currentHost.get(rank);
+        if (host != null && host.isAlive()) {
+            host.kill(); // it threw or reported failure: replace the whole process
+        }
+        return null;
+    }
+
+    /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
+    private int recover() throws IOException {
+        int[] failed = pendingFailures.keySet().stream().mapToInt(Integer::intValue).toArray();
+        String what = String.join("; ", pendingFailures.values());
+        long detected = pendingSinceNanos;
+        pendingFailures.clear();
+        if (recoveries >= spec.maxRecoveries()) {
+            return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)");
+        }
+        if (failed.length == spec.worldSize()) {
+            return fail("every rank failed (" + what + "): nothing survives to continue in place");
+        }
+        recoveries++;
+        epoch++;
+        completed.clear();
+        exchanges.startEpoch(epoch);
+        exchange.close();
+        exchange = newExchange();
+        recovery = new Recovery(epoch, detected);
+        console.event("recovering: epoch " + epoch + ", re-spawning rank" + (failed.length > 1 ? "s " : " ")
+                + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", ""));
+        byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
+        for (Map.Entry<Integer, ControlConnection> entry : controls.entrySet()) {
+            if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
+                try {
+                    entry.getValue().send(ControlProtocol.RECOVER, frame);
+                } catch (IOException e) {
+                    // that rank died meanwhile: its exit starts another recovery
+                }
+            }
+        }
+        for (int rank : failed) {
+            startNiodevRank(rank, true);
+        }
+        recovery.respawnedNanos = System.nanoTime();
+        return -1;
+    }
+
+    private void reportRecovered() {
+        Recovery r = recovery;
+        recovery = null;
+        console.event(String.format(Locale.ROOT,
+                "recovered: all %d ranks in a new MPJ world (epoch %d) %.0f ms after the failure was detected"
+                        + " (respawn started after %.0f ms)",
+                spec.worldSize(), r.epoch, (r.worldNanos - r.detectedNanos) / 1e6,
+                (r.respawnedNanos - r.detectedNanos) / 1e6));
     }
 
     private int fail(String reason) {
         console.event("FAILURE: " + reason + "; stopping the job");
         long start = System.nanoTime();
         tearDown();
-        console.event(String.format(java.util.Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
+        console.event(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
                 jobId, reason, (System.nanoTime() - start) / 1e6));
         return EXIT_JOB_FAILED;
     }
@@ -261,11 +433,11 @@ public final class Job {
 
     private String pids() {
         StringBuilder pids = new StringBuilder();
-        for (RankHost host : hosts) {
-            if (pids.length() > 0) {
-                pids.append(' ');
+        for (int rank = 0; rank < spec.worldSize(); rank++) {
+            RankHost host = currentHost.get(rank);
+            if (host != null && (pids.length() == 0 || host.ranks().size() == 1)) {
+                pids.append(pids.length() == 0 ? "" : " ").append(host.pid());
             }
-            pids.append(host.pid());
         }
         return pids.toString();
     }
@@ -280,7 +452,9 @@ public final class Job {
         @Override
         public void frame(int rank, byte type, byte[] payload) {
             try {
-                if (type == ControlProtocol.RANK_EXIT) {
+                if (type == ControlProtocol.RANK_READY) {
+                    events.add(new JobEvent.RankReady(rank));
+                } else if (type == ControlProtocol.RANK_EXIT) {
                     RankExit exit = RankExit.decode(payload);
                     reports.put(rank, exit);
                     events.add(new JobEvent.RankReported(rank, exit));

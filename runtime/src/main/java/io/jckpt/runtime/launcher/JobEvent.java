@@ -12,6 +12,10 @@ sealed interface JobEvent {
     record RankConnected(int rank) implements JobEvent {
     }
 
+    /** A rank's program is starting (in its current epoch). */
+    record RankReady(int rank) implements JobEvent {
+    }
+
     /** A rank said how its program ended (before its process exits). */
     record RankReported(int rank, RankExit exit) implements JobEvent {
     }

@@ -22,7 +22,16 @@ public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
+            + " [--on-failure fail|respawn] [--max-recoveries N] [--jvm-opt OPT]... [--start-timeout SECONDS]"
+            + " MainClass [args...]";
+
+    /** What the launcher does when a rank fails. */
+    public enum FailurePolicy {
+        /** Name the rank, stop every rank, exit 1. */
+        FAIL,
+        /** Re-spawn the failed rank(s); survivors re-enter the program in a fresh MPJ world. */
+        RESPAWN
+    }
 
     private final int worldSize;
     private final Device device;
@@ -34,10 +43,12 @@ public final class LaunchSpec {
     private final List<String> jvmOptions;
     private final List<String> hosts;
     private final long startTimeoutMillis;
+    private final FailurePolicy onFailure;
+    private final int maxRecoveries;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
-                       long startTimeoutMillis) {
+                       long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -48,6 +59,8 @@ public final class LaunchSpec {
         this.jvmOptions = List.copyOf(jvmOptions);
         this.hosts = Collections.nCopies(worldSize, LOOPBACK);
         this.startTimeoutMillis = startTimeoutMillis;
+        this.onFailure = onFailure;
+        this.maxRecoveries = maxRecoveries;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
@@ -59,6 +72,8 @@ public final class LaunchSpec {
         Path log = null;
         List<String> jvmOptions = new ArrayList<>();
         long startTimeoutMillis = 60_000;
+        FailurePolicy onFailure = FailurePolicy.FAIL;
+        int maxRecoveries = 10;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -73,6 +88,8 @@ public final class LaunchSpec {
                 case "--log" -> log = Paths.get(value(args, ++i, arg));
                 case "--jvm-opt" -> jvmOptions.add(value(args, ++i, arg));
                 case "--start-timeout" -> startTimeoutMillis = 1000L * parseInt(arg, value(args, ++i, arg));
+                case "--on-failure" -> onFailure = parsePolicy(value(args, ++i, arg));
+                case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
                 case "-h", "--help" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
@@ -89,6 +106,12 @@ public final class LaunchSpec {
         if (startTimeoutMillis < 1000) {
             throw new UsageException("--start-timeout must be at least 1 second");
         }
+        if (maxRecoveries < 0) {
+            throw new UsageException("--max-recoveries must not be negative, got " + maxRecoveries);
+        }
+        if (onFailure == FailurePolicy.RESPAWN && device == Device.MULTICORE) {
+            throw new UsageException("--on-failure respawn needs --dev niodev: the ranks of a multicore job share one JVM");
+        }
         if (i >= args.length) {
             throw new UsageException("no main class given; " + USAGE);
         }
@@ -103,7 +126,15 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis);
+                startTimeoutMillis, onFailure, maxRecoveries);
+    }
+
+    private static FailurePolicy parsePolicy(String value) throws UsageException {
+        return switch (value) {
+            case "fail" -> FailurePolicy.FAIL;
+            case "respawn" -> FailurePolicy.RESPAWN;
+            default -> throw new UsageException("--on-failure must be fail or respawn, got '" + value + "'");
+        };
     }
 
     private static String value(String[] args, int index, String option) throws UsageException {
@@ -205,6 +236,16 @@ public final class LaunchSpec {
     /** The host each rank runs on, indexed by rank. */
     public List<String> hosts() {
         return hosts;
+    }
+
+    /** What happens when a rank fails. */
+    public FailurePolicy onFailure() {
+        return onFailure;
+    }
+
+    /** How many recoveries one job may go through before it fails. */
+    public int maxRecoveries() {
+        return maxRecoveries;
     }
 
     /** How long ranks may take to start and join the MPJ world. */

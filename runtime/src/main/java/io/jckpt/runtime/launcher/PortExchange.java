@@ -27,6 +27,7 @@ final class PortExchange implements AutoCloseable {
     private final long deadlineNanos;
     private final Thread thread;
     private volatile String failure;
+    private volatile long completedNanos;
 
     /**
      * @param hosts the host each rank runs on, as the other ranks must reach it, indexed by rank
@@ -45,6 +46,17 @@ final class PortExchange implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** When every rank had joined (System.nanoTime), or 0 while they have not. */
+    long completedNanos() {
+        return completedNanos;
+    }
+
+    /** The MPJ niodev conf argument that points ranks at this exchange. */
+    String mpjConf(String serverHost) {
+        return "#Number of Processes;" + worldSize + ";#Protocol Switch Limit;131072;#Server Name;" + serverHost
+                + ";#Server Port;" + port();
     }
 
     /** Why the exchange failed, or {@code null}. */
@@ -91,6 +103,7 @@ final class PortExchange implements AutoCloseable {
                 out.writeUTF(answer);
                 out.flush();
             }
+            completedNanos = System.nanoTime();
         } catch (IOException e) {
             if (!server.isClosed()) {
                 failure = "MPJ port exchange failed: " + e.getMessage();

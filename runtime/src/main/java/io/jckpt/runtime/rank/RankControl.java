@@ -6,6 +6,7 @@ import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.runtime.control.JobSecret;
 import io.jckpt.runtime.control.RankExit;
+import io.jckpt.runtime.control.RecoverFrame;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +30,16 @@ public final class RankControl {
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentHashMap<Long, CompletableFuture<byte[][]>> exchanges = new ConcurrentHashMap<>();
     private volatile int epoch;
+    private volatile Listener listener;
+
+    /** What the launcher tells a rank besides exchange results; called on the reader thread. */
+    public interface Listener {
+        /** Abandon the current world and re-enter the program in a new one. */
+        void recover(RecoverFrame frame);
+
+        /** Every rank completed in {@code epoch}: the rank may exit. */
+        void jobComplete(int epoch);
+    }
 
     private RankControl(int rank, ControlConnection connection, int epoch) {
         this.rank = rank;
@@ -56,14 +67,24 @@ public final class RankControl {
         return rank;
     }
 
+    /** The epoch (world) this rank is in now. */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** Sets who hears RECOVER and JOB_COMPLETE. */
+    public void listener(Listener newListener) {
+        this.listener = newListener;
+    }
+
     /** Tells the launcher the program is starting. */
     public void ready() {
         send(ControlProtocol.RANK_READY, java.nio.ByteBuffer.allocate(8).putLong(ProcessHandle.current().pid()).array());
     }
 
-    /** Tells the launcher how the program ended (before the process exits). */
+    /** Tells the launcher how the program of the current epoch ended (before the process exits). */
     public void exited(int status, String reason) {
-        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason).encode());
+        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, epoch).encode());
     }
 
     /** A line for the launcher's event log. */
@@ -109,6 +130,25 @@ public final class RankControl {
                 if (type == ControlProtocol.SHUTDOWN) {
                     why = "the launcher asked to stop";
                     break;
+                }
+                if (type == ControlProtocol.RECOVER) {
+                    RecoverFrame recover = RecoverFrame.decode(payload);
+                    epoch = recover.epoch();
+                    // exchanges of the abandoned world can never complete
+                    exchanges.values().forEach(f -> f.completeExceptionally(
+                            new IOException("world abandoned for epoch " + recover.epoch())));
+                    Listener current = listener;
+                    if (current != null) {
+                        current.recover(recover);
+                    }
+                    continue;
+                }
+                if (type == ControlProtocol.JOB_COMPLETE) {
+                    Listener current = listener;
+                    if (current != null) {
+                        current.jobComplete(java.nio.ByteBuffer.wrap(payload).getInt());
+                    }
+                    continue;
                 }
                 if (type == ControlProtocol.EXCHANGE_RESULT) {
                     ExchangeFrames.Result result = ExchangeFrames.Result.decode(payload);

@@ -10,6 +10,8 @@ import java.lang.reflect.Method;
  */
 public final class RankServices {
     private static volatile RankControl control;
+    private static volatile WorldInfo world = new WorldInfo(0, false, false, new int[0]);
+    private static final InheritableThreadLocal<Integer> THREAD_EPOCH = new InheritableThreadLocal<>();
 
     private RankServices() {
     }
@@ -17,6 +19,30 @@ public final class RankServices {
     /** Installs the control channel of this rank. */
     public static void install(RankControl rankControl) {
         control = rankControl;
+    }
+
+    /** Enters a new world; the calling thread and threads it starts afterwards belong to it. */
+    public static void enterWorld(WorldInfo info) {
+        world = info;
+        THREAD_EPOCH.set(info.epoch());
+    }
+
+    /** The world this rank is in now. */
+    public static WorldInfo world() {
+        return world;
+    }
+
+    /**
+     * Fences abandoned worlds: throws {@link WorldAbandonedError} when the calling thread belongs to
+     * an older world than the current one (threads that belong to none pass).
+     */
+    public static void checkCurrentWorld() {
+        Integer mine = THREAD_EPOCH.get();
+        int current = world.epoch();
+        if (mine != null && mine != current) {
+            throw new WorldAbandonedError("this thread belongs to MPJ world " + mine + ", abandoned for world "
+                    + current + " after a failure");
+        }
     }
 
     /** The control channel, or {@code null} outside a rank started by the launcher. */
