@@ -1,0 +1,109 @@
+package io.jckpt;
+
+import io.jckpt.spi.RankContext;
+
+/**
+ * One rank's checkpointer: the instance behind the static {@link Ckpt} facade, usable directly by
+ * tests and by programs that want no global state. Created by a
+ * {@link io.jckpt.spi.CheckpointerProvider}; not thread-safe: call it from the program's main thread.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ * <li>Data is registered by reference: {@link #here()} captures its contents at that moment.</li>
+ * <li>{@link #rollback(String, Object)} restores into the caller's object and re-registers it; arrays and
+ * {@link java.nio.ByteBuffer}s must have the saved length; any subset of tags, in any order. Objects
+ * checkpointed through Kryo cannot be restored in place: rollback returns the restored object, which
+ * is also what is registered from then on (use the return value, or
+ * {@link #rollbackObject(String, Class)} when the rank has no object yet).</li>
+ * <li>here(), ctrl() and the first rollback() of a recovery are collective: every rank calls them, in
+ * the same order.</li>
+ * <li>Every wait is bounded by the timeouts in {@link CkptOptions}.</li>
+ * </ul>
+ */
+public interface Checkpointer extends AutoCloseable {
+
+    /** @return the rank this checkpointer serves */
+    RankContext context();
+
+    /** @return the options in force (after any {@link #ctrl(CtrlOptions)}) */
+    CkptOptions options();
+
+    /**
+     * Marks data to checkpoint (the paper's MPI_Ckpt).
+     *
+     * @param tag  unique name of the data on this rank
+     * @param data a primitive array, a ByteBuffer, a Chronicle Bytes, or any object Kryo can serialize
+     * @throws DuplicateTagException    when the tag is registered already
+     * @throws UnsupportedDataException when data is null or of an unsupported type
+     * @throws InvalidTagException      when the tag is null, empty or too long
+     * @throws CkptStateException       when closed
+     */
+    void register(String tag, Object data);
+
+    /**
+     * Checkpoints everything registered (the paper's MPI_Ckpt_here); collective.
+     *
+     * @throws CkptStateException when closed
+     * @throws StorageException    when the store cannot hold the checkpoint
+     */
+    void here();
+
+    /**
+     * Restores data from the newest complete checkpoint into {@code data} and re-registers it (the paper's
+     * MPI_Rollback).
+     *
+     * @param tag  the tag the data was saved under
+     * @param data the object to restore into
+     * @param <T>  the data's type
+     * @return {@code data} itself, or for Kryo objects the restored object (now the registered one)
+     * @throws UnknownTagException      when nothing was saved under the tag
+     * @throws DataMismatchException    when the type or size differs from what was saved
+     * @throws NotRecoverableException  when the checkpoint cannot be restored
+     */
+    <T> T rollback(String tag, T data);
+
+    /**
+     * Restores an object saved under {@code tag} when the rank has no object to restore into (a new rank,
+     * or Kryo objects), and registers the result.
+     *
+     * @param tag  the tag the data was saved under
+     * @param type the expected class
+     * @param <T>  the expected type
+     * @return the restored object, freshly allocated
+     * @throws UnknownTagException   when nothing was saved under the tag
+     * @throws DataMismatchException when the saved object is not a {@code type}
+     */
+    <T> T rollbackObject(String tag, Class<T> type);
+
+    /**
+     * Stops checkpointing a tag (the paper's MPI_Remove_ckpt).
+     *
+     * @param tag the tag
+     * @throws UnknownTagException when the tag is not registered
+     */
+    void remove(String tag);
+
+    /**
+     * Changes run-time options on every rank, consistently (the paper's MPI_Ckpt_ctrl); collective.
+     *
+     * @param ctrl the change
+     * @throws InvalidOptionException when the change is invalid (e.g. replicas &gt; n-1)
+     */
+    void ctrl(CtrlOptions ctrl);
+
+    /** @return whether this start is a recovery (the program should roll back instead of registering) */
+    boolean isRecovery();
+
+    /** @return whether this rank was re-spawned and has no memory of earlier rounds */
+    boolean isNewRank();
+
+    /** @return the newest round taken or restored by this rank, 0 when none */
+    long round();
+
+    /** @return a snapshot of counters and timings */
+    CkptStats stats();
+
+    /** Stops background threads and releases stores; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,225 @@
+package io.jckpt;
+
+import io.jckpt.data.Tags;
+import io.jckpt.spi.CheckpointerProvider;
+import io.jckpt.spi.CheckpointerProviders;
+import io.jckpt.spi.RankContext;
+
+import java.util.Objects;
+
+/**
+ * The static facade, mirroring the paper's C interface so that a program reads like its Figure 1:
+ * <pre>{@code
+ * MPI.Init(args);
+ * Ckpt.open(CkptOptions.builder().replicas(1).build());
+ * if (Ckpt.isRecovery()) { Ckpt.rollback("u", u); Ckpt.rollback("it", it); }
+ * else                   { Ckpt.register("u", u); Ckpt.register("it", it); }
+ * for (;;) { compute(); Ckpt.here(); }
+ * Ckpt.close();
+ * }</pre>
+ * Every method delegates to the process-wide {@link Checkpointer} created by {@link #open}; see that
+ * interface for the contract of each call. The implementation comes from a
+ * {@link CheckpointerProvider} on the class path. Int tags are the decimal text of the int.
+ */
+public final class Ckpt {
+    private static final Object LOCK = new Object();
+    private static volatile Checkpointer current;
+    private static volatile boolean wasClosed;
+
+    private Ckpt() {
+    }
+
+    /**
+     * Opens with default options (the paper's MPI_Ckpt_open).
+     *
+     * @return the checkpointer
+     */
+    public static Checkpointer open() {
+        return open(CkptOptions.defaults());
+    }
+
+    /**
+     * Opens, with the rank taken from the launcher's environment ({@link RankContext#fromEnvironment()}).
+     *
+     * @param options the options (the same on every rank)
+     * @return the checkpointer
+     * @throws CkptStateException when already open
+     * @throws CkptException      when no implementation is on the class path or the environment is incomplete
+     */
+    public static Checkpointer open(CkptOptions options) {
+        Objects.requireNonNull(options, "options");
+        return open(options, RankContext.fromEnvironment());
+    }
+
+    /**
+     * Opens with an explicit rank context.
+     *
+     * @param options the options (the same on every rank)
+     * @param context the rank
+     * @return the checkpointer
+     */
+    public static Checkpointer open(CkptOptions options, RankContext context) {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(context, "context");
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        return open(options, context, CheckpointerProviders.load(loader == null ? Ckpt.class.getClassLoader() : loader));
+    }
+
+    /**
+     * Opens with an explicit provider (tests, embedding).
+     *
+     * @param options  the options
+     * @param context  the rank
+     * @param provider the implementation
+     * @return the checkpointer
+     */
+    public static Checkpointer open(CkptOptions options, RankContext context, CheckpointerProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        synchronized (LOCK) {
+            if (current != null) {
+                throw new CkptStateException("Ckpt.open called on rank " + context.rank()
+                        + " while already open; call Ckpt.close() first");
+            }
+            options.validateFor(context.size());
+            Checkpointer c = Objects.requireNonNull(provider.create(options, context),
+                    () -> "provider " + provider.name() + " returned null");
+            current = c;
+            wasClosed = false;
+            return c;
+        }
+    }
+
+    /**
+     * @return the open checkpointer
+     * @throws CkptStateException before open or after close
+     */
+    public static Checkpointer instance() {
+        Checkpointer c = current;
+        if (c == null) {
+            throw new CkptStateException(wasClosed
+                    ? "the checkpointer is closed: Ckpt.close() was called; open it again with Ckpt.open(options)"
+                    : "the checkpointer is not open: call Ckpt.open(options) after MPI.Init and before register/here/rollback");
+        }
+        return c;
+    }
+
+    /** @return whether a checkpointer is open */
+    public static boolean isOpen() {
+        return current != null;
+    }
+
+    /**
+     * @param tag  unique name of the data
+     * @param data the data
+     * @see Checkpointer#register(String, Object)
+     */
+    public static void register(String tag, Object data) {
+        instance().register(tag, data);
+    }
+
+    /**
+     * @param tag  int tag (its decimal text)
+     * @param data the data
+     * @see Checkpointer#register(String, Object)
+     */
+    public static void register(int tag, Object data) {
+        register(Tags.of(tag), data);
+    }
+
+    /** @see Checkpointer#here() */
+    public static void here() {
+        instance().here();
+    }
+
+    /**
+     * @param tag  the tag
+     * @param data the object to restore into
+     * @param <T>  its type
+     * @return data, or the restored object for Kryo objects
+     * @see Checkpointer#rollback(String, Object)
+     */
+    public static <T> T rollback(String tag, T data) {
+        return instance().rollback(tag, data);
+    }
+
+    /**
+     * @param tag  int tag (its decimal text)
+     * @param data the object to restore into
+     * @param <T>  its type
+     * @return data, or the restored object for Kryo objects
+     * @see Checkpointer#rollback(String, Object)
+     */
+    public static <T> T rollback(int tag, T data) {
+        return rollback(Tags.of(tag), data);
+    }
+
+    /**
+     * @param tag  the tag
+     * @param type the expected class
+     * @param <T>  the expected type
+     * @return the restored object
+     * @see Checkpointer#rollbackObject(String, Class)
+     */
+    public static <T> T rollbackObject(String tag, Class<T> type) {
+        return instance().rollbackObject(tag, type);
+    }
+
+    /**
+     * @param tag the tag
+     * @see Checkpointer#remove(String)
+     */
+    public static void remove(String tag) {
+        instance().remove(tag);
+    }
+
+    /**
+     * @param tag int tag (its decimal text)
+     * @see Checkpointer#remove(String)
+     */
+    public static void remove(int tag) {
+        remove(Tags.of(tag));
+    }
+
+    /**
+     * @param ctrl the change
+     * @see Checkpointer#ctrl(CtrlOptions)
+     */
+    public static void ctrl(CtrlOptions ctrl) {
+        instance().ctrl(ctrl);
+    }
+
+    /** @return whether this start is a recovery @see Checkpointer#isRecovery() */
+    public static boolean isRecovery() {
+        return instance().isRecovery();
+    }
+
+    /** @return whether this rank was re-spawned @see Checkpointer#isNewRank() */
+    public static boolean isNewRank() {
+        return instance().isNewRank();
+    }
+
+    /** @return the newest round taken or restored @see Checkpointer#round() */
+    public static long round() {
+        return instance().round();
+    }
+
+    /** @return counters and timings @see Checkpointer#stats() */
+    public static CkptStats stats() {
+        return instance().stats();
+    }
+
+    /** Closes the checkpointer (the paper's MPI_Ckpt_close); does nothing when none is open. */
+    public static void close() {
+        Checkpointer c;
+        synchronized (LOCK) {
+            c = current;
+            current = null;
+            if (c != null) {
+                wasClosed = true;
+            }
+        }
+        if (c != null) {
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package io.jckpt.image;
+
+import io.jckpt.CorruptImageException;
+import io.jckpt.DataMismatchException;
+import io.jckpt.UnknownTagException;
+import io.jckpt.data.DataAdapter;
+import io.jckpt.data.DataAdapters;
+import io.jckpt.data.SavedEntry;
+import io.jckpt.data.Tags;
+import io.jckpt.data.TypeCode;
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static io.jckpt.image.CheckpointImageDescriptor.*;
+
+/**
+ * Reads one image: its header, the list of its tags (type, count, length), and restores a tag into a
+ * caller's object through its adapter after checking the type and the size. {@link #open} verifies the
+ * image (CRC included) first; {@link #openTrusted} only checks its structure, for an image whose CRC the
+ * caller has just verified. Every table entry is checked to lie inside the image.
+ */
+public final class ImageReader {
+    private final BytesStore<?, ?> store;
+    private final long offset;
+    private final long totalLength;
+    private final long round;
+    private final int rank;
+    private final int worldSize;
+    private final int epoch;
+    private final long timestampMillis;
+    private final Map<String, SavedEntry> entries;
+
+    private ImageReader(BytesStore<?, ?> store, long offset, long totalLength) {
+        this.store = store;
+        this.offset = offset;
+        this.totalLength = totalLength;
+        this.round = store.readLong(offset + ROUND_OFFSET);
+        this.rank = store.readInt(offset + RANK_OFFSET);
+        this.worldSize = store.readInt(offset + WORLD_SIZE_OFFSET);
+        this.epoch = store.readInt(offset + EPOCH_OFFSET);
+        this.timestampMillis = store.readLong(offset + TIMESTAMP_OFFSET);
+        this.entries = Collections.unmodifiableMap(readTable());
+    }
+
+    /**
+     * Verifies (magic, version, lengths, sealed, CRC32C, table) and opens an image.
+     *
+     * @param store  the store
+     * @param offset the image's offset
+     * @return the reader
+     * @throws CorruptImageException saying what is wrong
+     */
+    public static ImageReader open(BytesStore<?, ?> store, long offset) {
+        return new ImageReader(store, offset, ImageSealer.verify(store, offset));
+    }
+
+    /**
+     * Opens an image whose CRC the caller has verified; checks its structure only.
+     *
+     * @param store  the store
+     * @param offset the image's offset
+     * @return the reader
+     * @throws CorruptImageException when the structure is invalid
+     */
+    public static ImageReader openTrusted(BytesStore<?, ?> store, long offset) {
+        return new ImageReader(store, offset, ImageSealer.checkHeader(store, offset, ImageSealer.available(store, offset)));
+    }
+
+    private Map<String, SavedEntry> readTable() {
+        int count = store.readInt(offset + TAG_COUNT_OFFSET);
+        long payloads = store.readLong(offset + PAYLOADS_OFFSET_OFFSET);
+        if (count < 0 || payloads < HEADER_LENGTH || payloads > totalLength
+                || HEADER_LENGTH + (long) count * ENTRY_FIXED_LENGTH > payloads) {
+            throw corrupt("tag count " + count + " / payload area at " + payloads + " do not fit an image of "
+                    + totalLength + " bytes");
+        }
+        Map<String, SavedEntry> map = new LinkedHashMap<>(Math.max(4, count * 2));
+        long e = offset + HEADER_LENGTH;
+        long end = offset + payloads;
+        long previousPayloadEnd = payloads;
+        for (int i = 0; i < count; i++) {
+            if (e + ENTRY_FIXED_LENGTH > end) {
+                throw corrupt("tag table entry " + i + " runs past the payload area");
+            }
+            int tagLength = store.readUnsignedShort(e + ENTRY_TAG_LENGTH_OFFSET);
+            if (tagLength < 1 || tagLength > Tags.MAX_TAG_BYTES || e + ENTRY_TAG_OFFSET + tagLength > end) {
+                throw corrupt("tag table entry " + i + " has an invalid tag length " + tagLength);
+            }
+            byte[] tagBytes = new byte[tagLength];
+            store.read(e + ENTRY_TAG_OFFSET, tagBytes, 0, tagLength);
+            String tag = new String(tagBytes, StandardCharsets.UTF_8);
+            byte code = store.readByte(e + ENTRY_TYPE_CODE_OFFSET);
+            long elementCount = store.readLong(e + ENTRY_ELEMENT_COUNT_OFFSET);
+            long byteLength = store.readLong(e + ENTRY_BYTE_LENGTH_OFFSET);
+            long payloadOffset = store.readLong(e + ENTRY_PAYLOAD_OFFSET_OFFSET);
+            if (elementCount < 0 || byteLength < 0 || (payloadOffset & (ALIGNMENT - 1)) != 0
+                    || payloadOffset < previousPayloadEnd || payloadOffset + byteLength > totalLength
+                    || payloadOffset + byteLength < payloadOffset) {
+                throw corrupt("tag '" + tag + "': payload [" + payloadOffset + ", +" + byteLength
+                        + ") is not inside the payload area [" + payloads + ", " + totalLength + ")");
+            }
+            TypeCode t = TypeCode.builtIn(code);
+            if (t != null && t.elementSize() > 0 && elementCount > byteLength / t.elementSize()
+                    || t != null && t.fixedSize() && elementCount * t.elementSize() != byteLength) {
+                throw corrupt("tag '" + tag + "': " + elementCount + " elements of " + t.typeName() + " cannot take "
+                        + byteLength + " bytes");
+            }
+            if (map.put(tag, new SavedEntry(tag, rank, code, elementCount, byteLength, offset + payloadOffset)) != null) {
+                throw corrupt("tag '" + tag + "' appears twice");
+            }
+            previousPayloadEnd = payloadOffset + byteLength;
+            e += entryLength(tagLength);
+        }
+        return map;
+    }
+
+    private CorruptImageException corrupt(String what) {
+        return new CorruptImageException(ImageSealer.at(offset) + "(rank " + rank + ", round " + round + ") " + what);
+    }
+
+    /** @return the image length */
+    public long totalLength() {
+        return totalLength;
+    }
+
+    /** @return the round */
+    public long round() {
+        return round;
+    }
+
+    /** @return whose data */
+    public int rank() {
+        return rank;
+    }
+
+    /** @return ranks in the job when written */
+    public int worldSize() {
+        return worldSize;
+    }
+
+    /** @return recovery count when written */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** @return wall clock when written */
+    public long timestampMillis() {
+        return timestampMillis;
+    }
+
+    /** @return the entries in table order */
+    public Collection<SavedEntry> entries() {
+        return entries.values();
+    }
+
+    /**
+     * @param tag the tag
+     * @return its entry, or null
+     */
+    public SavedEntry entry(String tag) {
+        return entries.get(tag);
+    }
+
+    /**
+     * @param tag the tag
+     * @return whether the image holds it
+     */
+    public boolean contains(String tag) {
+        return entries.containsKey(tag);
+    }
+
+    /**
+     * Restores one tag into the caller's object.
+     *
+     * @param tag      the tag
+     * @param target   the object to restore into (arrays and buffers: the saved length)
+     * @param adapters chooses the adapter for the target
+     * @param <T>      the target's type
+     * @return the target, or for Kryo objects the restored object
+     * @throws UnknownTagException   when the image does not hold the tag
+     * @throws DataMismatchException when the type or size differs
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T restore(String tag, T target, DataAdapters adapters) {
+        SavedEntry saved = require(tag);
+        DataAdapter<Object> adapter = adapters.adapterFor(tag, target);
+        if (adapter.typeCode().code() != saved.typeCode()) {
+            throw new DataMismatchException(tag, rank, saved.describe(), adapter.describe(target));
+        }
+        return (T) adapter.restore(saved, store, target);
+    }
+
+    /**
+     * Restores one tag into a new object (a rank with nothing to restore into; Kryo objects).
+     *
+     * @param tag      the tag
+     * @param type     the expected class
+     * @param adapters knows the adapter of the saved type code
+     * @param <T>      the expected type
+     * @return the new object
+     * @throws UnknownTagException   when the image does not hold the tag
+     * @throws DataMismatchException when the saved object is not a {@code type}
+     */
+    public <T> T restoreObject(String tag, Class<T> type, DataAdapters adapters) {
+        SavedEntry saved = require(tag);
+        @SuppressWarnings("unchecked")
+        DataAdapter<Object> adapter = (DataAdapter<Object>) adapters.adapterFor(saved.typeCode());
+        if (adapter == null) {
+            throw new DataMismatchException(tag, rank, saved.describe(), "a " + type.getName() + " (no adapter for type code "
+                    + saved.typeCode() + " is registered)");
+        }
+        Object restored = adapter.restore(saved, store, null);
+        if (!type.isInstance(restored)) {
+            throw new DataMismatchException(tag, rank, saved.describe() + " restored as "
+                    + (restored == null ? "null" : restored.getClass().getName()), "a " + type.getName());
+        }
+        return type.cast(restored);
+    }
+
+    private SavedEntry require(String tag) {
+        SavedEntry saved = entries.get(tag);
+        if (saved == null) {
+            throw new UnknownTagException(tag, rank, "rollback (round " + round + ")", entries.keySet());
+        }
+        return saved;
+    }
+}

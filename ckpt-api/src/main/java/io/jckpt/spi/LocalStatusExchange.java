@@ -1,0 +1,146 @@
+package io.jckpt.spi;
+
+import io.jckpt.CkptException;
+import io.jckpt.CkptStateException;
+import io.jckpt.ExchangeTimeoutException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link StatusExchange} for n ranks running as threads of one JVM, for tests. Create the endpoints of
+ * one world with {@link #group(int)} and give endpoint r to the thread playing rank r.
+ *
+ * <p>Like a {@link java.util.concurrent.CyclicBarrier}, a group is broken by the first timeout or
+ * interrupt: the waiting ranks and every later call fail at once with an
+ * {@link ExchangeTimeoutException} naming the ranks that were missing, so ranks cannot drift into
+ * different rounds. Model a recovery with a fresh group, as the runtime builds a fresh world.
+ */
+public final class LocalStatusExchange implements StatusExchange {
+    private final Group group;
+    private final int rank;
+
+    private LocalStatusExchange(Group group, int rank) {
+        this.group = group;
+        this.rank = rank;
+    }
+
+    /**
+     * @param worldSize number of ranks, >= 1
+     * @return the endpoints, indexed by rank
+     */
+    public static List<LocalStatusExchange> group(int worldSize) {
+        if (worldSize < 1) {
+            throw new IllegalArgumentException("worldSize=" + worldSize + " must be >= 1");
+        }
+        Group g = new Group(worldSize);
+        List<LocalStatusExchange> endpoints = new ArrayList<>(worldSize);
+        for (int r = 0; r < worldSize; r++) {
+            endpoints.add(new LocalStatusExchange(g, r));
+        }
+        return List.copyOf(endpoints);
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int worldSize() {
+        return group.size;
+    }
+
+    @Override
+    public byte[][] allgather(byte[] mine, Duration timeout) {
+        Objects.requireNonNull(mine, "mine");
+        Objects.requireNonNull(timeout, "timeout");
+        return group.exchange(rank, mine.clone(), timeout);
+    }
+
+    /** The shared state of one world: one slot per rank and a generation count. */
+    private static final class Group {
+        private final int size;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition completed = lock.newCondition();
+        private byte[][] slots;
+        private int arrived;
+        private long generation;
+        private byte[][] lastResult;
+        private List<Integer> brokenMissing;
+
+        Group(int size) {
+            this.size = size;
+            this.slots = new byte[size][];
+        }
+
+        byte[][] exchange(int rank, byte[] mine, Duration timeout) {
+            lock.lock();
+            try {
+                if (brokenMissing != null) {
+                    throw new ExchangeTimeoutException(rank, null, brokenMissing);
+                }
+                if (slots[rank] != null) {
+                    throw new CkptStateException("rank " + rank + " called allgather twice in one exchange"
+                            + " (two threads using the same endpoint?)");
+                }
+                slots[rank] = mine;
+                arrived++;
+                long myGeneration = generation;
+                if (arrived == size) {
+                    lastResult = slots;
+                    slots = new byte[size][];
+                    arrived = 0;
+                    generation++;
+                    completed.signalAll();
+                    return copy(lastResult);
+                }
+                long nanos = timeout.toNanos();
+                while (generation == myGeneration && brokenMissing == null) {
+                    if (nanos <= 0) {
+                        breakGroup();
+                        throw new ExchangeTimeoutException(rank, timeout, brokenMissing);
+                    }
+                    try {
+                        nanos = completed.awaitNanos(Math.min(nanos, TimeUnit.SECONDS.toNanos(3600)));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        breakGroup();
+                        throw new CkptException("rank " + rank + " was interrupted in a status exchange; ranks "
+                                + brokenMissing + " had not arrived", e);
+                    }
+                }
+                if (generation != myGeneration) {
+                    return copy(lastResult);
+                }
+                throw new ExchangeTimeoutException(rank, null, brokenMissing);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void breakGroup() {
+            List<Integer> missing = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                if (slots[r] == null) {
+                    missing.add(r);
+                }
+            }
+            brokenMissing = List.copyOf(missing);
+            completed.signalAll();
+        }
+
+        private static byte[][] copy(byte[][] result) {
+            byte[][] out = new byte[result.length][];
+            for (int i = 0; i < result.length; i++) {
+                out[i] = result[i].clone();
+            }
+            return out;
+        }
+    }
+}

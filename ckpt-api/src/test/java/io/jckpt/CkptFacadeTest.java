@@ -1,0 +1,140 @@
+package io.jckpt;
+
+import io.jckpt.spi.CheckpointerProviders;
+import io.jckpt.spi.RankContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class CkptFacadeTest {
+    private static final RankContext RANK0 = RankContext.builder().rank(0).size(2).jobId("t").build();
+
+    /** Kryo-checkpointed state. */
+    static final class Counter {
+        int value;
+    }
+
+    @AfterEach
+    void close() {
+        Ckpt.close();
+    }
+
+    @Test
+    void useBeforeOpen() {
+        CkptStateException e = assertThrows(CkptStateException.class, Ckpt::here);
+        assertTrue(e.getMessage().contains("not open") && e.getMessage().contains("Ckpt.open"), e.getMessage());
+        assertThrows(CkptStateException.class, () -> Ckpt.register("u", new int[1]));
+        assertThrows(CkptStateException.class, () -> Ckpt.rollback("u", new int[1]));
+        assertThrows(CkptStateException.class, Ckpt::isRecovery);
+        assertFalse(Ckpt.isOpen());
+        Ckpt.close(); // nothing open: no-op
+    }
+
+    @Test
+    void noProvider() {
+        try (URLClassLoader empty = new URLClassLoader(new URL[0], null)) {
+            CkptException e = assertThrows(CkptException.class, () -> CheckpointerProviders.load(empty));
+            assertTrue(e.getMessage().contains("no checkpoint implementation found"), e.getMessage());
+            assertTrue(e.getMessage().contains("io.jckpt:two-level-policy"), e.getMessage());
+        } catch (java.io.IOException e) {
+            fail(e);
+        }
+    }
+
+    @Test
+    void providerChosenByProperty() {
+        System.setProperty(CheckpointerProviders.PROVIDER_PROPERTY, "no.such.Provider");
+        try {
+            CkptException e = assertThrows(CkptException.class,
+                    () -> CheckpointerProviders.load(getClass().getClassLoader()));
+            assertTrue(e.getMessage().contains("no.such.Provider") && e.getMessage().contains("InMemoryProvider"), e.getMessage());
+        } finally {
+            System.clearProperty(CheckpointerProviders.PROVIDER_PROPERTY);
+        }
+        assertInstanceOf(InMemoryProvider.class, CheckpointerProviders.load(getClass().getClassLoader()));
+    }
+
+    @Test
+    void figureOnePattern() {
+        CkptOptions options = CkptOptions.builder().kryoConfigurer(k -> k.register(Counter.class)).build();
+        Checkpointer c = Ckpt.open(options, RANK0);
+        assertSame(c, Ckpt.instance());
+        assertFalse(Ckpt.isRecovery());
+        assertFalse(Ckpt.isNewRank());
+        double[] u = {1, 2, 3};
+        ByteBuffer buf = ByteBuffer.allocateDirect(16);
+        Counter counter = new Counter();
+        Ckpt.register("u", u);
+        Ckpt.register(7, buf);
+        Ckpt.register("counter", counter);
+        buf.putLong(0, 99);
+        counter.value = 5;
+        Ckpt.here();
+        assertEquals(1, Ckpt.round());
+        u[1] = -1;
+        buf.putLong(0, 0);
+        counter.value = 6;
+
+        assertSame(u, Ckpt.rollback("u", u));
+        assertArrayEquals(new double[]{1, 2, 3}, u);
+        Ckpt.rollback(7, buf);
+        assertEquals(99, buf.getLong(0));
+        Counter restored = Ckpt.rollback("counter", counter);
+        assertNotSame(counter, restored);
+        assertEquals(5, restored.value);
+        assertEquals(5, Ckpt.rollbackObject("counter", Counter.class).value);
+
+        Ckpt.remove(7);
+        Ckpt.here();
+        assertThrows(UnknownTagException.class, () -> Ckpt.rollback(7, buf));
+        assertThrows(UnknownTagException.class, () -> Ckpt.remove("7"));
+        assertEquals(2, Ckpt.stats().round());
+
+        Ckpt.ctrl(CtrlOptions.builder().replicas(0).build());
+        assertEquals(0, Ckpt.instance().options().replicas());
+        assertThrows(InvalidOptionException.class, () -> Ckpt.ctrl(CtrlOptions.builder().replicas(2).build()));
+
+        CkptStateException twice = assertThrows(CkptStateException.class, () -> Ckpt.open(options, RANK0));
+        assertTrue(twice.getMessage().contains("already open"), twice.getMessage());
+
+        Ckpt.close();
+        CkptStateException after = assertThrows(CkptStateException.class, Ckpt::here);
+        assertTrue(after.getMessage().contains("closed"), after.getMessage());
+        assertThrows(CkptStateException.class, () -> c.here(), "the instance refuses too");
+    }
+
+    @Test
+    void replicasBeyondTheWorldAtOpen() {
+        InvalidOptionException e = assertThrows(InvalidOptionException.class,
+                () -> Ckpt.open(CkptOptions.builder().replicas(2).build(), RANK0));
+        assertTrue(e.getMessage().contains("replicas=2"), e.getMessage());
+        assertFalse(Ckpt.isOpen());
+    }
+
+    @Test
+    void openFromEnvironmentNamesTheMissingVariable() {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        if (env.containsKey(RankContext.ENV_RANK)) {
+            return; // running under the launcher
+        }
+        CkptException e = assertThrows(CkptException.class, () -> Ckpt.open(CkptOptions.defaults()));
+        assertTrue(e.getMessage().contains("JCKPT_RANK"), e.getMessage());
+    }
+
+    @Test
+    void recoveryFlagsComeFromTheContext() {
+        RankContext ctx = RankContext.builder().rank(1).size(2).jobId("t").epoch(1).newRank(true).recovery(true).build();
+        Ckpt.open(CkptOptions.defaults(), ctx);
+        assertTrue(Ckpt.isRecovery());
+        assertTrue(Ckpt.isNewRank());
+        NotRecoverableException e = assertThrows(NotRecoverableException.class, () -> Ckpt.rollback("u", new int[1]));
+        assertTrue(e.getMessage().contains("rank 1"), e.getMessage());
+    }
+}

@@ -1,0 +1,128 @@
+package io.jckpt;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class CkptOptionsTest {
+
+    private static void assertInvalid(Supplier<?> build, String option, String... fragments) {
+        InvalidOptionException e = assertThrows(InvalidOptionException.class, build::get);
+        assertEquals(option, e.option());
+        assertTrue(e.getMessage().startsWith("invalid option " + option + "="), e.getMessage());
+        for (String f : fragments) {
+            assertTrue(e.getMessage().contains(f), () -> "'" + f + "' not in: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void defaults() {
+        CkptOptions o = CkptOptions.defaults();
+        assertEquals(1, o.replicas());
+        assertEquals(1000, o.diskRatio());
+        assertEquals(2, o.versionsKept());
+        assertNull(o.diskDirectory());
+        assertFalse(o.diskLevelEnabled());
+        assertTrue(o.maxMemoryBytes() > 0);
+        assertTrue(o.kryoRegistrationRequired());
+        assertEquals(RecoveryFallback.ERROR, o.recoveryFallback());
+        assertTrue(o.memoryDirectory().isAbsolute());
+        assertTrue(o.memoryDirectory().getFileName().toString().startsWith("jckpt-"));
+        assertEquals(Duration.ofSeconds(30), o.exchangeTimeout());
+    }
+
+    @Test
+    void everyBadValueIsNamed() {
+        assertInvalid(() -> CkptOptions.builder().replicas(-1).build(), "replicas", "-1", ">= 0");
+        assertInvalid(() -> CkptOptions.builder().diskRatio(-5).build(), "diskRatio", "-5", ">= 0");
+        assertInvalid(() -> CkptOptions.builder().versionsKept(1).build(), "versionsKept", "=1", ">= 2");
+        assertInvalid(() -> CkptOptions.builder().versionsKept(1000).build(), "versionsKept", "<= 64");
+        assertInvalid(() -> CkptOptions.builder().maxMemoryBytes(0).build(), "maxMemoryBytes", "=0", "> 0");
+        assertInvalid(() -> CkptOptions.builder().memoryDirectory(null).build(), "memoryDirectory", "null");
+        assertInvalid(() -> CkptOptions.builder().exchangeTimeout(Duration.ZERO).build(), "exchangeTimeout", "> 0");
+        assertInvalid(() -> CkptOptions.builder().replicationTimeout(Duration.ofSeconds(-1)).build(), "replicationTimeout");
+        assertInvalid(() -> CkptOptions.builder().replicationTimeout(null).build(), "replicationTimeout", "null");
+        assertInvalid(() -> CkptOptions.builder().hereWaitTimeout(Duration.ofMillis(-1)).build(), "hereWaitTimeout", ">= 0");
+        assertEquals(Duration.ZERO, CkptOptions.builder().hereWaitTimeout(Duration.ZERO).build().hereWaitTimeout());
+        assertInvalid(() -> CkptOptions.builder().kryoConfigurer(null).build(), "kryoConfigurer", "KryoConfigurer.NONE");
+        assertInvalid(() -> CkptOptions.builder().recoveryFallback(null).build(), "recoveryFallback");
+    }
+
+    @Test
+    void replicasMustFitTheWorld() {
+        CkptOptions o = CkptOptions.builder().replicas(3).build();
+        o.validateFor(4);
+        assertInvalid(() -> {
+            o.validateFor(3);
+            return null;
+        }, "replicas", "=3", "n-1 = 2", "3 ranks");
+        assertInvalid(() -> {
+            CkptOptions.defaults().validateFor(0);
+            return null;
+        }, "worldSize");
+        CkptOptions.builder().replicas(0).build().validateFor(1);
+    }
+
+    @Test
+    void fingerprintCoversGlobalOptionsOnly() {
+        CkptOptions a = CkptOptions.builder().memoryDirectory(Path.of("/tmp/a")).maxMemoryBytes(1 << 20).build();
+        CkptOptions b = CkptOptions.builder().memoryDirectory(Path.of("/tmp/b")).maxMemoryBytes(1 << 30).build();
+        assertEquals(a.globalFingerprint(), b.globalFingerprint(), "node-local options must not count");
+        assertEquals(a.globalFingerprint(), a.toBuilder().build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().replicas(2).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().diskRatio(10).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().diskDirectory(Path.of("/d")).build().globalFingerprint());
+        assertEquals(a.toBuilder().diskDirectory(Path.of("/d1")).build().globalFingerprint(),
+                a.toBuilder().diskDirectory(Path.of("/d2")).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().recoveryFallback(RecoveryFallback.CLEAN_START).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().kryoRegistrationRequired(false).build().globalFingerprint());
+        // stable across JVMs: pinned value of the canonical text
+        assertEquals("v1;replicas=1;diskRatio=1000;disk=false;versionsKept=2;exchangeTimeoutMs=30000;"
+                + "replicationTimeoutMs=60000;hereWaitTimeoutMs=60000;kryoRegistrationRequired=true;recoveryFallback=ERROR",
+                a.globalSummary());
+        assertEquals(fnv(a.globalSummary()), a.globalFingerprint());
+    }
+
+    private static long fnv(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (byte x : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h = (h ^ (x & 0xff)) * 0x100000001b3L;
+        }
+        return h;
+    }
+
+    @Test
+    void toBuilderKeepsEverything() {
+        KryoConfigurer conf = k -> k.register(int[][].class);
+        CkptOptions o = CkptOptions.builder().replicas(2).diskRatio(7).diskDirectory(Path.of("/tmp/d"))
+                .versionsKept(3).maxMemoryBytes(12345).exchangeTimeout(Duration.ofSeconds(3))
+                .replicationTimeout(Duration.ofSeconds(4)).hereWaitTimeout(Duration.ofSeconds(5))
+                .kryoRegistrationRequired(false).kryoConfigurer(conf).recoveryFallback(RecoveryFallback.CLEAN_START).build();
+        CkptOptions copy = o.toBuilder().build();
+        assertEquals(o, copy);
+        assertEquals(12345, copy.maxMemoryBytes());
+        assertTrue(copy.diskLevelEnabled());
+        assertSame(conf, copy.kryoConfigurer());
+    }
+
+    @Test
+    void ctrlChangesOnlyRuntimeOptions() {
+        CkptOptions o = CkptOptions.builder().diskDirectory(Path.of("/tmp/d")).build();
+        CkptOptions changed = o.withCtrl(CtrlOptions.builder().replicas(2).build());
+        assertEquals(2, changed.replicas());
+        assertEquals(o.diskRatio(), changed.diskRatio());
+        assertEquals(5, o.withCtrl(CtrlOptions.builder().diskRatio(5).build()).diskRatio());
+        assertFalse(o.withCtrl(CtrlOptions.builder().diskRatio(0).build()).diskLevelEnabled());
+
+        assertInvalid(() -> CtrlOptions.builder().build(), "ctrl", "nothing would change");
+        assertInvalid(() -> CtrlOptions.builder().replicas(-2).build(), "replicas", "-2");
+        assertInvalid(() -> CtrlOptions.builder().diskRatio(-1).build(), "diskRatio");
+        assertInvalid(() -> CkptOptions.defaults().withCtrl(CtrlOptions.builder().diskRatio(10).build()),
+                "diskRatio", "no diskDirectory");
+        assertEquals("CtrlOptions{replicas=1, diskRatio=2}", CtrlOptions.builder().replicas(1).diskRatio(2).build().toString());
+    }
+}
