@@ -3,6 +3,7 @@ package io.jckpt;
 import io.jckpt.data.Tags;
 import io.jckpt.spi.CheckpointerProvider;
 import io.jckpt.spi.CheckpointerProviders;
+import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
 
 import java.util.Objects;
@@ -39,7 +40,8 @@ public final class Ckpt {
     }
 
     /**
-     * Opens, with the rank taken from the launcher's environment ({@link RankContext#fromEnvironment()}).
+     * Opens, with the rank taken from the launcher: its {@link JobServices} when installed (a rank
+     * started by {@code ckpt-run}), else the environment ({@link RankContext#fromEnvironment()}).
      *
      * @param options the options (the same on every rank)
      * @return the checkpointer
@@ -48,7 +50,8 @@ public final class Ckpt {
      */
     public static Checkpointer open(CkptOptions options) {
         Objects.requireNonNull(options, "options");
-        return open(options, RankContext.fromEnvironment());
+        JobServices services = JobServices.current();
+        return open(options, services != null ? services.context() : RankContext.fromEnvironment());
     }
 
     /**
@@ -76,6 +79,13 @@ public final class Ckpt {
     public static Checkpointer open(CkptOptions options, RankContext context, CheckpointerProvider provider) {
         Objects.requireNonNull(provider, "provider");
         synchronized (LOCK) {
+            if (current != null && current.context().epoch() < context.epoch()) {
+                // the program re-entered main in a new MPJ world after a recovery: the old
+                // instance belongs to the abandoned world; its checkpoints live on in the stores
+                Checkpointer abandoned = current;
+                current = null;
+                abandoned.close();
+            }
             if (current != null) {
                 throw new CkptStateException("Ckpt.open called on rank " + context.rank()
                         + " while already open; call Ckpt.close() first");
@@ -94,6 +104,10 @@ public final class Ckpt {
      * @throws CkptStateException before open or after close
      */
     public static Checkpointer instance() {
+        JobServices services = JobServices.current();
+        if (services != null) {
+            services.checkCurrentWorld();
+        }
         Checkpointer c = current;
         if (c == null) {
             throw new CkptStateException(wasClosed

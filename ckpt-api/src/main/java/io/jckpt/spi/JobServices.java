@@ -1,0 +1,58 @@
+package io.jckpt.spi;
+
+/**
+ * What the job's runtime (the launcher's rank side, module {@code runtime}) gives the library inside
+ * a rank: the current world, the status exchange, the per-job secret that authenticates the
+ * library's own data channels, and a line in the launcher's log. Installed by the runtime before
+ * the program's main runs; absent when a program runs without the launcher (then
+ * {@link io.jckpt.Ckpt#open} reads the rank from the environment and only single-rank jobs work).
+ */
+public interface JobServices {
+
+    /** @return the current world of this rank: epoch, recovery, new rank (changes at each recovery) */
+    RankContext context();
+
+    /** @return the allgather through the launcher, for the current world */
+    StatusExchange exchange();
+
+    /** @return the per-job secret (never logged); data channels authenticate peers with it */
+    byte[] jobSecret();
+
+    /** @return the address this rank's data endpoint binds to and announces (loopback by default) */
+    String bindHost();
+
+    /**
+     * Writes one line into the launcher's event log (checkpoints, recoveries).
+     *
+     * @param text the line
+     */
+    void event(String text);
+
+    /**
+     * Fences threads of an abandoned MPJ world: throws an {@link Error} when the calling thread
+     * belongs to a world older than the current one, so stale data is never checkpointed.
+     */
+    void checkCurrentWorld();
+
+    /**
+     * Installs the services of this rank (the runtime does, once per rank).
+     *
+     * @param services the services, or {@code null} to remove them
+     */
+    static void install(JobServices services) {
+        Holder.services = services;
+    }
+
+    /** @return the installed services, or {@code null} outside a launched rank */
+    static JobServices current() {
+        return Holder.services;
+    }
+
+    /** Holds the installed instance (interfaces cannot have private static fields). */
+    final class Holder {
+        private static volatile JobServices services;
+
+        private Holder() {
+        }
+    }
+}
