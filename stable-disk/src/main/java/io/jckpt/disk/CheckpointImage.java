@@ -1,0 +1,97 @@
+package io.jckpt.disk;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * One rank's checkpoint as an opaque byte region (it carries its own internal checksum as well;
+ * this module wraps it in its own header and CRC32C). Usually a view of the rank's local
+ * checkpoint copy: the owner must not change those bytes until {@link #release()} is called.
+ */
+public interface CheckpointImage {
+
+    /**
+     * @return the image length in bytes
+     */
+    long length();
+
+    /**
+     * A view of part of the image. The returned buffer's position..limit is exactly the region;
+     * the caller may move its position but never writes through it.
+     *
+     * @param offset offset in the image
+     * @param length number of bytes, at most {@link Integer#MAX_VALUE}
+     * @return a buffer over the region
+     */
+    ByteBuffer region(long offset, int length);
+
+    /**
+     * Called once by the {@link DiskFlusher} when it no longer reads the image (flushed, failed,
+     * skipped or coalesced away). {@link GenerationStore#write} never calls it: a direct caller
+     * owns the image throughout. The default does nothing.
+     */
+    default void release() {
+    }
+
+    /**
+     * @param buffer the image is {@code buffer}'s position..limit (heap, direct or mapped)
+     * @return an image over it; the buffer's own position and limit are not changed
+     */
+    static CheckpointImage of(final ByteBuffer buffer) {
+        final ByteBuffer view = buffer.slice();
+        return new CheckpointImage() {
+            @Override
+            public long length() {
+                return view.capacity();
+            }
+
+            @Override
+            public ByteBuffer region(final long offset, final int length) {
+                return view.slice(Math.toIntExact(offset), length);
+            }
+        };
+    }
+
+    /**
+     * An image stored in a file region (for example a memory-mapped local checkpoint copy),
+     * mapped read-only in windows of at most 1 GiB, so images may exceed 2 GiB.
+     *
+     * @param channel  an open channel; the caller keeps ownership
+     * @param position the first image byte in the file
+     * @param length   the image length
+     * @return an image over the region
+     */
+    static CheckpointImage ofFileRegion(final FileChannel channel, final long position, final long length) {
+        final long window = 1L << 30;
+        return new CheckpointImage() {
+            private MappedByteBuffer mapped;
+            private long mappedStart = -1;
+            private long mappedLength;
+
+            @Override
+            public long length() {
+                return length;
+            }
+
+            @Override
+            public synchronized ByteBuffer region(final long offset, final int regionLength) {
+                if (offset < 0 || regionLength < 0 || offset + regionLength > length) {
+                    throw new IndexOutOfBoundsException("region " + offset + "+" + regionLength + " of " + length);
+                }
+                if (mapped == null || offset < mappedStart || offset + regionLength > mappedStart + mappedLength) {
+                    mappedStart = offset;
+                    mappedLength = Math.min(Math.max(window, regionLength), length - offset);
+                    try {
+                        mapped = channel.map(FileChannel.MapMode.READ_ONLY, position + mappedStart, mappedLength);
+                    } catch (final IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+                return mapped.slice(Math.toIntExact(offset - mappedStart), regionLength);
+            }
+        };
+    }
+}

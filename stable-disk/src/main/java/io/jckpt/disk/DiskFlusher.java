@@ -1,0 +1,352 @@
+package io.jckpt.disk;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The background flush of one rank: an agent on its own named thread that writes disk rounds
+ * from the rank's local checkpoint copy through a {@link GenerationStore}, so the caller never
+ * waits for the disk. {@link #submit} only hands the image over and returns.
+ *
+ * <p>Duty cycle: take the pending round, write it durably, release the image, tell the
+ * {@link FlushListener}; when no round is pending, delete this rank's retired files
+ * ({@link GenerationStore#pruneOwnFiles}); when there is nothing to do, wait for work at most
+ * {@value #IDLE_WAIT_MILLIS} ms at a time (no spinning).
+ *
+ * <p>A round submitted while a flush runs is handled by the {@link OverlapPolicy}: coalesced into a
+ * single pending slot (default) or skipped; both counted in {@link FlushCounters}. A failed write
+ * (disk full, unwritable or vanished directory) is logged, counted and reported to the listener;
+ * the previous committed generation is untouched and the next submitted round tries again.
+ *
+ * <p>{@link #close()} drops a pending round, lets a running write finish (bounded by the close
+ * timeout; then the thread is interrupted, which aborts the write and removes its temporary file)
+ * and stops the thread.
+ */
+public final class DiskFlusher implements AutoCloseable {
+    /** Longest single idle wait of the flusher thread. */
+    public static final long IDLE_WAIT_MILLIS = 100;
+    /** Default bound on how long {@link #close()} waits for a running write. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(DiskFlusher.class);
+
+    private final GenerationStore store;
+    private final OverlapPolicy policy;
+    private final FlushListener listener;
+    private final Duration closeTimeout;
+    private final FlushCounters counters = new FlushCounters();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Condition idle = lock.newCondition();
+    private final Thread thread;
+    private Request pending;
+    private Request inFlight;
+    private boolean running = true;
+    /** Round after whose flush this rank's retired files are to be deleted; -1 if none. Flusher thread only. */
+    private long pruneAfterRound = -1;
+
+    private record Request(long round, CheckpointImage image) {
+    }
+
+    private DiskFlusher(final GenerationStore store, final OverlapPolicy policy, final FlushListener listener,
+                        final Duration closeTimeout) {
+        this.store = store;
+        this.policy = policy;
+        this.listener = listener;
+        this.closeTimeout = closeTimeout;
+        final DiskStoreConfig config = store.config();
+        this.thread = new Thread(this::run, "jckpt-disk-flusher-" + config.jobId() + "-r" + config.rank());
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts a flusher thread for a store.
+     *
+     * @param store    this rank's store
+     * @param policy   what to do with a round submitted while a flush runs
+     * @param listener told of each durable or failed round, on the flusher thread
+     * @return the running flusher
+     */
+    public static DiskFlusher start(final GenerationStore store, final OverlapPolicy policy, final FlushListener listener) {
+        return start(store, policy, listener, DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Starts a flusher thread for a store.
+     *
+     * @param store        this rank's store
+     * @param policy       what to do with a round submitted while a flush runs
+     * @param listener     told of each durable or failed round, on the flusher thread
+     * @param closeTimeout how long {@link #close()} waits for a running write
+     * @return the running flusher
+     */
+    public static DiskFlusher start(final GenerationStore store, final OverlapPolicy policy, final FlushListener listener,
+                                    final Duration closeTimeout) {
+        final DiskFlusher flusher = new DiskFlusher(store, policy, listener, closeTimeout);
+        flusher.thread.start();
+        return flusher;
+    }
+
+    /**
+     * Hands a disk round to the flusher and returns at once. The flusher calls
+     * {@link CheckpointImage#release()} exactly once when it no longer reads the image (possibly
+     * before this method returns, if the round is dropped).
+     *
+     * @param round the round
+     * @param image this rank's image; must not change until released
+     * @return what became of the round
+     */
+    public SubmitOutcome submit(final long round, final CheckpointImage image) {
+        if (round < 0) {
+            throw new IllegalArgumentException("round " + round + " is negative");
+        }
+        counters.onSubmitted();
+        Request dropped = null;
+        SubmitOutcome outcome;
+        lock.lock();
+        try {
+            if (!running) {
+                dropped = new Request(round, image);
+                outcome = SubmitOutcome.REJECTED_CLOSED;
+                counters.onSkipped();
+            } else if (policy == OverlapPolicy.SKIP && (inFlight != null || pending != null)) {
+                dropped = new Request(round, image);
+                outcome = SubmitOutcome.SKIPPED_BUSY;
+                counters.onSkipped();
+            } else {
+                dropped = pending;
+                outcome = dropped == null ? SubmitOutcome.ACCEPTED : SubmitOutcome.ACCEPTED_COALESCED;
+                if (dropped != null) {
+                    counters.onCoalesced();
+                }
+                pending = new Request(round, image);
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (dropped != null) {
+            LOG.debug("disk round {} dropped ({}), round {} submitted", dropped.round(), outcome, round);
+            release(dropped);
+        }
+        return outcome;
+    }
+
+    /**
+     * Waits, bounded, until no round is pending or being written.
+     *
+     * @param timeout the longest wait
+     * @return true if idle, false if the time ran out
+     * @throws InterruptedException if interrupted
+     */
+    public boolean awaitIdle(final Duration timeout) throws InterruptedException {
+        long nanos = timeout.toNanos();
+        lock.lock();
+        try {
+            while (pending != null || inFlight != null) {
+                if (nanos <= 0) {
+                    return false;
+                }
+                nanos = idle.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return whether a round is pending or being written
+     */
+    public boolean isBusy() {
+        lock.lock();
+        try {
+            return pending != null || inFlight != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return the counters, readable while the flusher runs
+     */
+    public FlushCounters counters() {
+        return counters;
+    }
+
+    /**
+     * @return the name of the flusher thread
+     */
+    public String threadName() {
+        return thread.getName();
+    }
+
+    /**
+     * @return whether the flusher thread is still alive
+     */
+    public boolean isAlive() {
+        return thread.isAlive();
+    }
+
+    /**
+     * Stops the flusher: drops a pending round, lets a running write finish within the close
+     * timeout (then interrupts it), and joins the thread. Idempotent.
+     */
+    @Override
+    public void close() {
+        Request dropped;
+        lock.lock();
+        try {
+            running = false;
+            dropped = pending;
+            pending = null;
+            work.signalAll();
+            idle.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (dropped != null) {
+            counters.onSkipped();
+            release(dropped);
+        }
+        if (Thread.currentThread() == thread) {
+            return;
+        }
+        try {
+            thread.join(closeTimeout.toMillis());
+            if (thread.isAlive()) {
+                LOG.warn("{}: write still running after {}, interrupting it", thread.getName(), closeTimeout);
+                thread.interrupt();
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.error("{} did not stop", thread.getName());
+        }
+    }
+
+    private void run() {
+        LOG.debug("{} started", thread.getName());
+        try {
+            int workCount;
+            while ((workCount = doWork()) >= 0) {
+                if (workCount == 0) {
+                    idleWait();
+                }
+            }
+        } finally {
+            lock.lock();
+            try {
+                inFlight = null;
+                idle.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            LOG.debug("{} stopped, {}", thread.getName(), counters);
+        }
+    }
+
+    /** One duty cycle: returns the work done, or -1 when stopped. */
+    private int doWork() {
+        final Request request;
+        lock.lock();
+        try {
+            if (!running) {
+                return -1;
+            }
+            request = pending;
+            pending = null;
+            inFlight = request;
+        } finally {
+            lock.unlock();
+        }
+        if (request == null) {
+            return pruneIfDue();
+        }
+        try {
+            flush(request);
+        } finally {
+            lock.lock();
+            try {
+                inFlight = null;
+                if (pending == null) {
+                    idle.signalAll();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return 1;
+    }
+
+    private void idleWait() {
+        lock.lock();
+        try {
+            if (running && pending == null) {
+                work.awaitNanos(TimeUnit.MILLISECONDS.toNanos(IDLE_WAIT_MILLIS));
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void flush(final Request request) {
+        FlushedGeneration generation = null;
+        StableDiskException failure = null;
+        try {
+            generation = store.write(request.round(), request.image());
+        } catch (final StableDiskException e) {
+            failure = e;
+        } catch (final RuntimeException e) {
+            failure = GenerationStore.classify(e, store.layout().jobDirectory(),
+                "stable-disk write of round " + request.round() + " failed");
+        } finally {
+            release(request);
+        }
+        if (generation != null) {
+            counters.onFlushed(generation);
+            try {
+                listener.onDurable(generation);
+            } catch (final RuntimeException e) {
+                LOG.error("flush listener failed on round {}", request.round(), e);
+            }
+            pruneAfterRound = request.round();
+        } else {
+            counters.onFailed(failure.getMessage());
+            LOG.error("{}", failure.getMessage());
+            try {
+                listener.onFailed(request.round(), failure);
+            } catch (final RuntimeException e) {
+                LOG.error("flush listener failed on round {}", request.round(), e);
+            }
+        }
+    }
+
+    /** Deletes retired files once no flush is waiting, so deletion never delays a flush. */
+    private int pruneIfDue() {
+        if (pruneAfterRound < 0) {
+            return 0;
+        }
+        final long round = pruneAfterRound;
+        pruneAfterRound = -1;
+        counters.onPruned(store.pruneOwnFiles(round));
+        return 1;
+    }
+
+    private static void release(final Request request) {
+        try {
+            request.image().release();
+        } catch (final RuntimeException e) {
+            LOG.error("releasing the image of round {} failed", request.round(), e);
+        }
+    }
+}
