@@ -1,0 +1,86 @@
+package io.jckpt.imem;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The in-memory level's recovery steps on one rank, over a {@link StatusExchange}: exchange the
+ * verified status of every store, compute the (identical) plan, and run the transfers. The policy
+ * layer calls {@link #plan} first; if the plan is NOT_RECOVERABLE it goes to the disk level instead,
+ * else it calls {@link #restore} and then reads the returned slot's image.
+ */
+public final class ImemRecovery {
+    private ImemRecovery() {
+    }
+
+    /**
+     * Exchanges every rank's store status and plans the rollback (a collective: every rank calls it).
+     *
+     * @param exchange the allgather
+     * @param store    this rank's store (every copy is re-verified)
+     * @param fresh    whether this process was re-spawned
+     * @param timeout  bound on the exchange
+     * @return the plan, identical on every rank
+     * @throws IOException if the exchange fails or a rank's status does not decode
+     */
+    public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout)
+            throws IOException {
+        byte[][] all = exchange.allgather(RankStatusDescriptor.encode(store.rankStatus(fresh)), timeout);
+        List<RankStatus> statuses = new ArrayList<>(all.length);
+        for (int r = 0; r < all.length; r++) {
+            try {
+                statuses.add(RankStatusDescriptor.decode(all[r]));
+            } catch (IllegalArgumentException e) {
+                throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
+            }
+        }
+        return RollbackPlanner.plan(statuses);
+    }
+
+    /**
+     * Exchanges the data endpoints' addresses (a collective).
+     *
+     * @param exchange the allgather
+     * @param endpoint this rank's endpoint
+     * @param timeout  bound on the exchange
+     * @return every rank's address, indexed by rank
+     * @throws IOException if the exchange fails
+     */
+    public static InetSocketAddress[] addresses(StatusExchange exchange, DataEndpoint endpoint, Duration timeout)
+            throws IOException {
+        InetSocketAddress a = endpoint.address();
+        byte[] ip = a.getAddress().getAddress();
+        byte[] mine = ByteBuffer.allocate(8 + ip.length).putInt(a.getPort()).putInt(ip.length).put(ip).array();
+        byte[][] all = exchange.allgather(mine, timeout);
+        InetSocketAddress[] out = new InetSocketAddress[all.length];
+        for (int r = 0; r < all.length; r++) {
+            ByteBuffer b = ByteBuffer.wrap(all[r]);
+            int port = b.getInt();
+            byte[] addr = new byte[b.getInt()];
+            b.get(addr);
+            out[r] = new InetSocketAddress(InetAddress.getByAddress(addr), port);
+        }
+        return out;
+    }
+
+    /**
+     * Runs this rank's part of a recoverable plan (a collective).
+     *
+     * @param plan      the plan
+     * @param store     this rank's store
+     * @param endpoint  this rank's endpoint
+     * @param addresses every rank's endpoint address
+     * @param timeout   bound on the transfers
+     * @return the verified slot holding this rank's image of the plan's round
+     * @throws ReplicationException if a transfer fails
+     */
+    public static ReplicaSlot restore(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
+                                      InetSocketAddress[] addresses, Duration timeout) throws ReplicationException {
+        return RollbackTransfer.execute(plan, store, endpoint, addresses, timeout);
+    }
+}

@@ -1,0 +1,217 @@
+package io.jckpt.imem;
+
+import static io.jckpt.imem.ReplicaSlotDescriptor.*;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * One memory-mapped slot file of a {@link ReplicaStore}: one version of one owner's image. The
+ * mapping is created once, pre-touched, and reused for every round. Layout and write protocol:
+ * {@link ReplicaSlotDescriptor}. Not thread-safe by itself: the store hands a slot to one writer at
+ * a time and never overwrites a slot that may still be read.
+ */
+public final class ReplicaSlot {
+    private final Path path;
+    private final int index;
+    private final FileChannel channel;
+    private final MappedByteBuffer map;
+    private final long capacity;
+    private volatile boolean corrupt;
+    private volatile boolean inUse;
+
+    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity) {
+        this.path = path;
+        this.index = index;
+        this.channel = channel;
+        this.map = map;
+        this.capacity = capacity;
+        map.order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** @return the slot file */
+    public Path path() {
+        return path;
+    }
+
+    /** @return the version index of this slot for its owner */
+    public int index() {
+        return index;
+    }
+
+    /** @return the image capacity */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** @return the state (see {@link ReplicaSlotDescriptor}) */
+    public int state() {
+        return map.getInt(STATE_OFFSET);
+    }
+
+    /** @return the owner recorded in the header */
+    public int owner() {
+        return map.getInt(OWNER_OFFSET);
+    }
+
+    /** @return the round recorded in the header */
+    public long round() {
+        return map.getLong(ROUND_OFFSET);
+    }
+
+    /** @return the image length recorded in the header */
+    public long length() {
+        return map.getLong(LENGTH_OFFSET);
+    }
+
+    /** @return the image CRC32C recorded in the header */
+    public int crc32c() {
+        return map.getInt(CRC_OFFSET);
+    }
+
+    /** @return true if the slot is COMPLETE and its last verification did not fail */
+    public boolean completeAndIntact() {
+        return state() == STATE_COMPLETE && !corrupt;
+    }
+
+    /** @return true if the last verification of this COMPLETE slot failed */
+    public boolean corrupt() {
+        return corrupt;
+    }
+
+    void initialiseHeader() {
+        map.putInt(MAGIC_OFFSET, MAGIC);
+        map.putInt(VERSION_OFFSET, LAYOUT_VERSION);
+        map.putLong(CAPACITY_OFFSET, capacity);
+    }
+
+    boolean headerValid() {
+        return map.getInt(MAGIC_OFFSET) == MAGIC && map.getInt(VERSION_OFFSET) == LAYOUT_VERSION
+                && map.getLong(CAPACITY_OFFSET) == capacity;
+    }
+
+    /**
+     * Starts writing a new image into this slot: marks it WRITING before anything else changes.
+     *
+     * @return a writable view of exactly {@code length} image bytes
+     */
+    ByteBuffer begin(int owner, long round, long length) {
+        corrupt = false;
+        inUse = true;
+        map.putInt(STATE_OFFSET, STATE_WRITING);
+        VarHandle.fullFence();
+        map.putInt(OWNER_OFFSET, owner);
+        map.putLong(ROUND_OFFSET, round);
+        map.putLong(LENGTH_OFFSET, length);
+        return image(length);
+    }
+
+    /**
+     * Completes the write: computes the CRC32C, optionally checks it against {@code expected}, and
+     * marks the slot COMPLETE. On a mismatch the slot is left EMPTY.
+     *
+     * @param expected the CRC32C the image must have, or null to accept what was written
+     * @return the CRC32C
+     * @throws IOException if the image does not match {@code expected}
+     */
+    int commit(Integer expected) throws IOException {
+        return commitComputed(computeCrc(), expected);
+    }
+
+    /**
+     * Completes the write with a CRC32C the writer computed while writing (e.g. chunk by chunk
+     * while the bytes were still in cache).
+     */
+    int commitComputed(int crc, Integer expected) throws IOException {
+        if (expected != null && expected != crc) {
+            discard();
+            throw new IOException("replica of rank " + owner() + " round " + round() + " failed its CRC32C: expected "
+                    + Integer.toHexString(expected) + ", got " + Integer.toHexString(crc) + " (" + path + ")");
+        }
+        map.putInt(CRC_OFFSET, crc);
+        map.putInt(HEADER_CRC_OFFSET, headerCrc(map));
+        VarHandle.fullFence();
+        map.putInt(STATE_OFFSET, STATE_COMPLETE);
+        VarHandle.fullFence();
+        inUse = false;
+        return crc;
+    }
+
+    void discard() {
+        map.putInt(STATE_OFFSET, STATE_EMPTY);
+        VarHandle.fullFence();
+        corrupt = false;
+        inUse = false;
+    }
+
+    /** @return true while a write begun in this process is neither committed nor aborted */
+    boolean inUse() {
+        return inUse;
+    }
+
+    /**
+     * Re-verifies a COMPLETE slot: header checksum and image CRC32C.
+     *
+     * @return true if intact; false (and marked corrupt) otherwise, or if not COMPLETE
+     */
+    public boolean verify() {
+        if (state() != STATE_COMPLETE) {
+            return false;
+        }
+        boolean ok = headerValid() && map.getInt(HEADER_CRC_OFFSET) == headerCrc(map)
+                && length() >= 0 && length() <= capacity && computeCrc() == crc32c();
+        corrupt = !ok;
+        return ok;
+    }
+
+    private int computeCrc() {
+        CRC32C crc = new CRC32C();
+        crc.update(image(length()));
+        return (int) crc.getValue();
+    }
+
+    /**
+     * @param length a length up to the capacity
+     * @return a view of the first {@code length} image bytes (position 0, limit length)
+     */
+    ByteBuffer image(long length) {
+        if (length < 0 || length > capacity) {
+            throw new StoreCapacityException("image of " + length + " bytes does not fit slot " + path
+                    + " of capacity " + capacity);
+        }
+        return map.duplicate().position(HEADER_LENGTH).limit(HEADER_LENGTH + (int) length).slice()
+                .order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** @return a read-only view of the complete image */
+    public ByteBuffer image() {
+        return image(length()).asReadOnlyBuffer();
+    }
+
+    /** @return the file channel (for zero-copy {@code transferTo} of the image) */
+    FileChannel channel() {
+        return channel;
+    }
+
+    void preTouch() {
+        for (int p = 0; p < map.capacity(); p += PAGE) {
+            map.put(p, map.get(p));
+        }
+    }
+
+    MappedByteBuffer mapping() {
+        return map;
+    }
+
+    @Override
+    public String toString() {
+        return "slot[" + path.getFileName() + " " + stateName(state()) + " owner " + owner() + " round " + round()
+                + " length " + length() + (corrupt ? " CORRUPT" : "") + "]";
+    }
+}

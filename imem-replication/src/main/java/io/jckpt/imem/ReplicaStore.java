@@ -1,0 +1,467 @@
+package io.jckpt.imem;
+
+import static io.jckpt.imem.ReplicaSlotDescriptor.*;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-local store of one rank: its own checkpoint images and the replicas of its m
+ * predecessors, {@code versionsKept} versions each, in memory-mapped files (by default under
+ * /dev/shm, so they survive the death of the JVM). One fixed-size file per (owner, version), created,
+ * mapped and pre-touched once at open and reused. Owner-only permissions; a file lock keeps a second
+ * live process for the same rank out (the kernel drops the lock when the process dies).
+ *
+ * <p>Reopening after a crash re-verifies every COMPLETE slot; torn (WRITING) slots are discarded and
+ * counted. A write never goes into the owner's newest COMPLETE version, so the previous complete
+ * round stays intact until the next one is complete.
+ *
+ * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
+ * owner (the caller for its own rank, the replication agent for the others).
+ */
+public final class ReplicaStore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);
+    private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> FILE_PERMS = PosixFilePermissions.fromString("rw-------");
+
+    private final ReplicaStoreConfig config;
+    private final ReplicaSlot[][] slots; // [distance d = 0..m][version]
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final int tornFound;
+    private final int corruptFound;
+    private boolean closed;
+
+    private ReplicaStore(ReplicaStoreConfig config, ReplicaSlot[][] slots, FileChannel lockChannel, FileLock lock,
+                         int tornFound, int corruptFound) {
+        this.config = config;
+        this.slots = slots;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.tornFound = tornFound;
+        this.corruptFound = corruptFound;
+    }
+
+    /**
+     * Opens (or reopens after a crash) the store of {@code config.rank()}.
+     *
+     * @param config the configuration
+     * @return the open store
+     * @throws StoreCapacityException if the store does not fit the memory cap or the file system
+     * @throws IOException            if the directory cannot be created, is in use by another live
+     *                                process, or a slot file cannot be mapped
+     */
+    public static ReplicaStore open(ReplicaStoreConfig config) throws IOException {
+        long fileSize = fileSize(config.slotCapacity());
+        if (fileSize > Integer.MAX_VALUE) {
+            throw new StoreCapacityException("slot capacity " + config.slotCapacity()
+                    + " bytes exceeds one mapping (2 GiB); images this large are not supported by the in-memory level");
+        }
+        long required = config.requiredBytes();
+        if (required > config.memoryCap()) {
+            throw new StoreCapacityException("rank " + config.rank() + ": the in-memory store needs (m+1) x versions x slot = "
+                    + (config.replicas() + 1) + " x " + config.versionsKept() + " x " + fileSize + " = " + required
+                    + " bytes, more than the configured cap of " + config.memoryCap() + " bytes");
+        }
+        Path dir = config.directory();
+        createPrivateDirectories(dir);
+        FileChannel lockChannel = FileChannel.open(dir.resolve("store.lock"), Set.of(StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE), perms(FILE_PERMS));
+        FileLock lock;
+        try {
+            lock = lockChannel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            lockChannel.close();
+            throw new IOException("replica store " + dir + " is in use by another live process or store");
+        }
+        try {
+            long existing = 0;
+            for (int d = 0; d <= config.replicas(); d++) {
+                for (int v = 0; v < config.versionsKept(); v++) {
+                    Path p = slotPath(dir, config.ownerAt(d), v);
+                    if (Files.exists(p)) {
+                        existing += Files.size(p);
+                    }
+                }
+            }
+            FileStore fs = Files.getFileStore(dir);
+            if (required - existing > fs.getUsableSpace()) {
+                throw new StoreCapacityException("rank " + config.rank() + ": the in-memory store needs " + required
+                        + " bytes in " + dir + " but its file system has only " + fs.getUsableSpace() + " bytes free");
+            }
+            ReplicaSlot[][] slots = new ReplicaSlot[config.replicas() + 1][config.versionsKept()];
+            int torn = 0;
+            int corrupt = 0;
+            for (int d = 0; d <= config.replicas(); d++) {
+                int owner = config.ownerAt(d);
+                for (int v = 0; v < config.versionsKept(); v++) {
+                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize);
+                    slots[d][v] = s;
+                    int state = s.state();
+                    if (state == STATE_WRITING) {
+                        LOG.warn("rank {}: torn slot discarded after a crash: {}", config.rank(), s);
+                        s.discard();
+                        torn++;
+                    } else if (state == STATE_COMPLETE && (!s.verify() || s.owner() != owner)) {
+                        LOG.warn("rank {}: slot fails verification, not trusted: {}", config.rank(), s);
+                        corrupt++;
+                    } else if (state != STATE_COMPLETE && state != STATE_EMPTY) {
+                        s.discard();
+                    }
+                }
+            }
+            return new ReplicaStore(config, slots, lockChannel, lock, torn, corrupt);
+        } catch (IOException | RuntimeException e) {
+            lock.release();
+            lockChannel.close();
+            throw e;
+        }
+    }
+
+    private static ReplicaSlot mapSlot(Path p, int version, long capacity, long fileSize) throws IOException {
+        boolean fresh = !Files.exists(p);
+        FileChannel ch = FileChannel.open(p, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), perms(FILE_PERMS));
+        try {
+            long size = ch.size();
+            if (!fresh && size != fileSize && size != 0) {
+                throw new StoreCapacityException("slot file " + p + " has " + size + " bytes, the configuration needs "
+                        + fileSize + "; the slot capacity changed: wipe the store or use the earlier capacity");
+            }
+            if (size != fileSize) {
+                ch.truncate(0);
+                ch.write(ByteBuffer.allocate(1), fileSize - 1); // sparse file of the right size
+            }
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileSize);
+            ReplicaSlot s = new ReplicaSlot(p, version, ch, map, capacity);
+            s.preTouch();
+            if (!s.headerValid()) {
+                if (s.state() != STATE_EMPTY && !fresh) {
+                    LOG.warn("slot file {} has an unknown header; reinitialised", p);
+                }
+                s.discard();
+                s.initialiseHeader();
+            }
+            return s;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    private static Path slotPath(Path dir, int owner, int version) {
+        return dir.resolve("o" + owner + "-v" + version + ".slot");
+    }
+
+    private static FileAttribute<?>[] perms(Set<PosixFilePermission> p) {
+        return new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(p)};
+    }
+
+    private static void createPrivateDirectories(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath();
+        List<Path> missing = new ArrayList<>();
+        for (Path p = abs; p != null && !Files.exists(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(DIR_PERMS));
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // created concurrently by another rank: fine
+            }
+        }
+        if (!Files.isDirectory(abs) || !Files.isWritable(abs)) {
+            throw new IOException("replica store directory " + abs + " is not a writable directory");
+        }
+        Files.setPosixFilePermissions(abs, DIR_PERMS);
+    }
+
+    /** @return the configuration */
+    public ReplicaStoreConfig config() {
+        return config;
+    }
+
+    /** @return this rank */
+    public int rank() {
+        return config.rank();
+    }
+
+    /** @return how many torn (WRITING) slots were found and discarded at open */
+    public int tornFoundAtOpen() {
+        return tornFound;
+    }
+
+    /** @return how many COMPLETE slots failed verification at open */
+    public int corruptFoundAtOpen() {
+        return corruptFound;
+    }
+
+    /**
+     * @param owner an owner rank
+     * @return true if this store holds slots for that owner (this rank or one of its m predecessors)
+     */
+    public boolean holds(int owner) {
+        return distanceOf(owner) >= 0;
+    }
+
+    private int distanceOf(int owner) {
+        int d = Math.floorMod(config.rank() - owner, config.ranks());
+        return d <= config.replicas() ? d : -1;
+    }
+
+    private ReplicaSlot[] versionsOf(int owner) {
+        int d = distanceOf(owner);
+        if (d < 0) {
+            throw new IllegalArgumentException("rank " + config.rank() + " holds no copies of rank " + owner
+                    + " (m=" + config.replicas() + ")");
+        }
+        return slots[d];
+    }
+
+    /**
+     * The slot the next write for {@code owner} will use: among the slots without a write in progress,
+     * one that is not COMPLETE, else a corrupt one, else the COMPLETE one with the oldest round.
+     *
+     * @param owner an owner rank held here
+     * @return the slot, or null if every version has a write in progress
+     */
+    public synchronized ReplicaSlot nextWritable(int owner) {
+        requireOpen();
+        ReplicaSlot best = null;
+        for (ReplicaSlot s : versionsOf(owner)) {
+            if (s.inUse()) {
+                continue;
+            }
+            if (s.state() != STATE_COMPLETE || s.corrupt()) {
+                return s;
+            }
+            if (best == null || s.round() < best.round()) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Begins writing an image for (owner, round) into {@link #nextWritable(int)}, never the newest
+     * complete version. The returned slot is WRITING; fill {@link ReplicaWrite#image()} and
+     * {@link ReplicaWrite#commit()} it.
+     *
+     * @param owner  owner rank (this rank or a predecessor within m)
+     * @param round  the round; must be newer than every complete round held for the owner
+     * @param length image length
+     * @return the write in progress
+     * @throws StoreCapacityException if the image exceeds the slot capacity
+     * @throws IllegalStateException  if the round is not newer than a complete round held
+     */
+    public synchronized ReplicaWrite beginWrite(int owner, long round, long length) {
+        requireOpen();
+        if (length > config.slotCapacity() || length < 0) {
+            throw new StoreCapacityException("rank " + owner + " round " + round + ": image of " + length
+                    + " bytes exceeds the slot capacity of " + config.slotCapacity() + " bytes");
+        }
+        ReplicaSlot newest = newestComplete(owner);
+        if (newest != null && newest.round() >= round) {
+            throw new IllegalStateException("rank " + config.rank() + " already holds complete round " + newest.round()
+                    + " of rank " + owner + "; cannot write round " + round + " (discard newer rounds after a rollback)");
+        }
+        ReplicaSlot slot = nextWritable(owner);
+        if (slot == null || slot == newest) {
+            throw new IllegalStateException("rank " + config.rank() + ": no free version for rank " + owner + " round "
+                    + round + " (every other version has a write in progress)");
+        }
+        ByteBuffer image = slot.begin(owner, round, length);
+        return new ReplicaWrite(slot, owner, round, image);
+    }
+
+    /**
+     * @param owner an owner rank held here
+     * @return the newest COMPLETE, not known corrupt, slot of that owner, or null
+     */
+    public synchronized ReplicaSlot newestComplete(int owner) {
+        requireOpen();
+        ReplicaSlot best = null;
+        for (ReplicaSlot s : versionsOf(owner)) {
+            if (s.completeAndIntact() && (best == null || s.round() > best.round())) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * @param owner an owner rank
+     * @param round a round
+     * @return the COMPLETE, not known corrupt, slot holding that copy, or null
+     */
+    public synchronized ReplicaSlot find(int owner, long round) {
+        requireOpen();
+        if (!holds(owner)) {
+            return null;
+        }
+        for (ReplicaSlot s : versionsOf(owner)) {
+            if (s.completeAndIntact() && s.round() == round) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Re-verifies every COMPLETE slot and reports what this store holds, for the status exchange.
+     * Copies failing verification are reported with {@code intact = false}.
+     *
+     * @return the copies held
+     */
+    public synchronized List<CopyStatus> verifiedCopies() {
+        requireOpen();
+        List<CopyStatus> out = new ArrayList<>();
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                if (s.state() == STATE_COMPLETE) {
+                    boolean ok = s.verify();
+                    if (s.owner() >= 0 && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
+                        out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), ok));
+                    }
+                }
+            }
+        }
+        out.sort(Comparator.comparingInt(CopyStatus::owner).thenComparingLong(CopyStatus::round));
+        return out;
+    }
+
+    /**
+     * @param fresh whether this process is re-spawned
+     * @return this rank's status for the exchange (verifies every copy)
+     */
+    public RankStatus rankStatus(boolean fresh) {
+        return new RankStatus(config.rank(), fresh, verifiedCopies());
+    }
+
+    /**
+     * Discards every copy of a round newer than {@code round} (after a rollback to it), so the
+     * re-executed rounds can be written again.
+     *
+     * @param round the round rolled back to
+     * @return how many slots were discarded
+     */
+    public synchronized int discardNewerThan(long round) {
+        requireOpen();
+        int n = 0;
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                if (s.state() != STATE_EMPTY && s.round() > round) {
+                    s.discard();
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("replica store of rank " + config.rank() + " is closed");
+        }
+    }
+
+    /** Unmaps the slots and releases the lock; the files stay (they are the point). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                try {
+                    s.channel().close();
+                } catch (IOException e) {
+                    LOG.debug("closing {}", s.path(), e);
+                }
+                Unmapper.unmap(s.mapping());
+            }
+        }
+        try {
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            LOG.debug("releasing store lock", e);
+        }
+    }
+
+    /**
+     * Deletes a store directory and everything in it (node loss, or the end of a job).
+     *
+     * @param dir the store directory
+     * @throws IOException if deleting fails
+     */
+    public static void wipe(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Releases a mapping at once instead of waiting for GC (the JDK's supported cleaner hook). */
+    static final class Unmapper {
+        private static final Object UNSAFE;
+        private static final Method INVOKE_CLEANER;
+
+        static {
+            Object u = null;
+            Method m = null;
+            try {
+                Class<?> c = Class.forName("sun.misc.Unsafe");
+                Field f = c.getDeclaredField("theUnsafe");
+                f.setAccessible(true);
+                u = f.get(null);
+                m = c.getMethod("invokeCleaner", ByteBuffer.class);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.debug("no explicit unmapping; mappings are released by GC", e);
+            }
+            UNSAFE = u;
+            INVOKE_CLEANER = m;
+        }
+
+        private Unmapper() {
+        }
+
+        static void unmap(MappedByteBuffer b) {
+            if (INVOKE_CLEANER != null) {
+                try {
+                    INVOKE_CLEANER.invoke(UNSAFE, b);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    LOG.debug("unmap failed", e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.jckpt.imem;
+
+import java.nio.file.Path;
+
+/**
+ * Configuration of one rank's {@link ReplicaStore}.
+ *
+ * @param directory    the rank's own store directory (created owner-only)
+ * @param rank         this rank
+ * @param ranks        number of ranks n
+ * @param replicas     replication degree m (0..n-1): the store holds slots for this rank and its
+ *                     m predecessors
+ * @param versionsKept versions kept per owner (>= 2, so the previous complete round survives while
+ *                     the next is written)
+ * @param slotCapacity largest image size in bytes
+ * @param memoryCap    upper bound on the bytes the store may occupy
+ */
+public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept,
+                                 long slotCapacity, long memoryCap) {
+    /** Validates the fields. */
+    public ReplicaStoreConfig {
+        if (ranks < 1) {
+            throw new IllegalArgumentException("ranks must be >= 1: " + ranks);
+        }
+        if (rank < 0 || rank >= ranks) {
+            throw new IllegalArgumentException("rank " + rank + " outside 0.." + (ranks - 1));
+        }
+        if (replicas < 0 || replicas > ranks - 1) {
+            throw new IllegalArgumentException("replication degree m=" + replicas + " must be in 0..n-1=" + (ranks - 1));
+        }
+        if (versionsKept < 2) {
+            throw new IllegalArgumentException("versionsKept must be >= 2: " + versionsKept);
+        }
+        if (slotCapacity < 0) {
+            throw new IllegalArgumentException("slotCapacity must be >= 0: " + slotCapacity);
+        }
+        if (directory == null) {
+            throw new IllegalArgumentException("directory is null");
+        }
+    }
+
+    /**
+     * The default store directory: {@code /dev/shm/jckpt-<user>/<jobId>/rank-<rank>}.
+     *
+     * @param jobId the job id
+     * @param rank  the rank
+     * @return the directory
+     */
+    public static Path defaultDirectory(String jobId, int rank) {
+        return Path.of("/dev/shm", "jckpt-" + System.getProperty("user.name"), jobId, "rank-" + rank);
+    }
+
+    /** @return the bytes the store needs: (m+1) x versionsKept x slot file size */
+    public long requiredBytes() {
+        return (long) (replicas + 1) * versionsKept * ReplicaSlotDescriptor.fileSize(slotCapacity);
+    }
+
+    /**
+     * @param d 0 for this rank, 1..m for its predecessors
+     * @return the owner rank whose copies are held at ring distance d behind this rank
+     */
+    public int ownerAt(int d) {
+        return Math.floorMod(rank - d, ranks);
+    }
+}

@@ -1,0 +1,796 @@
+package io.jckpt.imem;
+
+import static io.jckpt.imem.ReplicationFrameDescriptor.*;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ring replication of one rank: one named background thread running a duty cycle over the two
+ * non-blocking {@link RingLinks} (no spinning: it sleeps in {@code select} with a bound).
+ *
+ * <p>Protocol: rank i sends each new own round to (i+1)%n as DATA hop 1; a rank receiving DATA hop h
+ * verifies its CRC32C, marks the slot COMPLETE, and forwards it as hop h+1 until h = m. ACKs flow
+ * back: the hop-m holder acknowledges at once, every other holder when its next has acknowledged, so
+ * an ACK hop 1 reaching the owner means all m copies are stored: the owner's round moves from
+ * pending to completed. Each rank's newest completed round travels forward around the ring in
+ * WATERMARK frames; the minimum over all ranks is the <em>global completed round</em> G.
+ *
+ * <p>Overlapping rounds: {@link #beginRound} never overwrites a version whose round is not older
+ * than G (it waits, bounded, and counts the wait). Hence round G is always complete on every rank:
+ * any failure of up to m ranks can roll back at least to G, even in the middle of a round.
+ *
+ * <p>Failures: a peer closing its connection, an I/O error, a CRC mismatch, or no progress for
+ * {@code ioTimeout} stops the agent with a {@link ReplicationException} reported by every later call;
+ * a half-received copy is discarded (its slot EMPTY), every complete version stays intact.
+ * Close the agent before the store.
+ */
+public final class ReplicationAgent implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
+    private static final long POLL_MILLIS = 100;
+
+    private final ReplicaStore store;
+    private final RingLinks links;
+    private final int rank;
+    private final int n;
+    private final int m;
+    private final long ioTimeoutNanos;
+    private final boolean zeroCopy;
+    private final ReplicationCounters counters = new ReplicationCounters();
+    private final Selector selector;
+    private final SelectionKey outKey;
+    private final SelectionKey inKey;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Submission> submitted = new ConcurrentLinkedQueue<>();
+
+    // shared with callers, guarded by lock
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private long completedRound;
+    private long pendingRound = -1;
+    private long lastBegunRound;
+    private final long[] watermarkView;
+    private volatile long globalCompletedRound;
+    private volatile ReplicationException failure;
+    private volatile boolean running = true;
+
+    // agent thread only
+    private final long[] watermark;
+    private boolean watermarkDirty;
+    private final ArrayDeque<long[]> ownSubmitTimes = new ArrayDeque<>();
+    private final ArrayDeque<Outgoing> outQueue = new ArrayDeque<>();
+    private Outgoing sending;
+    private final ArrayDeque<ByteBuffer> ackQueue = new ArrayDeque<>();
+    private final ByteBuffer inHeader = allocateHeader();
+    private ReplicaWrite inWrite;
+    private final java.util.zip.CRC32C inCrc = new java.util.zip.CRC32C();
+    private ByteBuffer inPayload;
+    private final ByteBuffer ackIn = allocateHeader();
+    private long lastOutProgress;
+    private long lastInProgress;
+
+    private ReplicationAgent(ReplicaStore store, RingLinks links, Duration ioTimeout, boolean zeroCopy, long initialRound)
+            throws IOException {
+        this.store = store;
+        this.links = links;
+        this.rank = links.rank();
+        this.n = links.ranks();
+        this.m = store.config().replicas();
+        if (store.rank() != rank || store.config().ranks() != n) {
+            throw new IllegalArgumentException("store is for rank " + store.rank() + " of " + store.config().ranks()
+                    + ", links for rank " + rank + " of " + n);
+        }
+        if (m < 1) {
+            throw new IllegalArgumentException("replication needs m >= 1 (m = 0 keeps local copies only)");
+        }
+        this.ioTimeoutNanos = ioTimeout.toNanos();
+        this.zeroCopy = zeroCopy;
+        this.completedRound = initialRound;
+        this.lastBegunRound = initialRound;
+        this.globalCompletedRound = initialRound;
+        this.watermark = new long[n];
+        Arrays.fill(watermark, initialRound);
+        this.watermarkView = watermark.clone();
+        this.selector = Selector.open();
+        links.toNext().configureBlocking(false);
+        links.fromPrev().configureBlocking(false);
+        this.outKey = links.toNext().register(selector, SelectionKey.OP_READ);
+        this.inKey = links.fromPrev().register(selector, SelectionKey.OP_READ);
+        this.thread = new Thread(this::run, "jckpt-ring-replication-" + rank);
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts the agent of one rank, sending images zero-copy from the store's files
+     * ({@code FileChannel.transferTo}), the faster path measured.
+     *
+     * @param store        this rank's store
+     * @param links        this rank's authenticated ring connections (the agent owns and closes them)
+     * @param ioTimeout    no progress on a connection with work pending for this long is a failure
+     * @param initialRound the round every rank restored (after a rollback), or -1 for a fresh job
+     * @return the running agent
+     * @throws IOException if the selector cannot be opened
+     */
+    public static ReplicationAgent start(ReplicaStore store, RingLinks links, Duration ioTimeout, long initialRound)
+            throws IOException {
+        return start(store, links, ioTimeout, true, initialRound);
+    }
+
+    /**
+     * Starts the agent of one rank.
+     *
+     * @param store        this rank's store
+     * @param links        this rank's authenticated ring connections (the agent owns and closes them)
+     * @param ioTimeout    no progress on a connection with work pending for this long is a failure
+     * @param zeroCopy     send images with {@code FileChannel.transferTo} instead of from the mapping
+     * @param initialRound the round every rank restored (after a rollback), or -1 for a fresh job
+     * @return the running agent
+     * @throws IOException if the selector cannot be opened
+     */
+    public static ReplicationAgent start(ReplicaStore store, RingLinks links, Duration ioTimeout, boolean zeroCopy,
+                                         long initialRound) throws IOException {
+        ReplicationAgent a = new ReplicationAgent(store, links, ioTimeout, zeroCopy, initialRound);
+        a.thread.start();
+        return a;
+    }
+
+    /** @return the counters */
+    public ReplicationCounters counters() {
+        return counters;
+    }
+
+    /** @return the newest own round acknowledged by all m holders */
+    public long completedRound() {
+        lock.lock();
+        try {
+            return completedRound;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the newest own round submitted (pending if greater than {@link #completedRound()}) */
+    public long pendingRound() {
+        lock.lock();
+        try {
+            return pendingRound;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return G: the newest round known complete (all m+1 copies) for every rank */
+    public long globalCompletedRound() {
+        return globalCompletedRound;
+    }
+
+    /** @return the failure that stopped the agent, or null */
+    public ReplicationException failure() {
+        return failure;
+    }
+
+    private void checkFailure() throws ReplicationException {
+        ReplicationException f = failure;
+        if (f != null) {
+            throw new ReplicationException(f.getMessage(), f);
+        }
+        if (!running) {
+            throw new ReplicationException("replication agent of rank " + rank + " is closed");
+        }
+    }
+
+    /**
+     * Begins this rank's local copy of a new round: the here() path. Waits (bounded, counted) while
+     * the version it would overwrite is not older than the global completed round G.
+     *
+     * @param round   the new round, greater than every earlier one
+     * @param length  the image length
+     * @param timeout bound on the wait
+     * @return the write to fill and pass to {@link #commitRound}
+     * @throws ReplicationException if the agent failed or the wait expired
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public ReplicaWrite beginRound(long round, long length, Duration timeout) throws ReplicationException, InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        boolean waited = false;
+        lock.lock();
+        try {
+            if (round <= lastBegunRound) {
+                throw new IllegalArgumentException("round " + round + " is not newer than round " + lastBegunRound);
+            }
+            for (;;) {
+                checkFailure();
+                ReplicaSlot victim = store.nextWritable(rank);
+                if (victim != null && (!victim.completeAndIntact() || victim.round() < globalCompletedRound)) {
+                    break;
+                }
+                if (!waited) {
+                    waited = true;
+                    counters.overlapWaits.incrementAndGet();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    int slowest = 0;
+                    for (int i = 1; i < n; i++) {
+                        if (watermarkView[i] < watermarkView[slowest]) {
+                            slowest = i;
+                        }
+                    }
+                    throw new ReplicationException("rank " + rank + ", round " + round + ": round "
+                            + (victim == null ? lastBegunRound : victim.round()) + " is not yet replicated on every rank after " + timeout.toMillis() + " ms (global completed round "
+                            + globalCompletedRound + ", slowest rank " + slowest + " at round " + watermarkView[slowest]
+                            + "); its version cannot be overwritten yet");
+                }
+                changed.awaitNanos(left);
+            }
+            lastBegunRound = round;
+        } finally {
+            lock.unlock();
+            if (waited) {
+                counters.overlapWaitNanos.addAndGet(System.nanoTime() - start);
+            }
+        }
+        return store.beginWrite(rank, round, length);
+    }
+
+    /**
+     * Completes the local copy (CRC32C, COMPLETE) and hands the round to the agent; returns at once.
+     *
+     * @param write the write from {@link #beginRound}
+     * @return the image CRC32C
+     * @throws ReplicationException if the agent failed (the local copy is committed anyway)
+     */
+    public int commitRound(ReplicaWrite write) throws ReplicationException {
+        int crc = write.commit();
+        submit(write.round());
+        return crc;
+    }
+
+    /**
+     * Hands the filled local copy to the agent without computing its CRC32C on the caller's thread:
+     * the agent computes it, marks the copy COMPLETE, then replicates it. here() then costs only the
+     * copy. Until the agent has marked it COMPLETE, a crash of this process loses this round's local
+     * copy (the previous version stays intact, and the plan falls back to it).
+     *
+     * @param write the write from {@link #beginRound}, filled; owned by the agent from now on
+     * @throws ReplicationException if the agent failed
+     */
+    public void commitRoundInBackground(ReplicaWrite write) throws ReplicationException {
+        if (write.owner() != rank) {
+            throw new IllegalArgumentException("not this rank's own copy: " + write.owner());
+        }
+        checkFailure();
+        markPending(write.round());
+        submitted.add(new Submission(write.round(), System.nanoTime(), write));
+        selector.wakeup();
+    }
+
+    private void markPending(long round) {
+        lock.lock();
+        try {
+            pendingRound = round;
+        } finally {
+            lock.unlock();
+        }
+        counters.roundsSubmitted.incrementAndGet();
+    }
+
+    /** Hands an own round whose local copy is COMPLETE to the agent. */
+    void submit(long round) throws ReplicationException {
+        markPending(round);
+        checkFailure();
+        submitted.add(new Submission(round, System.nanoTime(), null));
+        selector.wakeup();
+    }
+
+    /**
+     * Waits until an own round is acknowledged by all m holders.
+     *
+     * @param round   the round
+     * @param timeout the bound
+     * @return true if completed, false on timeout
+     * @throws ReplicationException if the agent failed
+     * @throws InterruptedException if interrupted
+     */
+    public boolean awaitCompleted(long round, Duration timeout) throws ReplicationException, InterruptedException {
+        return awaitState(() -> completedRound >= round, timeout);
+    }
+
+    /**
+     * Waits until the global completed round reaches {@code round}.
+     *
+     * @param round   the round
+     * @param timeout the bound
+     * @return true if reached, false on timeout
+     * @throws ReplicationException if the agent failed
+     * @throws InterruptedException if interrupted
+     */
+    public boolean awaitGloballyCompleted(long round, Duration timeout) throws ReplicationException, InterruptedException {
+        return awaitState(() -> globalCompletedRound >= round, timeout);
+    }
+
+    private boolean awaitState(java.util.function.BooleanSupplier done, Duration timeout)
+            throws ReplicationException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        lock.lock();
+        try {
+            for (;;) {
+                if (done.getAsBoolean()) {
+                    return true;
+                }
+                checkFailure();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- agent thread
+
+    private void run() {
+        lastOutProgress = lastInProgress = System.nanoTime();
+        try {
+            while (running) {
+                counters.dutyCycles.incrementAndGet();
+                doWork();
+            }
+        } catch (IOException | RuntimeException e) {
+            fail(e);
+        } finally {
+            if (inWrite != null) {
+                inWrite.abort();
+                inWrite = null;
+            }
+            for (Submission s; (s = submitted.poll()) != null; ) {
+                if (s.write() != null) {
+                    s.write().commit(); // the local copy is complete in memory: keep it
+                }
+            }
+            if (failure == null || failure.getMessage().endsWith("deliberately")) {
+                sayGoodbye(); // a deliberate end travels around the ring quietly
+            }
+            links.close();
+            try {
+                selector.close();
+            } catch (IOException e) {
+                LOG.debug("selector close", e);
+            }
+            signal();
+        }
+    }
+
+    private void doWork() throws IOException {
+        long now0 = System.nanoTime();
+        if (sending == null && outQueue.isEmpty()) {
+            lastOutProgress = now0; // idle: nothing can stall
+        }
+        if (inWrite == null && inPayload == null && inHeader.position() == 0) {
+            lastInProgress = now0;
+        }
+        for (Submission s; (s = submitted.poll()) != null; ) {
+            if (s.write() != null) {
+                s.write().commit(); // CRC32C off the caller's thread, then COMPLETE
+            }
+            ownSubmitTimes.add(new long[] {s.round(), s.at()});
+            enqueueData(rank, s.round(), 1);
+        }
+        if (watermarkDirty) {
+            watermarkDirty = false;
+            ByteBuffer payload = ByteBuffer.allocate(n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (long w : watermark) {
+                payload.putLong(w);
+            }
+            outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, n * Long.BYTES, 0),
+                    payload.flip(), null, 0, 0));
+        }
+        boolean outPending = sending != null || !outQueue.isEmpty();
+        outKey.interestOps(SelectionKey.OP_READ | (outPending ? SelectionKey.OP_WRITE : 0));
+        inKey.interestOps(SelectionKey.OP_READ | (ackQueue.isEmpty() ? 0 : SelectionKey.OP_WRITE));
+        selector.select(POLL_MILLIS);
+        if (!running) {
+            return;
+        }
+        for (SelectionKey k : selector.selectedKeys()) {
+            if (!k.isValid()) {
+                continue;
+            }
+            try {
+                if (k == outKey) {
+                    if (k.isReadable()) {
+                        readAcks();
+                    }
+                    if (k.isValid() && k.isWritable()) {
+                        writeOut();
+                    }
+                } else {
+                    if (k.isReadable()) {
+                        readIn();
+                    }
+                    if (k.isValid() && k.isWritable()) {
+                        writeAcks();
+                    }
+                }
+            } catch (ReplicationException e) {
+                throw e;
+            } catch (IOException e) {
+                int peer = k == outKey ? links.next() : links.previous();
+                throw new ReplicationException("rank " + rank + ": connection with rank " + peer + " failed ("
+                        + e.getMessage() + ")" + (inWrite != null ? " in the middle of a copy" : ""), e);
+            }
+        }
+        selector.selectedKeys().clear();
+        long now = System.nanoTime();
+        if ((sending != null || !outQueue.isEmpty()) && now - lastOutProgress > ioTimeoutNanos) {
+            throw new ReplicationException("rank " + rank + ": no progress sending to rank " + links.next() + " for "
+                    + TimeUnit.NANOSECONDS.toMillis(now - lastOutProgress) + " ms (peer stalled or dead)");
+        }
+        if ((inWrite != null || inHeader.position() > 0) && now - lastInProgress > ioTimeoutNanos) {
+            throw new ReplicationException("rank " + rank + ": no progress receiving from rank " + links.previous()
+                    + " for " + TimeUnit.NANOSECONDS.toMillis(now - lastInProgress) + " ms (peer stalled or dead)");
+        }
+    }
+
+    private void enqueueData(int owner, long round, int hop) throws ReplicationException {
+        ReplicaSlot slot = store.find(owner, round);
+        if (slot == null) {
+            throw new ReplicationException("rank " + rank + ": copy of rank " + owner + " round " + round
+                    + " vanished before it was sent (overwritten too early)");
+        }
+        ByteBuffer header = encode(allocateHeader(), TYPE_DATA, owner, hop, round, slot.length(), slot.crc32c());
+        outQueue.add(new Outgoing(header, zeroCopy ? null : slot.image(), zeroCopy ? slot : null,
+                ReplicaSlotDescriptor.HEADER_LENGTH, slot.length()));
+        if (owner != rank) {
+            counters.framesForwarded.incrementAndGet();
+        }
+    }
+
+    private void writeOut() throws IOException {
+        SocketChannel ch = links.toNext();
+        for (;;) {
+            if (sending == null) {
+                sending = outQueue.poll();
+                if (sending == null) {
+                    return;
+                }
+            }
+            long wrote = sending.writeTo(ch);
+            if (wrote > 0) {
+                lastOutProgress = System.nanoTime();
+                if (sending.isData()) {
+                    counters.bytesSent.addAndGet(wrote);
+                }
+            }
+            if (!sending.done()) {
+                return; // socket buffer full: wait for OP_WRITE
+            }
+            sending = null;
+        }
+    }
+
+    private void readAcks() throws IOException {
+        SocketChannel ch = links.toNext();
+        for (;;) {
+            int r = ch.read(ackIn);
+            if (r < 0) {
+                throw new ReplicationException("rank " + rank + ": rank " + links.next() + " closed the connection",
+                        new EOFException());
+            }
+            if (ackIn.hasRemaining()) {
+                return;
+            }
+            ackIn.flip();
+            checkMagic(ackIn, links.next());
+            if (ackIn.getInt(TYPE_OFFSET) == TYPE_GOODBYE) {
+                throw goodbye(links.next());
+            }
+            if (ackIn.getInt(TYPE_OFFSET) != TYPE_ACK) {
+                throw new ReplicationException("rank " + rank + ": unexpected frame type " + ackIn.getInt(TYPE_OFFSET)
+                        + " from rank " + links.next());
+            }
+            onAck(ackIn.getInt(OWNER_OFFSET), ackIn.getLong(ROUND_OFFSET), ackIn.getInt(HOP_OFFSET));
+            ackIn.clear();
+        }
+    }
+
+    private void onAck(int owner, long round, int hop) throws ReplicationException {
+        int myHop = Math.floorMod(rank - owner, n);
+        if (hop != myHop + 1) {
+            throw new ReplicationException("rank " + rank + ": ack for rank " + owner + " round " + round + " hop " + hop
+                    + " from rank " + links.next() + " does not fit the ring");
+        }
+        if (owner != rank) {
+            ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, myHop, round, 0, 0));
+            return;
+        }
+        while (!ownSubmitTimes.isEmpty() && ownSubmitTimes.peek()[0] <= round) {
+            long[] t = ownSubmitTimes.poll();
+            if (t[0] == round) {
+                counters.lastRoundReplicationNanos.set(System.nanoTime() - t[1]);
+            }
+        }
+        lock.lock();
+        try {
+            if (round > completedRound) {
+                completedRound = round;
+            }
+            counters.roundsCompleted.incrementAndGet();
+            watermark[rank] = Math.max(watermark[rank], round);
+            publishWatermark();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        watermarkDirty = true;
+    }
+
+    /** Called with the lock held. */
+    private void publishWatermark() {
+        long min = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            watermarkView[i] = watermark[i];
+            min = Math.min(min, watermark[i]);
+        }
+        globalCompletedRound = min;
+    }
+
+    private void readIn() throws IOException {
+        SocketChannel ch = links.fromPrev();
+        for (;;) {
+            if (inPayload == null) {
+                int r = ch.read(inHeader);
+                if (r < 0) {
+                    throw new ReplicationException("rank " + rank + ": rank " + links.previous() + " closed the connection",
+                            new EOFException());
+                }
+                if (r > 0) {
+                    lastInProgress = System.nanoTime();
+                }
+                if (inHeader.hasRemaining()) {
+                    return;
+                }
+                inHeader.flip();
+                checkMagic(inHeader, links.previous());
+                startPayload();
+                if (inPayload == null) {
+                    continue;
+                }
+            }
+            int r = ch.read(inPayload);
+            if (r < 0) {
+                throw new ReplicationException("rank " + rank + ": rank " + links.previous()
+                        + " closed the connection in the middle of a copy", new EOFException());
+            }
+            if (r > 0) {
+                lastInProgress = System.nanoTime();
+                if (inWrite != null) {
+                    counters.bytesReceived.addAndGet(r);
+                    int end = inPayload.position();
+                    inCrc.update(inPayload.duplicate().position(end - r).limit(end)); // still in cache
+                }
+            }
+            if (inPayload.hasRemaining()) {
+                return;
+            }
+            finishPayload();
+        }
+    }
+
+    private void startPayload() throws IOException {
+        int type = inHeader.getInt(TYPE_OFFSET);
+        long length = inHeader.getLong(LENGTH_OFFSET);
+        if (type == TYPE_DATA) {
+            int owner = inHeader.getInt(OWNER_OFFSET);
+            int hop = inHeader.getInt(HOP_OFFSET);
+            if (hop < 1 || hop > m || Math.floorMod(rank - owner, n) != hop) {
+                throw new ReplicationException("rank " + rank + ": copy of rank " + owner + " with hop " + hop
+                        + " does not belong here (m=" + m + ")");
+            }
+            inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
+            inPayload = inWrite.image();
+            inCrc.reset();
+        } else if (type == TYPE_WATERMARK) {
+            if (length != (long) n * Long.BYTES) {
+                throw new ReplicationException("rank " + rank + ": watermark of " + length + " bytes for " + n + " ranks");
+            }
+            inPayload = ByteBuffer.allocate((int) length).order(ByteOrder.LITTLE_ENDIAN);
+        } else if (type == TYPE_GOODBYE) {
+            throw goodbye(links.previous());
+        } else {
+            throw new ReplicationException("rank " + rank + ": unexpected frame type " + type + " from rank " + links.previous());
+        }
+        if (!inPayload.hasRemaining()) {
+            finishPayload();
+        }
+    }
+
+    private void finishPayload() throws IOException {
+        int type = inHeader.getInt(TYPE_OFFSET);
+        if (type == TYPE_DATA) {
+            int owner = inWrite.owner();
+            long round = inWrite.round();
+            int hop = inHeader.getInt(HOP_OFFSET);
+            ReplicaWrite w = inWrite;
+            inWrite = null;
+            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails
+            w.commitComputed((int) inCrc.getValue(), inHeader.getInt(CRC_OFFSET));
+            if (hop < m) {
+                enqueueData(owner, round, hop + 1);
+            } else {
+                ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
+            }
+        } else {
+            inPayload.flip();
+            boolean changedAny = false;
+            for (int i = 0; i < n; i++) {
+                long w = inPayload.getLong();
+                if (w > watermark[i]) {
+                    watermark[i] = w;
+                    changedAny = true;
+                }
+            }
+            if (changedAny) {
+                watermarkDirty = true;
+                lock.lock();
+                try {
+                    publishWatermark();
+                    changed.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+        inPayload = null;
+        inHeader.clear();
+    }
+
+    private void writeAcks() throws IOException {
+        SocketChannel ch = links.fromPrev();
+        while (!ackQueue.isEmpty()) {
+            ByteBuffer b = ackQueue.peek();
+            ch.write(b);
+            if (b.hasRemaining()) {
+                return;
+            }
+            ackQueue.poll();
+        }
+    }
+
+    /** Best effort, only between frames: tells both neighbours that this rank leaves deliberately. */
+    private void sayGoodbye() {
+        try {
+            if (sending == null) {
+                links.toNext().write(encode(allocateHeader(), TYPE_GOODBYE, rank, 0, 0, 0, 0));
+            }
+            ByteBuffer ack = ackQueue.peek();
+            if (ack == null || ack.position() == 0) {
+                links.fromPrev().write(encode(allocateHeader(), TYPE_GOODBYE, rank, 0, 0, 0, 0));
+            }
+        } catch (IOException e) {
+            LOG.debug("rank {}: goodbye not delivered", rank, e);
+        }
+    }
+
+    private ReplicationException goodbye(int from) {
+        return new ReplicationException("rank " + rank + ": rank " + from + " closed its end of the ring deliberately");
+    }
+
+    private void checkMagic(ByteBuffer header, int from) throws ReplicationException {
+        if (header.getInt(MAGIC_OFFSET) != MAGIC) {
+            throw new ReplicationException("rank " + rank + ": garbled frame from rank " + from);
+        }
+    }
+
+    private void fail(Exception e) {
+        ReplicationException f = e instanceof ReplicationException re ? re
+                : new ReplicationException("rank " + rank + ": replication failed: " + e, e);
+        if (failure == null) {
+            failure = f;
+            if (f.getMessage().endsWith("deliberately")) {
+                LOG.info("{}", f.getMessage());
+            } else {
+                LOG.warn("{}", f.getMessage());
+            }
+        }
+        running = false;
+    }
+
+    private void signal() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Simulates the death of this rank's process for tests: the connections are closed at once,
+     * without a goodbye, as the kernel does when a process dies; then the thread is stopped.
+     */
+    void crash() {
+        links.close();
+        close();
+    }
+
+    /**
+     * Stops the thread (bounded), discards a half-received copy, tells the neighbours it leaves
+     * deliberately (between frames), closes the connections.
+     */
+    @Override
+    public void close() {
+        running = false;
+        selector.wakeup();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.error("replication agent of rank {} did not stop within 10 s", rank);
+        }
+        links.close();
+    }
+
+    /** An own round handed to the agent; {@code write} is set when its CRC32C is still to be computed. */
+    private record Submission(long round, long at, ReplicaWrite write) {
+    }
+
+    /** One frame on its way to the next rank: header, then a payload buffer or a file region. */
+    private static final class Outgoing {
+        final ByteBuffer header;
+        final ByteBuffer payload;
+        final ReplicaSlot file;
+        long filePos;
+        long fileLeft;
+
+        Outgoing(ByteBuffer header, ByteBuffer payload, ReplicaSlot file, long filePos, long fileLeft) {
+            this.header = header;
+            this.payload = payload;
+            this.file = file;
+            this.filePos = filePos;
+            this.fileLeft = file == null ? 0 : fileLeft;
+        }
+
+        boolean isData() {
+            return header.getInt(TYPE_OFFSET) == TYPE_DATA;
+        }
+
+        long writeTo(SocketChannel ch) throws IOException {
+            long wrote;
+            if (header.hasRemaining()) {
+                wrote = ch.write(header);
+            } else if (file == null) {
+                wrote = ch.write(payload);
+            } else {
+                wrote = file.channel().transferTo(filePos, fileLeft, ch);
+                filePos += wrote;
+                fileLeft -= wrote;
+            }
+            return wrote;
+        }
+
+        boolean done() {
+            return !header.hasRemaining() && (payload == null || !payload.hasRemaining()) && fileLeft == 0;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.jckpt.imem;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Binary layout of the frames on the data channel (ring replication and rollback transfers).
+ * Little-endian, a fixed 40-byte header, then LENGTH payload bytes for DATA and WATERMARK frames.
+ * <pre>
+ *   0  int  MAGIC ('JCRF')
+ *   4  int  TYPE     DATA / ACK / WATERMARK
+ *   8  int  OWNER    rank whose image this is
+ *  12  int  HOP      ring distance of the receiver from the owner (1..m); 0 for a rollback transfer
+ *  16  long ROUND
+ *  24  long LENGTH   payload length
+ *  32  int  CRC32C   of the payload (DATA)
+ *  36  int  reserved
+ * </pre>
+ * DATA: an image copy. ACK (to the previous rank): the receiver and every rank after it up to hop m
+ * stored (OWNER, ROUND) verified. WATERMARK: payload is n longs, the newest round known fully
+ * replicated per owner.
+ */
+public final class ReplicationFrameDescriptor {
+    /** 'JCRF'. */
+    public static final int MAGIC = 0x4A435246;
+    /** Offset of the magic. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the type. */
+    public static final int TYPE_OFFSET = 4;
+    /** Offset of the owner. */
+    public static final int OWNER_OFFSET = 8;
+    /** Offset of the hop. */
+    public static final int HOP_OFFSET = 12;
+    /** Offset of the round. */
+    public static final int ROUND_OFFSET = 16;
+    /** Offset of the payload length. */
+    public static final int LENGTH_OFFSET = 24;
+    /** Offset of the payload CRC32C. */
+    public static final int CRC_OFFSET = 32;
+    /** Header length. */
+    public static final int HEADER_LENGTH = 40;
+
+    /** Type: an image copy. */
+    public static final int TYPE_DATA = 1;
+    /** Type: an acknowledgement flowing back towards the owner. */
+    public static final int TYPE_ACK = 2;
+    /** Type: the replicated-round vector travelling forward around the ring. */
+    public static final int TYPE_WATERMARK = 3;
+    /** Type: the sender is closing the ring deliberately (no payload). */
+    public static final int TYPE_GOODBYE = 4;
+
+    private ReplicationFrameDescriptor() {
+    }
+
+    /**
+     * @return a new header buffer, little-endian, position 0, limit HEADER_LENGTH
+     */
+    public static ByteBuffer allocateHeader() {
+        return ByteBuffer.allocateDirect(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Writes a header into {@code b} (absolute puts) and rewinds it.
+     *
+     * @param b      the header buffer
+     * @param type   frame type
+     * @param owner  owner rank
+     * @param hop    hop
+     * @param round  round
+     * @param length payload length
+     * @param crc    payload CRC32C
+     * @return {@code b}, position 0, limit HEADER_LENGTH
+     */
+    public static ByteBuffer encode(ByteBuffer b, int type, int owner, int hop, long round, long length, int crc) {
+        b.clear();
+        b.putInt(MAGIC_OFFSET, MAGIC).putInt(TYPE_OFFSET, type).putInt(OWNER_OFFSET, owner).putInt(HOP_OFFSET, hop)
+                .putLong(ROUND_OFFSET, round).putLong(LENGTH_OFFSET, length).putInt(CRC_OFFSET, crc).putInt(36, 0);
+        return b.limit(HEADER_LENGTH);
+    }
+}

@@ -1,0 +1,153 @@
+package io.jckpt.imem;
+
+import static io.jckpt.imem.ReplicationFrameDescriptor.*;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executes one rank's part of a {@link RollbackPlan} over the data channel: every rank first
+ * discards copies newer than the plan's round; each sender sends its copy of round R to each of its
+ * targets (nearest first) and waits for their ACK; a receiving rank accepts one authenticated
+ * connection, checks that the frame is the one the plan names (owner, round, length, CRC32C), stores
+ * it (verified before COMPLETE) and ACKs; every other rank only checks its local copy. All ranks run
+ * this concurrently; a rank that both sends and receives receives on a second named thread, so no
+ * two ranks wait on each other in a cycle. Every step is bounded by the timeout.
+ */
+public final class RollbackTransfer {
+    private static final Logger LOG = LoggerFactory.getLogger(RollbackTransfer.class);
+
+    private RollbackTransfer() {
+    }
+
+    /**
+     * Runs this rank's part of the plan.
+     *
+     * @param plan      a recoverable plan (identical on every rank)
+     * @param store     this rank's store
+     * @param endpoint  this rank's data endpoint (for receiving)
+     * @param addresses every rank's data endpoint address, indexed by rank (for sending)
+     * @param timeout   bound on the whole transfer
+     * @return the slot holding this rank's own image of the plan's round, verified
+     * @throws ReplicationException if a transfer fails, times out, or a copy does not verify
+     */
+    public static ReplicaSlot execute(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
+                                      InetSocketAddress[] addresses, Duration timeout) throws ReplicationException {
+        int rank = store.rank();
+        long round = plan.round();
+        long deadline = ChannelIo.deadline(timeout);
+        store.discardNewerThan(round);
+        RestoreAction mine = plan.action(rank);
+        AtomicReference<Throwable> receiveError = new AtomicReference<>();
+        Thread receiver = null;
+        if (mine.kind() == RestoreAction.Kind.RECEIVE) {
+            receiver = new Thread(() -> {
+                try {
+                    receive(mine, round, store, endpoint, deadline);
+                } catch (Throwable t) {
+                    receiveError.set(t);
+                }
+            }, "jckpt-rollback-receive-" + rank);
+            receiver.setDaemon(true);
+            receiver.start();
+        }
+        try {
+            for (int target : plan.sendsTo(rank)) {
+                send(rank, target, round, store, endpoint, addresses[target], deadline);
+            }
+        } catch (IOException e) {
+            throw e instanceof ReplicationException re ? re
+                    : new ReplicationException("rank " + rank + ": rollback send failed: " + e.getMessage(), e);
+        } finally {
+            if (receiver != null) {
+                try {
+                    receiver.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 1000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (receiver.isAlive()) {
+                    receiveError.compareAndSet(null, new ReplicationException("rank " + rank
+                            + ": rollback receive did not finish in time"));
+                }
+            }
+        }
+        Throwable t = receiveError.get();
+        if (t != null) {
+            throw t instanceof ReplicationException re ? re
+                    : new ReplicationException("rank " + rank + ": rollback receive from rank " + mine.source() + " failed: " + t, t);
+        }
+        ReplicaSlot slot = store.find(rank, round);
+        if (slot == null || !slot.verify() || slot.length() != mine.length() || slot.crc32c() != mine.crc32c()) {
+            throw new ReplicationException("rank " + rank + ": no verified local copy of round " + round
+                    + " after the rollback transfer (" + slot + ")");
+        }
+        return slot;
+    }
+
+    private static void send(int rank, int target, long round, ReplicaStore store, DataEndpoint endpoint,
+                             InetSocketAddress to, long deadline) throws IOException {
+        ReplicaSlot slot = store.find(target, round);
+        if (slot == null || !slot.verify()) {
+            throw new ReplicationException("rank " + rank + " was to send rank " + target + "'s round " + round
+                    + " but no longer holds an intact copy");
+        }
+        String what = "rank " + rank + " sending rank " + target + "'s round " + round;
+        try (SocketChannel ch = endpoint.connectTransfer(target, to, deadline)) {
+            ByteBuffer header = encode(allocateHeader(), TYPE_DATA, target, 0, round, slot.length(), slot.crc32c());
+            ChannelIo.writeFully(ch, header, deadline, what);
+            ChannelIo.writeFully(ch, slot.image(), deadline, what);
+            ByteBuffer ack = allocateHeader();
+            ChannelIo.readFully(ch, ack, deadline, what + ": awaiting the ack");
+            if (ack.getInt(MAGIC_OFFSET) != MAGIC || ack.getInt(TYPE_OFFSET) != TYPE_ACK || ack.getInt(OWNER_OFFSET) != target
+                    || ack.getLong(ROUND_OFFSET) != round) {
+                throw new ReplicationException(what + ": bad ack");
+            }
+        }
+        LOG.debug("rank {} sent rank {}'s round {} ({} bytes)", rank, target, round, slot.length());
+    }
+
+    private static void receive(RestoreAction mine, long round, ReplicaStore store, DataEndpoint endpoint, long deadline)
+            throws IOException {
+        int rank = store.rank();
+        for (;;) {
+            DataEndpoint.Accepted a = endpoint.acceptTransfer(deadline);
+            try (SocketChannel ch = a.channel()) {
+                if (a.peer() != mine.source()) {
+                    LOG.warn("rank {}: rollback connection from rank {}, expected rank {}; ignored", rank, a.peer(), mine.source());
+                    continue;
+                }
+                String what = "rank " + rank + " receiving its round " + round + " from rank " + mine.source();
+                ByteBuffer header = allocateHeader();
+                ChannelIo.readFully(ch, header, deadline, what);
+                if (header.getInt(MAGIC_OFFSET) != MAGIC || header.getInt(TYPE_OFFSET) != TYPE_DATA
+                        || header.getInt(OWNER_OFFSET) != rank || header.getLong(ROUND_OFFSET) != round
+                        || header.getLong(LENGTH_OFFSET) != mine.length() || header.getInt(CRC_OFFSET) != mine.crc32c()) {
+                    throw new ReplicationException(what + ": the frame does not match the plan");
+                }
+                ReplicaWrite w = store.beginWrite(rank, round, mine.length());
+                try {
+                    ByteBuffer image = w.image();
+                    CRC32C crc = new CRC32C();
+                    while (image.hasRemaining()) {
+                        int from = image.position();
+                        ChannelIo.readFully(ch, image.limit(Math.min(image.capacity(), from + (1 << 20))), deadline, what);
+                        crc.update(image.duplicate().position(from).limit(image.position()));
+                        image.limit(image.capacity());
+                    }
+                    w.commitComputed((int) crc.getValue(), mine.crc32c());
+                } finally {
+                    w.abort(); // no-op after a commit
+                }
+                ChannelIo.writeFully(ch, encode(allocateHeader(), TYPE_ACK, rank, 0, round, 0, 0), deadline, what);
+                return;
+            }
+        }
+    }
+}
