@@ -75,6 +75,14 @@ public final class RollbackTransfer {
                 if (receiver.isAlive()) {
                     receiveError.compareAndSet(null, new ReplicationException("rank " + rank
                             + ": rollback receive did not finish in time"));
+                    // the receiver writes into the store's mapping: it must be gone before anyone
+                    // may close (unmap) the store; its channel is interruptible
+                    receiver.interrupt();
+                    try {
+                        receiver.join(5_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }
         }

@@ -58,6 +58,7 @@ public final class RankMain {
             return;
         }
         RankServices.install(control);
+        RuntimeJobServices.install(control, env);
         BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
         control.listener(new RankControl.Listener() {
             @Override

@@ -58,8 +58,10 @@ public final class RankServices {
      * @return normally when main completed; throws what main threw
      */
     public static void runMulticoreRank(int rank, int size, String mainClass, String[] programArgs) throws Throwable {
-        RankControl rankControl = RankControl.connect(RankEnvironment.current(), rank);
+        RankEnvironment env = RankEnvironment.current();
+        RankControl rankControl = RankControl.connect(env, rank);
         install(rankControl);
+        RuntimeJobServices.install(rankControl, env);
         Class<?> type = Class.forName(mainClass, true, RankServices.class.getClassLoader());
         Method main = type.getMethod("main", String[].class);
         rankControl.ready();

@@ -1,17 +1,20 @@
 package io.jckpt.samples.heat;
 
+import io.jckpt.Ckpt;
+import io.jckpt.CkptOptions;
 import java.util.Locale;
 import mpi.MPI;
 
 /**
- * The 2D heat equation solved by Jacobi iteration on N ranks, rows split in blocks, halo rows
- * exchanged with neighbours every sweep, the residual reduced every {@code --report} sweeps. Prints
- * the CRC32C checksum of the final grid, identical for any number of ranks and bit-identical to
- * {@link HeatProblem#solveSequentially}.
+ * The 2D heat equation solved by Jacobi iteration on N ranks, written like Figure 1 of the paper:
+ * rows split in blocks, halo rows exchanged with neighbours every sweep, the residual reduced
+ * every {@code --report} sweeps; only the grid and the sweep counter are registered (halos and the
+ * second buffer are recomputed). Prints the CRC32C checksum of the final grid: identical for any
+ * number of ranks, with or without failures, and bit-identical to
+ * {@link HeatProblem#solveSequentially}. Options: see {@link SolverOptions}.
  *
- * <pre>
- * HeatSolver [--nx 256] [--ny 256] [--iterations 1000] [--report 100] [--sleep-ms 0]
- * </pre>
+ * <p>After a failure the launcher re-enters main in a fresh MPJ world; {@link Ckpt#isRecovery()}
+ * is then true and the solver rolls the grid and the sweep counter back instead of initialising.
  */
 public final class HeatSolver {
     private static final int TAG_UP = 11;
@@ -35,40 +38,56 @@ public final class HeatSolver {
         }
         int first = rowStart(rank, size, ny);
         int rows = rowStart(rank + 1, size, ny) - first;
-        double[] cur = new double[(rows + 2) * nx];
-        double[] next = new double[(rows + 2) * nx];
-        for (int r = 0; r < rows; r++) {
-            for (int c = 0; c < nx; c++) {
-                cur[(r + 1) * nx + c] = problem.initial(first + r, c);
+        // a holds the grid between pairs of sweeps (a -> b -> a), so its identity never changes
+        double[] a = new double[(rows + 2) * nx];
+        double[] b = new double[(rows + 2) * nx];
+        int[] sweep = {0};
+
+        if (options.checkpointing()) {
+            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio());
+            if (options.diskDirectory() != null) {
+                ckpt.diskDirectory(options.diskDirectory());
+            }
+            Ckpt.open(ckpt.build());
+        }
+        if (options.checkpointing() && Ckpt.isRecovery()) {
+            Ckpt.rollback("grid", a);
+            Ckpt.rollback("sweep", sweep);
+            if (rank == 0) {
+                System.out.println("rolled back to sweep " + sweep[0] + " (round " + Ckpt.round() + ")");
+            }
+        } else {
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < nx; c++) {
+                    a[(r + 1) * nx + c] = problem.initial(first + r, c);
+                }
+            }
+            if (options.checkpointing()) {
+                Ckpt.register("grid", a);
+                Ckpt.register("sweep", sweep);
             }
         }
-        int up = rank == 0 ? NONE : rank - 1;
-        int down = rank == size - 1 ? NONE : rank + 1;
+        Halo halo = new Halo(nx, rows, rank == 0 ? NONE : rank - 1, rank == size - 1 ? NONE : rank + 1);
         double[] local = new double[1];
         double[] global = new double[1];
         long start = System.nanoTime();
-        for (int it = 1; it <= options.iterations(); it++) {
-            // halo rows: my first row goes up, my last row goes down
-            exchange(cur, nx, nx, up, (rows + 1) * nx, down, TAG_UP);
-            exchange(cur, rows * nx, nx, down, 0, up, TAG_DOWN);
-            local[0] = problem.sweep(cur, next, rows, first);
-            double[] t = cur;
-            cur = next;
-            next = t;
-            if (it % options.report() == 0 || it == options.iterations()) {
-                MPI.COMM_WORLD.Allreduce(local, 0, global, 0, 1, MPI.DOUBLE, MPI.SUM);
-                if (rank == 0) {
-                    System.out.printf(Locale.ROOT, "iteration %d residual %.6e%n", it, Math.sqrt(global[0]));
-                }
+        while (sweep[0] + 2 <= options.iterations()) {
+            step(problem, halo, a, b, rows, first, sweep[0] + 1, options, local, global, rank);
+            step(problem, halo, b, a, rows, first, sweep[0] + 2, options, local, global, rank);
+            sweep[0] += 2;
+            if (options.checkpointing() && sweep[0] % options.checkpointEvery() == 0) {
+                Ckpt.here(); // a synchronized point: no message in flight
             }
-            if (options.sleepMillis() > 0) {
-                Thread.sleep(options.sleepMillis());
-            }
+        }
+        double[] result = a;
+        if (sweep[0] < options.iterations()) { // an odd count: one last sweep
+            step(problem, halo, a, b, rows, first, sweep[0] + 1, options, local, global, rank);
+            result = b;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (rank == 0) {
             double[] grid = new double[ny * nx];
-            System.arraycopy(cur, nx, grid, 0, rows * nx);
+            System.arraycopy(result, nx, grid, 0, rows * nx);
             for (int source = 1; source < size; source++) {
                 int sFirst = rowStart(source, size, ny);
                 int sRows = rowStart(source + 1, size, ny) - sFirst;
@@ -77,30 +96,57 @@ public final class HeatSolver {
             System.out.printf(Locale.ROOT, "checksum %016x (%d x %d, %d iterations, %d ranks, %.3f s)%n",
                     HeatProblem.checksum(grid, 0, grid.length), nx, ny, options.iterations(), size, seconds);
         } else {
-            MPI.COMM_WORLD.Send(cur, nx, rows * nx, MPI.DOUBLE, 0, TAG_GATHER);
+            MPI.COMM_WORLD.Send(result, nx, rows * nx, MPI.DOUBLE, 0, TAG_GATHER);
+        }
+        if (options.checkpointing()) {
+            Ckpt.close();
         }
         MPI.Finalize();
     }
 
-    /**
-     * Sends {@code count} values at {@code sendOffset} to {@code to} while receiving as many at
-     * {@code recvOffset} from {@code from}; either side may be {@link #NONE} (MPJ Express's Sendrecv
-     * does not accept MPI.PROC_NULL).
-     */
-    private static void exchange(double[] grid, int sendOffset, int count, int to, int recvOffset, int from, int tag)
-            throws mpi.MPIException {
-        if (to != NONE && from != NONE) {
-            MPI.COMM_WORLD.Sendrecv(grid, sendOffset, count, MPI.DOUBLE, to, tag,
-                    grid, recvOffset, count, MPI.DOUBLE, from, tag);
-        } else if (to != NONE) {
-            MPI.COMM_WORLD.Send(grid, sendOffset, count, MPI.DOUBLE, to, tag);
-        } else if (from != NONE) {
-            MPI.COMM_WORLD.Recv(grid, recvOffset, count, MPI.DOUBLE, from, tag);
+    /** One sweep from {@code cur} into {@code next}, numbered {@code number} (1-based). */
+    private static void step(HeatProblem problem, Halo halo, double[] cur, double[] next, int rows, int first, int number,
+                             SolverOptions options, double[] local, double[] global, int rank) throws Exception {
+        halo.exchange(cur);
+        local[0] = problem.sweep(cur, next, rows, first);
+        if (number % options.report() == 0 || number == options.iterations()) {
+            MPI.COMM_WORLD.Allreduce(local, 0, global, 0, 1, MPI.DOUBLE, MPI.SUM);
+            if (rank == 0) {
+                System.out.printf(Locale.ROOT, "iteration %d residual %.6e%n", number, Math.sqrt(global[0]));
+            }
+        }
+        if (options.sleepMillis() > 0) {
+            Thread.sleep(options.sleepMillis());
         }
     }
 
     /** First global row of {@code rank}'s block (blocks differ in size by at most one row). */
     static int rowStart(int rank, int size, int ny) {
         return (int) ((long) rank * ny / size);
+    }
+
+    /** The halo exchange of one rank's block: first row up, last row down. */
+    private record Halo(int nx, int rows, int up, int down) {
+        void exchange(double[] grid) throws mpi.MPIException {
+            exchange(grid, nx, up, (rows + 1) * nx, down, TAG_UP);
+            exchange(grid, rows * nx, down, 0, up, TAG_DOWN);
+        }
+
+        /**
+         * Sends a row at {@code sendOffset} to {@code to} while receiving one at {@code recvOffset}
+         * from {@code from}; either side may be {@link #NONE} (MPJ Express's Sendrecv rejects
+         * MPI.PROC_NULL).
+         */
+        private void exchange(double[] grid, int sendOffset, int to, int recvOffset, int from, int tag)
+                throws mpi.MPIException {
+            if (to != NONE && from != NONE) {
+                MPI.COMM_WORLD.Sendrecv(grid, sendOffset, nx, MPI.DOUBLE, to, tag,
+                        grid, recvOffset, nx, MPI.DOUBLE, from, tag);
+            } else if (to != NONE) {
+                MPI.COMM_WORLD.Send(grid, sendOffset, nx, MPI.DOUBLE, to, tag);
+            } else if (from != NONE) {
+                MPI.COMM_WORLD.Recv(grid, recvOffset, nx, MPI.DOUBLE, from, tag);
+            }
+        }
     }
 }

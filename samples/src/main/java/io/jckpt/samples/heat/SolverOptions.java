@@ -1,32 +1,66 @@
 package io.jckpt.samples.heat;
 
-/** Command-line options of the heat solver, validated on parsing. */
-record SolverOptions(int nx, int ny, int iterations, int report, int sleepMillis) {
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/**
+ * Command-line options of the heat solver, validated on parsing.
+ *
+ * <pre>
+ * --nx 256 --ny 256      grid size
+ * --iterations 1000      Jacobi sweeps
+ * --report 100           print the residual every this many sweeps
+ * --ckpt-every 0         checkpoint every this many sweeps (0 = no checkpoints; must be even)
+ * --replicas 1           in-memory copies on other ranks (m)
+ * --disk-ratio 1000      one disk round per this many checkpoints (0 = none)
+ * --disk-dir PATH        stable-storage directory (none = no disk level)
+ * --sleep-ms 0           pause per sweep (to make demos and tests observable)
+ * </pre>
+ */
+record SolverOptions(int nx, int ny, int iterations, int report, int checkpointEvery, int replicas, int diskRatio,
+                     Path diskDirectory, int sleepMillis) {
 
     static SolverOptions parse(String[] args) {
         int nx = 256;
         int ny = 256;
         int iterations = 1000;
         int report = 100;
+        int checkpointEvery = 0;
+        int replicas = 1;
+        int diskRatio = 1000;
+        Path diskDirectory = null;
         int sleepMillis = 0;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(name + " needs a value");
             }
-            int value = Integer.parseInt(args[++i]);
+            String value = args[++i];
             switch (name) {
-                case "--nx" -> nx = value;
-                case "--ny" -> ny = value;
-                case "--iterations" -> iterations = value;
-                case "--report" -> report = value;
-                case "--sleep-ms" -> sleepMillis = value;
+                case "--nx" -> nx = Integer.parseInt(value);
+                case "--ny" -> ny = Integer.parseInt(value);
+                case "--iterations" -> iterations = Integer.parseInt(value);
+                case "--report" -> report = Integer.parseInt(value);
+                case "--ckpt-every" -> checkpointEvery = Integer.parseInt(value);
+                case "--replicas" -> replicas = Integer.parseInt(value);
+                case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
+                case "--disk-dir" -> diskDirectory = Paths.get(value);
+                case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
-        if (iterations < 1 || report < 1 || sleepMillis < 0) {
-            throw new IllegalArgumentException("--iterations and --report must be positive, --sleep-ms not negative");
+        if (iterations < 1 || report < 1 || sleepMillis < 0 || checkpointEvery < 0) {
+            throw new IllegalArgumentException("--iterations and --report must be positive, --sleep-ms and --ckpt-every"
+                    + " not negative");
         }
-        return new SolverOptions(nx, ny, iterations, report, sleepMillis);
+        if (checkpointEvery % 2 != 0) {
+            throw new IllegalArgumentException("--ckpt-every must be even (the solver checkpoints after pairs of sweeps)");
+        }
+        return new SolverOptions(nx, ny, iterations, report, checkpointEvery, replicas, diskRatio, diskDirectory,
+                sleepMillis);
+    }
+
+    boolean checkpointing() {
+        return checkpointEvery > 0;
     }
 }

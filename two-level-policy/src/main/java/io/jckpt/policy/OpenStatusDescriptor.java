@@ -1,0 +1,77 @@
+package io.jckpt.policy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+
+/**
+ * The layout of what every rank contributes to the status exchange at open: enough for every rank
+ * to check that the options agree, size the in-memory store, find the ring's data endpoints, and
+ * decide (identically everywhere) which level to restore from.
+ *
+ * <pre>
+ * offset  size  field
+ *  0      4     VERSION
+ *  4      8     options fingerprint (global options only)
+ * 12      8     slot capacity of this rank's in-memory store (0 = no store yet)
+ * 20      4     copies held in the in-memory store (own and replicas, verified)
+ * 24      4     data endpoint port
+ * 28      4     data endpoint address length (4 or 16), then the address bytes
+ *  ..     4     disk inventory length (0 = disk level off), then the encoded inventory
+ * </pre>
+ */
+final class OpenStatusDescriptor {
+    static final int VERSION = 1;
+    private static final int VERSION_OFFSET = 0;
+    private static final int FINGERPRINT_OFFSET = 4;
+    private static final int CAPACITY_OFFSET = 12;
+    private static final int COPIES_OFFSET = 20;
+    private static final int PORT_OFFSET = 24;
+    private static final int ADDRESS_LENGTH_OFFSET = 28;
+    private static final int ADDRESS_OFFSET = 32;
+
+    /** One rank's open status, decoded. */
+    record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, InetSocketAddress endpoint,
+                      byte[] diskInventory) {
+    }
+
+    private OpenStatusDescriptor() {
+    }
+
+    static byte[] encode(OpenStatus status) {
+        byte[] ip = status.endpoint().getAddress().getAddress();
+        ByteBuffer b = ByteBuffer.allocate(ADDRESS_OFFSET + ip.length + 4 + status.diskInventory().length);
+        b.putInt(VERSION_OFFSET, VERSION)
+                .putLong(FINGERPRINT_OFFSET, status.fingerprint())
+                .putLong(CAPACITY_OFFSET, status.slotCapacity())
+                .putInt(COPIES_OFFSET, status.copiesHeld())
+                .putInt(PORT_OFFSET, status.endpoint().getPort())
+                .putInt(ADDRESS_LENGTH_OFFSET, ip.length);
+        b.position(ADDRESS_OFFSET);
+        b.put(ip).putInt(status.diskInventory().length).put(status.diskInventory());
+        return b.array();
+    }
+
+    static OpenStatus decode(int rank, byte[] bytes) {
+        try {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            if (b.getInt(VERSION_OFFSET) != VERSION) {
+                throw new IllegalArgumentException("version " + b.getInt(VERSION_OFFSET) + ", expected " + VERSION);
+            }
+            int ipLength = b.getInt(ADDRESS_LENGTH_OFFSET);
+            if (ipLength != 4 && ipLength != 16) {
+                throw new IllegalArgumentException("address length " + ipLength);
+            }
+            byte[] ip = new byte[ipLength];
+            b.position(ADDRESS_OFFSET);
+            b.get(ip);
+            byte[] inventory = new byte[b.getInt()];
+            b.get(inventory);
+            return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
+                    new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)), inventory);
+        } catch (RuntimeException | UnknownHostException e) {
+            throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);
+        }
+    }
+}
