@@ -134,6 +134,7 @@ public final class RankControl {
                 if (type == ControlProtocol.RECOVER) {
                     RecoverFrame recover = RecoverFrame.decode(payload);
                     epoch = recover.epoch();
+                    sequence.set(0); // exchanges are numbered per world: a re-spawned rank starts at 1 too
                     // exchanges of the abandoned world can never complete
                     exchanges.values().forEach(f -> f.completeExceptionally(
                             new IOException("world abandoned for epoch " + recover.epoch())));

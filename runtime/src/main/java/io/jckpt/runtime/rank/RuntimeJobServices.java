@@ -73,6 +73,7 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
 
     @Override
     public byte[][] allgather(byte[] mine, Duration timeout) {
+        RankServices.checkCurrentWorld(); // a thread of an abandoned world must not take part
         try {
             return control.allgather(mine, timeout);
         } catch (TimeoutException e) {
