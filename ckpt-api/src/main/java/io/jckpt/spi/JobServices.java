@@ -29,6 +29,17 @@ public interface JobServices {
     void event(String text);
 
     /**
+     * Reports a completed here() (round, image bytes, time the caller was blocked) to the launcher,
+     * which shows progress and can inject failures at a given round. Must not block.
+     *
+     * @param round         the round just taken
+     * @param bytes         the image size
+     * @param blockingNanos how long here() blocked the caller
+     */
+    default void checkpointed(long round, long bytes, long blockingNanos) {
+    }
+
+    /**
      * Fences threads of an abandoned MPJ world: throws an {@link Error} when the calling thread
      * belongs to a world older than the current one, so stale data is never checkpointed.
      */

@@ -37,6 +37,7 @@ import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.imem.RingLinks;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
 import io.jckpt.spi.StatusExchange;
 import java.io.IOException;
@@ -441,6 +442,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         lastImageBytes = length;
         lastBlockingNanos = blocked;
         totalBlockingNanos += blocked;
+        JobServices services = JobServices.current();
+        if (services != null) {
+            services.checkpointed(round, length, blocked);
+        }
     }
 
     /** First here(): agree the slot capacity over all ranks' image sizes, create the store, join the ring. */

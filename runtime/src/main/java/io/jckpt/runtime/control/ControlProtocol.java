@@ -35,6 +35,13 @@ public final class ControlProtocol {
      * payload: int epoch, long sequence, the bytes.
      */
     public static final byte EXCHANGE = 4;
+    /**
+     * rank to launcher: checkpoint progress, sent at most every {@code PROGRESS_MILLIS} (the newest
+     * here() only); payload: long round, long image bytes, long blocking nanos.
+     */
+    public static final byte RANK_ROUND = 5;
+    /** How often a rank reports its checkpoint progress at most. */
+    public static final long PROGRESS_MILLIS = 20;
     /** launcher to rank: stop now; payload: UTF reason. */
     public static final byte SHUTDOWN = 10;
     /**

@@ -85,6 +85,11 @@ public final class Job {
     private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
     private long pendingSinceNanos;
     private Recovery recovery;
+    private final List<KillSpec> pendingKills = new ArrayList<>();
+    private final Map<Integer, long[]> progress = new ConcurrentHashMap<>();
+    private long shownRound;
+    private long shownAtNanos;
+    private int exitStatus = -1;
 
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
@@ -106,9 +111,14 @@ public final class Job {
         this.spec = spec;
         this.home = home;
         this.console = console;
-        byte[] id = new byte[6];
-        new java.security.SecureRandom().nextBytes(id);
-        this.jobId = HexFormat.of().formatHex(id);
+        if (spec.jobId() != null) {
+            this.jobId = spec.jobId();
+        } else {
+            byte[] id = new byte[6];
+            new java.security.SecureRandom().nextBytes(id);
+            this.jobId = HexFormat.of().formatHex(id);
+        }
+        this.pendingKills.addAll(spec.kills());
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
     }
@@ -129,10 +139,16 @@ public final class Job {
                 } else {
                     startMulticore();
                 }
-                return supervise();
+                exitStatus = supervise();
+                return exitStatus;
             } finally {
                 if (exchange != null) {
                     exchange.close();
+                }
+                // node-local stores are for recoveries within this job; a failed job started with
+                // --job-id keeps them, so that a restart with the same id can restore from them
+                if (exitStatus == EXIT_OK || spec.jobId() == null) {
+                    NodeLocalStores.wipeJob(jobId);
                 }
             }
         } finally {
@@ -236,6 +252,8 @@ public final class Job {
             if (recovery != null && recovery.worldNanos != 0 && recovery.ready >= spec.worldSize()) {
                 reportRecovered();
             }
+            injectDueFailures();
+            showProgress();
             if (!pendingFailures.isEmpty()
                     && System.nanoTime() - pendingSinceNanos > COALESCE_MILLIS * 1_000_000L) {
                 int status = recover();
@@ -297,6 +315,63 @@ public final class Job {
         return EXIT_OK;
     }
 
+    /** Fires the --kill specs that are due: SIGKILL, and for node loss the node-local store wiped. */
+    private void injectDueFailures() {
+        if (pendingKills.isEmpty()) {
+            return;
+        }
+        long newest = progress.values().stream().mapToLong(p -> p[0]).max().orElse(0);
+        for (java.util.Iterator<KillSpec> it = pendingKills.iterator(); it.hasNext(); ) {
+            KillSpec kill = it.next();
+            if (!kill.due(console.elapsedSeconds(), newest)) {
+                continue;
+            }
+            it.remove();
+            List<RankHost> victims = new ArrayList<>();
+            for (int rank : kill.ranks()) {
+                RankHost host = currentHost.get(rank);
+                if (host != null && host.isAlive() && !victims.contains(host)) {
+                    victims.add(host);
+                }
+            }
+            console.event("injecting failure " + kill.text() + ": SIGKILL to rank" + (kill.ranks().size() > 1 ? "s " : " ")
+                    + kill.ranks().toString().replaceAll("[\\[\\]]", "") + (kill.wipe() ? " and their node-local stores wiped"
+                    : "") + (newest > 0 ? " (newest checkpoint round " + newest + ")" : ""));
+            victims.forEach(RankHost::kill);
+            if (kill.wipe()) {
+                for (RankHost host : victims) {
+                    host.awaitExit(TEARDOWN_MILLIS); // nothing may write the store after it is wiped
+                }
+                for (int rank : kill.ranks()) {
+                    NodeLocalStores.wipe(jobId, rank);
+                }
+            }
+        }
+    }
+
+    /** At most one progress line a second: the newest round rank 0 reported. */
+    private void showProgress() {
+        long[] p = progress.get(0);
+        long now = System.nanoTime();
+        if (p == null || p[0] == shownRound || now - shownAtNanos < 1_000_000_000L) {
+            return;
+        }
+        shownRound = p[0];
+        shownAtNanos = now;
+        console.event(String.format(Locale.ROOT, "checkpoint round %d: %s per rank, here() blocked %.3f ms (rank 0)",
+                p[0], bytes(p[1]), p[2] / 1e6));
+    }
+
+    private static String bytes(long n) {
+        if (n < 10_000) {
+            return n + " B";
+        }
+        if (n < 10_000_000) {
+            return (n / 1024) + " KiB";
+        }
+        return (n >> 20) + " MiB";
+    }
+
     private void jobComplete() {
         jobCompleteSent = true;
         console.event("all " + spec.worldSize() + " ranks completed" + (epoch > 0 ? " in epoch " + epoch : ""));
@@ -355,9 +430,6 @@ public final class Job {
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)");
         }
-        if (failed.length == spec.worldSize()) {
-            return fail("every rank failed (" + what + "): nothing survives to continue in place");
-        }
         recoveries++;
         epoch++;
         completed.clear();
@@ -365,8 +437,10 @@ public final class Job {
         exchange.close();
         exchange = newExchange();
         recovery = new Recovery(epoch, detected);
-        console.event("recovering: epoch " + epoch + ", re-spawning rank" + (failed.length > 1 ? "s " : " ")
-                + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", ""));
+        console.event("recovering: epoch " + epoch + (failed.length == spec.worldSize()
+                ? ", every rank failed: relaunching all (they restore from node-local stores or disk)"
+                : ", re-spawning rank" + (failed.length > 1 ? "s " : " ")
+                + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", "")));
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
         for (Map.Entry<Integer, ControlConnection> entry : controls.entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
@@ -452,7 +526,10 @@ public final class Job {
         @Override
         public void frame(int rank, byte type, byte[] payload) {
             try {
-                if (type == ControlProtocol.RANK_READY) {
+                if (type == ControlProtocol.RANK_ROUND) {
+                    ByteBuffer b = ByteBuffer.wrap(payload);
+                    progress.put(rank, new long[] {b.getLong(), b.getLong(), b.getLong()});
+                } else if (type == ControlProtocol.RANK_READY) {
                     events.add(new JobEvent.RankReady(rank));
                 } else if (type == ControlProtocol.RANK_EXIT) {
                     RankExit exit = RankExit.decode(payload);

@@ -22,8 +22,8 @@ public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn] [--max-recoveries N] [--jvm-opt OPT]... [--start-timeout SECONDS]"
-            + " MainClass [args...]";
+            + " [--on-failure fail|respawn] [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--job-id ID]"
+            + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
     /** What the launcher does when a rank fails. */
     public enum FailurePolicy {
@@ -45,10 +45,13 @@ public final class LaunchSpec {
     private final long startTimeoutMillis;
     private final FailurePolicy onFailure;
     private final int maxRecoveries;
+    private final List<KillSpec> kills;
+    private final String jobId;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
-                       long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries) {
+                       long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
+                       String jobId) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -61,6 +64,8 @@ public final class LaunchSpec {
         this.startTimeoutMillis = startTimeoutMillis;
         this.onFailure = onFailure;
         this.maxRecoveries = maxRecoveries;
+        this.kills = List.copyOf(kills);
+        this.jobId = jobId;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
@@ -74,6 +79,8 @@ public final class LaunchSpec {
         long startTimeoutMillis = 60_000;
         FailurePolicy onFailure = FailurePolicy.FAIL;
         int maxRecoveries = 10;
+        List<String> killTexts = new ArrayList<>();
+        String jobId = null;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -90,6 +97,8 @@ public final class LaunchSpec {
                 case "--start-timeout" -> startTimeoutMillis = 1000L * parseInt(arg, value(args, ++i, arg));
                 case "--on-failure" -> onFailure = parsePolicy(value(args, ++i, arg));
                 case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
+                case "--kill" -> killTexts.add(value(args, ++i, arg));
+                case "--job-id" -> jobId = value(args, ++i, arg);
                 case "-h", "--help" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
@@ -105,6 +114,13 @@ public final class LaunchSpec {
         }
         if (startTimeoutMillis < 1000) {
             throw new UsageException("--start-timeout must be at least 1 second");
+        }
+        if (jobId != null && !jobId.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new UsageException("--job-id must be 1-64 letters, digits, '.', '_' or '-', got '" + jobId + "'");
+        }
+        List<KillSpec> kills = new ArrayList<>();
+        for (String text : killTexts) {
+            kills.add(KillSpec.parse(text, np));
         }
         if (maxRecoveries < 0) {
             throw new UsageException("--max-recoveries must not be negative, got " + maxRecoveries);
@@ -126,7 +142,7 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis, onFailure, maxRecoveries);
+                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId);
     }
 
     private static FailurePolicy parsePolicy(String value) throws UsageException {
@@ -246,6 +262,16 @@ public final class LaunchSpec {
     /** How many recoveries one job may go through before it fails. */
     public int maxRecoveries() {
         return maxRecoveries;
+    }
+
+    /** Failures to inject. */
+    public List<KillSpec> kills() {
+        return kills;
+    }
+
+    /** The job id asked for (to restart a job from its checkpoints), or {@code null} for a fresh one. */
+    public String jobId() {
+        return jobId;
     }
 
     /** How long ranks may take to start and join the MPJ world. */

@@ -87,6 +87,11 @@ public final class RankControl {
         send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, epoch).encode());
     }
 
+    /** Checkpoint progress (see {@link ProgressReporter}). */
+    void progress(byte[] payload) {
+        send(ControlProtocol.RANK_ROUND, payload);
+    }
+
     /** A line for the launcher's event log. */
     public void event(String text) {
         send(ControlProtocol.RANK_EVENT, ControlConnection.utf(text));

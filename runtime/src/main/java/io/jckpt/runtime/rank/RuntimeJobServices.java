@@ -16,12 +16,19 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
     private final int size;
     private final String jobId;
     private final byte[] secret;
+    private final ProgressReporter progress;
 
     RuntimeJobServices(RankControl control, RankEnvironment env) {
         this.control = control;
         this.size = env.size();
         this.jobId = env.jobId();
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
+        this.progress = new ProgressReporter(control);
+    }
+
+    @Override
+    public void checkpointed(long round, long bytes, long blockingNanos) {
+        progress.checkpointed(round, bytes, blockingNanos);
     }
 
     /** Installs the services for the library loaded by the caller's class loader. */
