@@ -666,8 +666,24 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         if (closed) {
             return;
         }
+        JobServices services = JobServices.current();
+        boolean abandoned = services != null && services.context().epoch() > context.epoch();
+        if (!abandoned) {
+            // Close is a collective (as MPI_Ckpt_close): the last round must be complete everywhere,
+            // and every rank must know it, before any rank leaves the ring, or a neighbour still
+            // waiting for its last round would lose its successor.
+            try {
+                if (agent != null && agent.failure() == null && !awaitReplicated(options.replicationTimeout())) {
+                    LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank(), round,
+                            options.replicationTimeout().toMillis());
+                }
+                exchange.allgather(new byte[0], options.exchangeTimeout());
+            } catch (CkptException e) {
+                LOG.warn("rank {}: close: {}", rank(), e.getMessage());
+            }
+        }
         closed = true;
-        release(true);
+        release(!abandoned);
     }
 
     /**

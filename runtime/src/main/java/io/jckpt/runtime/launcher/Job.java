@@ -196,6 +196,7 @@ public final class Job {
         env.put(RankEnvironment.CONTROL, LaunchSpec.LOOPBACK + ":" + controlPort);
         env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
         env.put(RankEnvironment.DEVICE, spec.device().cliName());
+        env.put(RankEnvironment.ON_FAILURE, spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN ? "respawn" : "fail");
         env.put("MPJ_HOME", home.mpjHome().toString());
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
         env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
@@ -414,15 +415,24 @@ public final class Job {
         }
         console.event("FAILURE: " + description);
         pendingFailures.put(rank, description);
-        RankHost host = currentHost.get(rank);
-        if (host != null && host.isAlive()) {
-            host.kill(); // it threw or reported failure: replace the whole process
-        }
         return null;
     }
 
     /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
     private int recover() throws IOException {
+        // A rank whose program threw while its process lives is, when another rank died in the same
+        // window, a survivor hit by that death (MPJ Express fails sends to a dead peer): it stays and
+        // re-enters the program. Alone, it failed by itself: its process is replaced.
+        boolean anyDead = pendingFailures.keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
+        if (anyDead) {
+            pendingFailures.keySet().removeIf(r -> currentHost.get(r).isAlive());
+        } else {
+            for (int r : pendingFailures.keySet()) {
+                RankHost host = currentHost.get(r);
+                host.kill();
+                host.awaitExit(TEARDOWN_MILLIS);
+            }
+        }
         int[] failed = pendingFailures.keySet().stream().mapToInt(Integer::intValue).toArray();
         String what = String.join("; ", pendingFailures.values());
         long detected = pendingSinceNanos;

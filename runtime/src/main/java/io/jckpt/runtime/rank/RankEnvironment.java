@@ -24,6 +24,8 @@ public final class RankEnvironment {
     public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
     public static final String APP_CLASSPATH = "JCKPT_APP_CLASSPATH";
     public static final String LIB_CLASSPATH = "JCKPT_LIB_CLASSPATH";
+    /** "fail" or "respawn": what the launcher does when a rank fails. */
+    public static final String ON_FAILURE = "JCKPT_ON_FAILURE";
 
     private final Map<String, String> env;
 

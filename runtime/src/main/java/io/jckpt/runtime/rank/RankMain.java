@@ -80,6 +80,7 @@ public final class RankMain {
                 Boolean.parseBoolean(env.require(RankEnvironment.RECOVERY)),
                 Boolean.parseBoolean(env.require(RankEnvironment.NEW_RANK)), new int[0]);
         String conf = env.require(RankEnvironment.MPJ_CONF);
+        boolean respawn = "respawn".equals(System.getenv(RankEnvironment.ON_FAILURE));
         boolean completed = false;
         startProgram(world, conf, rank, mainClass, programArgs, worldClassPath, control, signals);
         for (;;) {
@@ -97,7 +98,12 @@ public final class RankMain {
                     t.printStackTrace();
                     System.err.flush();
                     control.exited(EXIT_FAILED, "threw " + t);
-                    Runtime.getRuntime().halt(EXIT_FAILED);
+                    if (!respawn) {
+                        Runtime.getRuntime().halt(EXIT_FAILED);
+                    }
+                    // often the echo of another rank's death in MPJ Express (a closed channel):
+                    // the launcher decides, and either sends RECOVER or replaces this process
+                    continue;
                 }
                 completed = true;
                 control.exited(0, "completed");

@@ -1,0 +1,107 @@
+package io.jckpt.samples.heat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.runtime.LaunchedJob;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The heat solver on 4 ranks, killed with SIGKILL by the launcher's failure injection, recovered in
+ * place: the checksum is exactly the failure-free sequential reference's, for every pattern the
+ * levels promise to survive; beyond that, a clear error and no hang.
+ */
+class HeatRecoveryTest {
+    private static final int NX = 128;
+    private static final int NY = 96;
+    private static final int ITERATIONS = 600;
+    private static String expected;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void reference() {
+        double[] grid = new HeatProblem(NX, NY).solveSequentially(ITERATIONS);
+        expected = String.format(Locale.ROOT, "checksum %016x", HeatProblem.checksum(grid, 0, grid.length));
+    }
+
+    private static LaunchedJob run(List<String> launcher, String... solver) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", "respawn"));
+        args.addAll(launcher);
+        args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(),
+                HeatSolver.class.getName(), "--nx", Integer.toString(NX), "--ny", Integer.toString(NY),
+                "--iterations", Integer.toString(ITERATIONS), "--ckpt-every", "10", "--sleep-ms", "4", "--report", "100"));
+        args.addAll(List.of(solver));
+        return LaunchedJob.start(args.toArray(new String[0]));
+    }
+
+    private static void assertExactResult(LaunchedJob job) throws Exception {
+        assertEquals(0, job.awaitExit(90_000), job.output());
+        List<String> checksums = job.linesContaining("] checksum ");
+        assertEquals(1, checksums.size(), job.output());
+        assertTrue(checksums.get(0).startsWith("[rank 0] " + expected), checksums.get(0) + " vs " + expected);
+        assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty());
+    }
+
+    @Test
+    void oneRankKilledRestoresLocallyFromItsSurvivingNodeStore() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "2@round=8"))) {
+            assertExactResult(job);
+            assertEquals(4, job.linesContaining("restored round").size(), job.output());
+            assertTrue(job.output().contains("rank 2: restored round"), job.output());
+            assertTrue(job.linesContaining("from memory (RECEIVE)").isEmpty(), job.output());
+        }
+    }
+
+    @Test
+    void nodeLossRestoresTheNewRankFromItsNextNeighbour() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "2@round=8:wipe"))) {
+            assertExactResult(job);
+            assertEquals(1, job.linesContaining("rank 2: restored round").size(), job.output());
+            assertTrue(job.linesContaining("rank 2: restored round").get(0).contains("from memory (RECEIVE)"), job.output());
+        }
+    }
+
+    @Test
+    void twoAdjacentNodesLostWithTwoReplicas() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe"), "--replicas", "2")) {
+            assertExactResult(job);
+            assertEquals(2, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+        }
+    }
+
+    @Test
+    void totalLossRestoresFromTheDiskGeneration() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "all@round=12:wipe"), "--disk-dir", tmp.toString(),
+                "--disk-ratio", "5")) {
+            assertExactResult(job);
+            assertEquals(4, job.linesContaining("from disk generation of round").size(), job.output());
+        }
+    }
+
+    @Test
+    void twoAdjacentNodesLostWithOneReplicaAndNoDiskIsAClearErrorNotAHang() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe", "--max-recoveries", "1"))) {
+            assertEquals(1, job.awaitExit(90_000), job.output());
+            assertTrue(job.output().contains("the checkpoint cannot be restored"), job.output());
+            assertTrue(job.output().contains("rank 1"), job.output());
+            assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty());
+        }
+    }
+
+    @Test
+    void fiveFailuresInOneRunAllRecovered() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1@round=6", "--kill", "3@round=14:wipe", "--kill", "0@round=22",
+                "--kill", "2@round=30:wipe", "--kill", "1,2@round=38"))) {
+            assertExactResult(job);
+            assertTrue(job.output().contains("after 5 recoveries"), job.output());
+        }
+    }
+}
