@@ -1,0 +1,38 @@
+package io.jckpt.samples.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.runtime.LaunchedJob;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's main job, at a small size: it recovers, says OK, and draws its timeline. */
+class DemoTest {
+    @TempDir
+    Path out;
+
+    @Test
+    void demoRecoversAndMatchesTheReferenceAndDrawsTheTimeline() throws Exception {
+        Path root = LaunchedJob.repoRoot();
+        Process demo = new ProcessBuilder(root.resolve("bin/demo").toString(), "--nx", "96", "--ny", "64",
+                "--iterations", "400", "--ckpt-every", "10", "--out", out.toString())
+                .redirectErrorStream(true).directory(root.toFile()).start();
+        demo.getOutputStream().close();
+        byte[] output = demo.getInputStream().readAllBytes(); // ends when the demo ends
+        assertTrue(demo.waitFor(120, TimeUnit.SECONDS));
+        String text = new String(output, StandardCharsets.UTF_8);
+        assertEquals(0, demo.exitValue(), text);
+        assertTrue(text.contains("demo: OK, the checksum after the failure and recovery equals the failure-free reference"),
+                text);
+        assertTrue(text.contains("rank 2: restored round") && text.contains("from memory (RECEIVE)"), text);
+        assertTrue(text.contains("| launcher exit status | 0 |"), text);
+        String svg = Files.readString(out.resolve("demo-timeline.svg"));
+        assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
+        assertTrue(svg.contains("&#x2716;"), "the failure is drawn");
+    }
+}
