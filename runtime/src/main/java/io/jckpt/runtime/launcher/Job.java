@@ -90,6 +90,9 @@ public final class Job {
     private long shownRound;
     private long shownAtNanos;
     private int exitStatus = -1;
+    private boolean rollingBack;
+    private final java.util.Random chaos;
+    private double nextRandomKill;
 
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
@@ -119,6 +122,8 @@ public final class Job {
             this.jobId = HexFormat.of().formatHex(id);
         }
         this.pendingKills.addAll(spec.kills());
+        this.chaos = new java.util.Random(spec.seed());
+        this.nextRandomKill = spec.mtbfSeconds() > 0 ? exponential() : Double.MAX_VALUE;
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
     }
@@ -316,15 +321,33 @@ public final class Job {
         return EXIT_OK;
     }
 
-    /** Fires the --kill specs that are due: SIGKILL, and for node loss the node-local store wiped. */
+    /** Seconds until the next random failure: exponential with mean --mtbf. */
+    private double exponential() {
+        return -spec.mtbfSeconds() * Math.log(1 - chaos.nextDouble());
+    }
+
+    /**
+     * Fires the --kill specs that are due, and the random failures of --mtbf: SIGKILL, and for node
+     * loss the node-local store wiped.
+     */
     private void injectDueFailures() {
+        if (console.elapsedSeconds() >= nextRandomKill && !jobCompleteSent && recovery == null
+                && pendingFailures.isEmpty()) {
+            int victim = chaos.nextInt(spec.worldSize());
+            pendingKills.add(new KillSpec(List.of(victim), 0, -1, false, false,
+                    String.format(Locale.ROOT, "%d@%.2fs (random, mtbf %.1fs)", victim, console.elapsedSeconds(),
+                            spec.mtbfSeconds())));
+            nextRandomKill = console.elapsedSeconds() + exponential();
+        }
         if (pendingKills.isEmpty()) {
             return;
         }
+        boolean rollbackUnderWay = rollingBack;
+        rollingBack = false;
         long newest = progress.values().stream().mapToLong(p -> p[0]).max().orElse(0);
         for (java.util.Iterator<KillSpec> it = pendingKills.iterator(); it.hasNext(); ) {
             KillSpec kill = it.next();
-            if (!kill.due(console.elapsedSeconds(), newest)) {
+            if (!kill.due(console.elapsedSeconds(), newest, rollbackUnderWay)) {
                 continue;
             }
             it.remove();
@@ -471,6 +494,7 @@ public final class Job {
     private void reportRecovered() {
         Recovery r = recovery;
         recovery = null;
+        rollingBack = true; // for --kill RANKS@recovery: the ranks are rolling back now
         console.event(String.format(Locale.ROOT,
                 "recovered: all %d ranks in a new MPJ world (epoch %d) %.0f ms after the failure was detected"
                         + " (respawn started after %.0f ms)",

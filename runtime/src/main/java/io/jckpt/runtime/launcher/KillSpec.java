@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One failure to inject: which ranks get SIGKILL, when (seconds after the job started, or once a
- * rank reports a given checkpoint round), and whether their node-local store is wiped too (node
- * loss). Written {@code RANKS@WHEN[:wipe]}: {@code 2@3.5s}, {@code 1,2@round=40:wipe},
- * {@code all@round=100}.
+ * One failure to inject: which ranks get SIGKILL, when (seconds after the job started, once a rank
+ * reports a given checkpoint round, or right after the next recovery built its new world, i.e.
+ * during the rollback), and whether their node-local store is wiped too (node loss). Written
+ * {@code RANKS@WHEN[:wipe]}: {@code 2@3.5s}, {@code 1,2@round=40:wipe}, {@code all@round=100},
+ * {@code 3@recovery}.
  */
-public record KillSpec(List<Integer> ranks, double atSeconds, long atRound, boolean wipe, String text) {
+public record KillSpec(List<Integer> ranks, double atSeconds, long atRound, boolean atRecovery, boolean wipe,
+                       String text) {
 
     /** Parses and validates against the world size. */
     static KillSpec parse(String text, int worldSize) throws UsageException {
@@ -52,20 +54,29 @@ public record KillSpec(List<Integer> ranks, double atSeconds, long atRound, bool
                 if (round < 1) {
                     throw new UsageException("--kill " + text + ": the round must be at least 1");
                 }
-                return new KillSpec(List.copyOf(ranks), -1, round, wipe, text);
+                return new KillSpec(List.copyOf(ranks), -1, round, false, wipe, text);
+            }
+            if (when.equals("recovery")) {
+                return new KillSpec(List.copyOf(ranks), -1, -1, true, wipe, text);
             }
             double seconds = Double.parseDouble(when.endsWith("s") ? when.substring(0, when.length() - 1) : when);
             if (seconds < 0) {
                 throw new UsageException("--kill " + text + ": the time must not be negative");
             }
-            return new KillSpec(List.copyOf(ranks), seconds, -1, wipe, text);
+            return new KillSpec(List.copyOf(ranks), seconds, -1, false, wipe, text);
         } catch (NumberFormatException e) {
-            throw new UsageException("--kill " + text + ": '" + when + "' is neither seconds (3.5s) nor round=N");
+            throw new UsageException("--kill " + text + ": '" + when + "' is neither seconds (3.5s), round=N nor recovery");
         }
     }
 
-    /** Whether it fires now, given the seconds since start and the newest round any rank reported. */
-    boolean due(double elapsedSeconds, long newestRound) {
+    /**
+     * Whether it fires now, given the seconds since start, the newest round any rank reported, and
+     * whether a recovery has just rebuilt its world (its ranks are rolling back).
+     */
+    boolean due(double elapsedSeconds, long newestRound, boolean rollingBack) {
+        if (atRecovery) {
+            return rollingBack;
+        }
         return atRound > 0 ? newestRound >= atRound : elapsedSeconds >= atSeconds;
     }
 }

@@ -22,7 +22,8 @@ public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn] [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--job-id ID]"
+            + " [--on-failure fail|respawn] [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
+            + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
     /** What the launcher does when a rank fails. */
@@ -47,11 +48,13 @@ public final class LaunchSpec {
     private final int maxRecoveries;
     private final List<KillSpec> kills;
     private final String jobId;
+    private final double mtbfSeconds;
+    private final long seed;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
                        long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
-                       String jobId) {
+                       String jobId, double mtbfSeconds, long seed) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -66,6 +69,8 @@ public final class LaunchSpec {
         this.maxRecoveries = maxRecoveries;
         this.kills = List.copyOf(kills);
         this.jobId = jobId;
+        this.mtbfSeconds = mtbfSeconds;
+        this.seed = seed;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
@@ -81,6 +86,8 @@ public final class LaunchSpec {
         int maxRecoveries = 10;
         List<String> killTexts = new ArrayList<>();
         String jobId = null;
+        double mtbf = 0;
+        long seed = 1;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -99,6 +106,8 @@ public final class LaunchSpec {
                 case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
                 case "--kill" -> killTexts.add(value(args, ++i, arg));
                 case "--job-id" -> jobId = value(args, ++i, arg);
+                case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
+                case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
                 case "-h", "--help" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
@@ -142,7 +151,19 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId);
+                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed);
+    }
+
+    private static double parseSeconds(String option, String value) throws UsageException {
+        try {
+            double seconds = Double.parseDouble(value.endsWith("s") ? value.substring(0, value.length() - 1) : value);
+            if (!(seconds > 0)) {
+                throw new UsageException(option + " must be a positive number of seconds, got '" + value + "'");
+            }
+            return seconds;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number of seconds, got '" + value + "'");
+        }
     }
 
     private static FailurePolicy parsePolicy(String value) throws UsageException {
@@ -272,6 +293,16 @@ public final class LaunchSpec {
     /** The job id asked for (to restart a job from its checkpoints), or {@code null} for a fresh one. */
     public String jobId() {
         return jobId;
+    }
+
+    /** Mean time between injected random failures (one random rank each), or 0 for none. */
+    public double mtbfSeconds() {
+        return mtbfSeconds;
+    }
+
+    /** Seed of the random failure injection, so a rehearsal can be repeated. */
+    public long seed() {
+        return seed;
     }
 
     /** How long ranks may take to start and join the MPJ world. */

@@ -95,7 +95,12 @@ public final class RankMain {
                 if (ended.failure() != null) {
                     Throwable t = ended.failure();
                     System.err.println("rank " + rank + ": " + mainClass + " threw " + t);
-                    t.printStackTrace();
+                    if (!respawn) {
+                        t.printStackTrace();
+                    } else {
+                        // most often the echo of another rank's death: one line here, the launcher decides
+                        System.err.println("rank " + rank + ": waiting for the launcher to recover or replace this rank");
+                    }
                     System.err.flush();
                     control.exited(EXIT_FAILED, "threw " + t);
                     if (!respawn) {

@@ -97,6 +97,33 @@ class HeatRecoveryTest {
     }
 
     @Test
+    void aRankKilledDuringTheRollbackLeadsToAnotherRecovery() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "2@round=8:wipe", "--kill", "3@recovery"))) {
+            assertExactResult(job);
+            assertTrue(job.output().contains("injecting failure 3@recovery"), job.output());
+            assertTrue(job.output().contains("after 2 recoveries"), job.output());
+        }
+    }
+
+    @Test
+    void aRankKilledWhileFlushingToDiskRestoresFromMemory() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1@round=9"), "--disk-dir", tmp.toString(), "--disk-ratio", "1")) {
+            assertExactResult(job);
+            assertEquals(4, job.linesContaining("from memory (LOCAL)").size(), job.output());
+        }
+    }
+
+    @Test
+    void randomFailuresWithASeedAreRecovered() throws Exception {
+        // seed 3, mean 2 s: the first random SIGKILL falls 2.6 s into the run (rank 0)
+        try (LaunchedJob job = run(List.of("--mtbf", "2", "--seed", "3"))) {
+            assertExactResult(job);
+            assertTrue(job.output().contains("(random, mtbf 2.0s)"), job.output());
+            assertTrue(job.output().contains("completed after"), job.output());
+        }
+    }
+
+    @Test
     void fiveFailuresInOneRunAllRecovered() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "1@round=6", "--kill", "3@round=14:wipe", "--kill", "0@round=22",
                 "--kill", "2@round=30:wipe", "--kill", "1,2@round=38"))) {
