@@ -16,24 +16,26 @@ import java.nio.ByteBuffer;
  *  4      8     options fingerprint (global options only)
  * 12      8     slot capacity of this rank's in-memory store (0 = no store yet)
  * 20      4     copies held in the in-memory store (own and replicas, verified)
- * 24      4     data endpoint port
- * 28      4     data endpoint address length (4 or 16), then the address bytes
+ * 24      8     newest complete round of this rank's own data in its store (0 = none)
+ * 32      4     data endpoint port
+ * 36      4     data endpoint address length (4 or 16), then the address bytes
  *  ..     4     disk inventory length (0 = disk level off), then the encoded inventory
  * </pre>
  */
 final class OpenStatusDescriptor {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     private static final int VERSION_OFFSET = 0;
     private static final int FINGERPRINT_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 12;
     private static final int COPIES_OFFSET = 20;
-    private static final int PORT_OFFSET = 24;
-    private static final int ADDRESS_LENGTH_OFFSET = 28;
-    private static final int ADDRESS_OFFSET = 32;
+    private static final int OWN_NEWEST_OFFSET = 24;
+    private static final int PORT_OFFSET = 32;
+    private static final int ADDRESS_LENGTH_OFFSET = 36;
+    private static final int ADDRESS_OFFSET = 40;
 
     /** One rank's open status, decoded. */
-    record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, InetSocketAddress endpoint,
-                      byte[] diskInventory) {
+    record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
+                      InetSocketAddress endpoint, byte[] diskInventory) {
     }
 
     private OpenStatusDescriptor() {
@@ -46,6 +48,7 @@ final class OpenStatusDescriptor {
                 .putLong(FINGERPRINT_OFFSET, status.fingerprint())
                 .putLong(CAPACITY_OFFSET, status.slotCapacity())
                 .putInt(COPIES_OFFSET, status.copiesHeld())
+                .putLong(OWN_NEWEST_OFFSET, status.ownNewestComplete())
                 .putInt(PORT_OFFSET, status.endpoint().getPort())
                 .putInt(ADDRESS_LENGTH_OFFSET, ip.length);
         b.position(ADDRESS_OFFSET);
@@ -69,7 +72,7 @@ final class OpenStatusDescriptor {
             byte[] inventory = new byte[b.getInt()];
             b.get(inventory);
             return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
-                    new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)), inventory);
+                    b.getLong(OWN_NEWEST_OFFSET), new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)), inventory);
         } catch (RuntimeException | UnknownHostException e) {
             throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);
         }

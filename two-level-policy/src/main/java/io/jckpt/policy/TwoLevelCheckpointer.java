@@ -190,8 +190,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             disk = GenerationStore.open(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(), context.size()));
         }
         // 2. one exchange: options, store, endpoint, disk inventory
+        ReplicaSlot ownNewest = store == null ? null : store.newestComplete(rank());
         OpenStatus mine = new OpenStatus(options.globalFingerprint(), capacity,
-                store == null ? 0 : store.verifiedCopies().size(), endpoint.address(),
+                store == null ? 0 : store.verifiedCopies().size(), ownNewest == null ? 0 : ownNewest.round(),
+                endpoint.address(),
                 disk == null ? new byte[0] : disk.inventory().encode());
         byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
         List<OpenStatus> statuses = new ArrayList<>();
@@ -235,6 +237,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining());
                 direct.put(image).flip();
                 restoreFrom(BytesStore.follow(direct), "disk generation of round " + restoredRound);
+            } else if (neverCompletedAnywhere(statuses) && !hasAnyGeneration(statuses)) {
+                // a rank whose store survived holds no complete round of its own: it never completed
+                // one (a version is overwritten only after the next is complete everywhere), so no
+                // round was ever complete on every rank: nothing was promised, start clean
+                LOG.info("rank {}: no checkpoint round was ever complete on every rank: clean start", rank());
             } else if (copiesAnywhere > 0 || (selection instanceof DiskSelection.NothingRestorable nothing
                     && disk != null && hasAnyGeneration(statuses))) {
                 String why = "memory: " + lostFromMemory + "; disk: " + (selection == null ? "level off"
@@ -285,6 +292,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 }
             });
         }
+    }
+
+    private static boolean neverCompletedAnywhere(List<OpenStatus> statuses) {
+        for (OpenStatus s : statuses) {
+            if (s.slotCapacity() > 0 && s.ownNewestComplete() == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasAnyGeneration(List<OpenStatus> statuses) {
@@ -512,7 +528,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 event("disk generation of round " + toCommit + " committed");
                 return;
             } catch (StableDiskException e) {
-                if (System.nanoTime() > deadline || closed && toCommit < round) {
+                if (System.nanoTime() > deadline) {
                     LOG.warn("rank {}: disk round {} not committed: {}", rank(), toCommit, e.getMessage());
                     return;
                 }

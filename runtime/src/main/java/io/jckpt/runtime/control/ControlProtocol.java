@@ -40,6 +40,8 @@ public final class ControlProtocol {
      * here() only); payload: long round, long image bytes, long blocking nanos.
      */
     public static final byte RANK_ROUND = 5;
+    /** rank to launcher: alive (sent when nothing else was sent for a while); no payload. */
+    public static final byte HEARTBEAT = 6;
     /** How often a rank reports its checkpoint progress at most. */
     public static final long PROGRESS_MILLIS = 20;
     /** launcher to rank: stop now; payload: UTF reason. */

@@ -92,6 +92,25 @@ public final class Job {
     private int exitStatus = -1;
     private boolean rollingBack;
     private final java.util.Random chaos;
+    private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
+    private final FailureDetector.View detectorView = new FailureDetector.View() {
+        @Override
+        public int worldSize() {
+            return spec.worldSize();
+        }
+
+        @Override
+        public long lastHeardNanos(int rank) {
+            return lastHeard.getOrDefault(rank, System.nanoTime());
+        }
+
+        @Override
+        public boolean expectedAlive(int rank) {
+            RankHost host = currentHost.get(rank);
+            return host != null && host.isAlive() && !completed.contains(rank) && !jobCompleteSent
+                    && !pendingFailures.containsKey(rank);
+        }
+    };
     private double nextRandomKill;
 
     /** Timings of one recovery, reported when every rank runs again. */
@@ -134,7 +153,11 @@ public final class Job {
             controlPort = control.port();
             console.event("job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
                     + spec.device().cliName() + (spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN
-                    ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)" : ""));
+                    ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)"
+                    : spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH
+                    ? ", every rank relaunched after a failure (at most " + spec.maxRecoveries() + " recoveries)" : "")
+                    + (spec.detectors().isEmpty() ? "" : "; failure detectors: process exit, "
+                    + String.join(", ", spec.detectors().stream().map(FailureDetector::name).toList())));
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
@@ -175,6 +198,7 @@ public final class Job {
         List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
         RankHost host = startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), command, env, "[rank " + rank + "] ");
         currentHost.put(rank, host);
+        lastHeard.put(rank, System.nanoTime());
     }
 
     private void startMulticore() throws IOException {
@@ -201,7 +225,10 @@ public final class Job {
         env.put(RankEnvironment.CONTROL, LaunchSpec.LOOPBACK + ":" + controlPort);
         env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
         env.put(RankEnvironment.DEVICE, spec.device().cliName());
-        env.put(RankEnvironment.ON_FAILURE, spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN ? "respawn" : "fail");
+        env.put(RankEnvironment.ON_FAILURE, spec.onFailure() == LaunchSpec.FailurePolicy.FAIL ? "fail" : "respawn");
+        spec.detectors().stream().filter(d -> d instanceof HeartbeatDetector).map(d -> (HeartbeatDetector) d)
+                .mapToLong(HeartbeatDetector::periodMillis).min()
+                .ifPresent(period -> env.put(RankEnvironment.HEARTBEAT_MILLIS, Long.toString(period)));
         env.put("MPJ_HOME", home.mpjHome().toString());
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
         env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
@@ -260,6 +287,18 @@ public final class Job {
             }
             injectDueFailures();
             showProgress();
+            for (FailureDetector detector : spec.detectors()) {
+                for (Map.Entry<Integer, String> found : detector.poll(detectorView).entrySet()) {
+                    RankHost host = currentHost.get(found.getKey());
+                    console.event("detector " + detector.name() + ": " + found.getValue() + "; SIGKILL to its process");
+                    host.kill(); // a hung or stopped process must not come back into the job
+                    host.awaitExit(TEARDOWN_MILLIS);
+                    Integer status = onRankFailure(found.getKey(), found.getValue());
+                    if (status != null) {
+                        return status;
+                    }
+                }
+            }
             if (!pendingFailures.isEmpty()
                     && System.nanoTime() - pendingSinceNanos > COALESCE_MILLIS * 1_000_000L) {
                 int status = recover();
@@ -446,6 +485,16 @@ public final class Job {
         // A rank whose program threw while its process lives is, when another rank died in the same
         // window, a survivor hit by that death (MPJ Express fails sends to a dead peer): it stays and
         // re-enters the program. Alone, it failed by itself: its process is replaced.
+        if (spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH) {
+            for (int r = 0; r < spec.worldSize(); r++) {
+                RankHost host = currentHost.get(r);
+                if (host.isAlive()) {
+                    host.kill();
+                    host.awaitExit(TEARDOWN_MILLIS);
+                }
+                pendingFailures.putIfAbsent(r, "relaunched with the others");
+            }
+        }
         boolean anyDead = pendingFailures.keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
         if (anyDead) {
             pendingFailures.keySet().removeIf(r -> currentHost.get(r).isAlive());
@@ -559,6 +608,7 @@ public final class Job {
 
         @Override
         public void frame(int rank, byte type, byte[] payload) {
+            lastHeard.put(rank, System.nanoTime());
             try {
                 if (type == ControlProtocol.RANK_ROUND) {
                     ByteBuffer b = ByteBuffer.wrap(payload);

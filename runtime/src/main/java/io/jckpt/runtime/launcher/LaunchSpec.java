@@ -22,7 +22,7 @@ public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn] [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
+            + " [--on-failure fail|respawn|relaunch] [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
             + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
@@ -31,7 +31,9 @@ public final class LaunchSpec {
         /** Name the rank, stop every rank, exit 1. */
         FAIL,
         /** Re-spawn the failed rank(s); survivors re-enter the program in a fresh MPJ world. */
-        RESPAWN
+        RESPAWN,
+        /** Restart every rank (they restore from their node-local stores or the disk). */
+        RELAUNCH
     }
 
     private final int worldSize;
@@ -49,12 +51,13 @@ public final class LaunchSpec {
     private final List<KillSpec> kills;
     private final String jobId;
     private final double mtbfSeconds;
+    private final List<FailureDetector> detectors;
     private final long seed;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
                        long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
-                       String jobId, double mtbfSeconds, long seed) {
+                       String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -70,6 +73,7 @@ public final class LaunchSpec {
         this.kills = List.copyOf(kills);
         this.jobId = jobId;
         this.mtbfSeconds = mtbfSeconds;
+        this.detectors = List.copyOf(detectors);
         this.seed = seed;
     }
 
@@ -87,6 +91,7 @@ public final class LaunchSpec {
         List<String> killTexts = new ArrayList<>();
         String jobId = null;
         double mtbf = 0;
+        List<FailureDetector> detectors = new ArrayList<>();
         long seed = 1;
         int i = 0;
         for (; i < args.length; i++) {
@@ -106,6 +111,7 @@ public final class LaunchSpec {
                 case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
                 case "--kill" -> killTexts.add(value(args, ++i, arg));
                 case "--job-id" -> jobId = value(args, ++i, arg);
+                case "--detector" -> detectors.add(parseDetector(value(args, ++i, arg)));
                 case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
                 case "-h", "--help" -> throw new UsageException(USAGE);
@@ -134,8 +140,9 @@ public final class LaunchSpec {
         if (maxRecoveries < 0) {
             throw new UsageException("--max-recoveries must not be negative, got " + maxRecoveries);
         }
-        if (onFailure == FailurePolicy.RESPAWN && device == Device.MULTICORE) {
-            throw new UsageException("--on-failure respawn needs --dev niodev: the ranks of a multicore job share one JVM");
+        if (onFailure != FailurePolicy.FAIL && device == Device.MULTICORE) {
+            throw new UsageException("--on-failure " + onFailure.name().toLowerCase(java.util.Locale.ROOT)
+                    + " needs --dev niodev: the ranks of a multicore job share one JVM");
         }
         if (i >= args.length) {
             throw new UsageException("no main class given; " + USAGE);
@@ -151,7 +158,31 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed);
+                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors);
+    }
+
+    /** {@code heartbeat:MILLIS}, or {@code class:NAME} for a {@link FailureDetector} with a no-argument constructor. */
+    private static FailureDetector parseDetector(String value) throws UsageException {
+        if (value.startsWith("heartbeat:")) {
+            int millis = parseInt("--detector heartbeat", value.substring("heartbeat:".length()));
+            if (millis < 100) {
+                throw new UsageException("--detector heartbeat:MILLIS needs at least 100 ms, got " + millis);
+            }
+            return new HeartbeatDetector(millis);
+        }
+        if (value.startsWith("class:")) {
+            String name = value.substring("class:".length());
+            try {
+                Object detector = Class.forName(name).getConstructor().newInstance();
+                if (!(detector instanceof FailureDetector d)) {
+                    throw new UsageException("--detector " + name + " does not implement " + FailureDetector.class.getName());
+                }
+                return d;
+            } catch (ReflectiveOperationException e) {
+                throw new UsageException("--detector " + name + ": cannot create it (" + e + ")");
+            }
+        }
+        throw new UsageException("--detector must be heartbeat:MILLIS or class:NAME, got '" + value + "'");
     }
 
     private static double parseSeconds(String option, String value) throws UsageException {
@@ -170,7 +201,8 @@ public final class LaunchSpec {
         return switch (value) {
             case "fail" -> FailurePolicy.FAIL;
             case "respawn" -> FailurePolicy.RESPAWN;
-            default -> throw new UsageException("--on-failure must be fail or respawn, got '" + value + "'");
+            case "relaunch" -> FailurePolicy.RELAUNCH;
+            default -> throw new UsageException("--on-failure must be fail, respawn or relaunch, got '" + value + "'");
         };
     }
 
@@ -293,6 +325,11 @@ public final class LaunchSpec {
     /** The job id asked for (to restart a job from its checkpoints), or {@code null} for a fresh one. */
     public String jobId() {
         return jobId;
+    }
+
+    /** Failure detectors beyond process exit (which is always watched). */
+    public List<FailureDetector> detectors() {
+        return detectors;
     }
 
     /** Mean time between injected random failures (one random rank each), or 0 for none. */

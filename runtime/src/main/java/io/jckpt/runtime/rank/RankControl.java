@@ -92,6 +92,11 @@ public final class RankControl {
         send(ControlProtocol.RANK_ROUND, payload);
     }
 
+    /** Alive. */
+    void heartbeat() {
+        send(ControlProtocol.HEARTBEAT, new byte[0]);
+    }
+
     /** A line for the launcher's event log. */
     public void event(String text) {
         send(ControlProtocol.RANK_EVENT, ControlConnection.utf(text));

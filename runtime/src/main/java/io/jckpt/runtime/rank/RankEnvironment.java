@@ -24,6 +24,8 @@ public final class RankEnvironment {
     public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
     public static final String APP_CLASSPATH = "JCKPT_APP_CLASSPATH";
     public static final String LIB_CLASSPATH = "JCKPT_LIB_CLASSPATH";
+    /** Heartbeat period in milliseconds (0 or unset: no heartbeats). */
+    public static final String HEARTBEAT_MILLIS = "JCKPT_HEARTBEAT_MILLIS";
     /** "fail" or "respawn": what the launcher does when a rank fails. */
     public static final String ON_FAILURE = "JCKPT_ON_FAILURE";
 

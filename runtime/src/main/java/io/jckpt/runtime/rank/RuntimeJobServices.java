@@ -23,7 +23,8 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
         this.size = env.size();
         this.jobId = env.jobId();
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
-        this.progress = new ProgressReporter(control);
+        String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
+        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat));
     }
 
     @Override

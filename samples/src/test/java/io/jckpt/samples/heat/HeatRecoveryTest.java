@@ -33,7 +33,10 @@ class HeatRecoveryTest {
     }
 
     private static LaunchedJob run(List<String> launcher, String... solver) throws Exception {
-        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", "respawn"));
+        List<String> args = new ArrayList<>(List.of("-np", "4"));
+        if (!launcher.contains("--on-failure")) {
+            args.addAll(List.of("--on-failure", "respawn"));
+        }
         args.addAll(launcher);
         args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(),
                 HeatSolver.class.getName(), "--nx", Integer.toString(NX), "--ny", Integer.toString(NY),
@@ -120,6 +123,26 @@ class HeatRecoveryTest {
             assertExactResult(job);
             assertTrue(job.output().contains("(random, mtbf 2.0s)"), job.output());
             assertTrue(job.output().contains("completed after"), job.output());
+        }
+    }
+
+    @Test
+    void aStoppedRankIsFoundByTheHeartbeatDetectorAndReplaced() throws Exception {
+        try (LaunchedJob job = run(List.of("--detector", "heartbeat:1500"))) {
+            job.awaitLine("checkpoint round", 60_000);
+            long victim = job.rankPids()[1];
+            new ProcessBuilder("kill", "-STOP", Long.toString(victim)).start().waitFor();
+            assertExactResult(job);
+            assertTrue(job.output().contains("detector heartbeat (timeout 1500 ms): rank 1 silent for"), job.output());
+        }
+    }
+
+    @Test
+    void relaunchRestartsEveryRankFromItsNodeLocalStore() throws Exception {
+        try (LaunchedJob job = run(List.of("--on-failure", "relaunch", "--kill", "2@round=8"))) {
+            assertExactResult(job);
+            assertEquals(4, job.linesContaining("from memory (LOCAL)").size(), job.output());
+            assertTrue(job.output().contains("every rank failed: relaunching all"), job.output());
         }
     }
 

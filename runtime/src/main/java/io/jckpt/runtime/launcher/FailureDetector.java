@@ -1,0 +1,33 @@
+package io.jckpt.runtime.launcher;
+
+import java.util.Map;
+
+/**
+ * Decides that ranks have failed beyond what the launcher sees by itself (a rank process that
+ * exits is always a failure, reported at once by the JDK's process reaper). Detectors are chosen
+ * by configuration ({@code --detector}); several can be chained. Called on the launcher's
+ * supervisor thread every poll (about every 20 ms), so it must not block.
+ */
+public interface FailureDetector {
+
+    /** @return a short name for the launcher's log */
+    String name();
+
+    /**
+     * @param view what the launcher knows of the ranks now
+     * @return the ranks this detector declares failed, each with the reason (empty: none)
+     */
+    Map<Integer, String> poll(View view);
+
+    /** The launcher's knowledge a detector may use. */
+    interface View {
+        /** @return the number of ranks */
+        int worldSize();
+
+        /** @return System.nanoTime() of the last frame of any kind heard from {@code rank} */
+        long lastHeardNanos(int rank);
+
+        /** @return whether the rank is in a state where it must be heard from (running, not finishing) */
+        boolean expectedAlive(int rank);
+    }
+}
