@@ -56,6 +56,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.PointerBytesStore;
+import net.openhft.chronicle.core.Jvm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +96,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final DataAdapters adapters;
     private final TagRegistry registry;
     private final ImageWriter writer = new ImageWriter();
+    private final PointerBytesStore slotView = BytesStore.nativePointer();
     private final Path storeDirectory;
     private final DataEndpoint endpoint;
     private final InetSocketAddress[] endpoints;
@@ -432,12 +435,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     ? agent.beginRound(next, length, options.hereWaitTimeout())
                     : store.beginWrite(rank(), next, length);
             ByteBuffer image = write.image();
-            BytesStore<?, ?> target = BytesStore.follow(image);
-            try {
-                writer.write(target, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
-            } finally {
-                target.releaseLast();
-            }
+            // one reusable pointer over the slot's mapping: no allocation, no reference counting per here()
+            slotView.set(Jvm.address(image), image.capacity());
+            writer.write(slotView, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
             if (agent != null) {
                 agent.commitRoundInBackground(write);
             } else {
@@ -740,5 +740,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             restoreImage.releaseLast();
             restoreImage = null;
         }
+        slotView.releaseLast();
     }
 }
