@@ -81,6 +81,23 @@ class HeatRecoveryTest {
     }
 
     @Test
+    void twoSpreadNodesLostWithTwoReplicas() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "0,2@round=8:wipe"), "--replicas", "2")) {
+            assertExactResult(job);
+            assertEquals(2, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+        }
+    }
+
+    @Test
+    void mPlusOneAdjacentNodesLostRestoreFromTheDiskGeneration() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=12:wipe"), "--disk-dir", tmp.toString(),
+                "--disk-ratio", "5")) {
+            assertExactResult(job);
+            assertEquals(4, job.linesContaining("from disk generation of round").size(), job.output());
+        }
+    }
+
+    @Test
     void totalLossRestoresFromTheDiskGeneration() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "all@round=12:wipe"), "--disk-dir", tmp.toString(),
                 "--disk-ratio", "5")) {
