@@ -19,6 +19,10 @@ final class Samples {
         values[count++] = value;
     }
 
+    double[] values() {
+        return Arrays.copyOf(values, count);
+    }
+
     int count() {
         return count;
     }
