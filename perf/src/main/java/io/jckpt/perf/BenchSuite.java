@@ -155,6 +155,30 @@ public final class BenchSuite {
                 PaperTables.reportTable1(report, results);
                 report.paragraph(ROLLBACK_NOTE);
             }
+            if (only.contains("heat")) {
+                section("heat");
+                LaunchedBench launched = new LaunchedBench(repo);
+                int nx = 1024;
+                int iterations = 400;
+                int[] everies = quick ? new int[] {0, 200, 20} : new int[] {0, 200, 100, 40, 20, 10};
+                List<LaunchedBench.Variant> variants = launched.overhead(nx, iterations, everies, quick ? 1 : 3);
+                report.heading(2, "5. Overhead on the heat solver (bin/ckpt-run, 4 rank JVMs, m = 1, no disk level)");
+                report.paragraph("`HeatSolver --nx " + nx + " --ny " + nx + " --iterations " + iterations + "` on 4 ranks "
+                        + "(niodev over loopback), checkpointing every k sweeps vs the same solver without checkpoints; "
+                        + "variants interleaved per repetition. The solver prints its own loop time (after Ckpt.open, "
+                        + "before the final gather), which is the figure compared.");
+                LaunchedBench.reportOverhead(report, variants, nx, iterations);
+            }
+            if (only.contains("recovery")) {
+                section("recovery");
+                LaunchedBench launched = new LaunchedBench(repo);
+                List<LaunchedBench.Recovery> runs = launched.recovery(quick ? 1 : 3, 512);
+                report.heading(2, "6. Recovery time breakdown (bin/ckpt-run --on-failure respawn, 4 rank JVMs)");
+                report.paragraph("`HeatSolver --nx 512 --ny 512 --iterations 400 --ckpt-every 20 --sleep-ms 5` "
+                        + "(128 x 512 doubles = 512 KiB per rank, m = 1); once rank 0 prints iteration 200 the bench "
+                        + "SIGKILLs rank 2 and follows the launcher's events and the ranks' output.");
+                LaunchedBench.reportRecovery(report, runs);
+            }
         } finally {
             ReplicaStore.wipe(shm);
             deleteTree(disk);
