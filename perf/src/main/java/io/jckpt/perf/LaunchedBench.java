@@ -102,10 +102,13 @@ final class LaunchedBench {
             int cMany = iterations / many.every;
             double perCheckpoint = (many.loop.median() - few.loop.median()) / Math.max(1, cMany - cFew);
             double firstCost = few.loop.median() - none.loop.median() - (cFew - 1) * Math.max(0, perCheckpoint);
+            String perText = perCheckpoint > 0 ? "each further checkpoint about " + Samples.time(perCheckpoint)
+                    : "the cost of each further checkpoint is below the run-to-run noise here (the median with "
+                    + cMany + " checkpoints is not above the one with " + cFew + ")";
             report.paragraph(String.format(Locale.ROOT, "Derived from the medians: the first checkpoint of a job costs about "
-                    + "%s of loop time (store creation, ring join, first-use class loading and JIT in every rank JVM); each "
-                    + "further checkpoint about %s (%d x %d doubles = %s per rank).", Samples.time(firstCost),
-                    Samples.time(perCheckpoint), nx / 4 + 2, nx, Samples.size((long) (nx / 4 + 2) * nx * 8)));
+                    + "%s of loop time (collective store creation, ring join, first-use class loading and JIT in every rank "
+                    + "JVM); %s. Checkpoint size: %d x %d doubles = %s per rank.", Samples.time(firstCost), perText,
+                    nx / 4 + 2, nx, Samples.size((long) (nx / 4 + 2) * nx * 8)));
         }
     }
 

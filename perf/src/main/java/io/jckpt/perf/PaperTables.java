@@ -216,7 +216,7 @@ final class PaperTables {
                         Samples.seconds(s.rollbackTotal.median()) + " [" + Samples.seconds(s.rollbackTotal.low()) + "–"
                                 + Samples.seconds(s.rollbackTotal.high()) + "] (" + paper(PAPER_T2, key, 3) + ")",
                         Samples.seconds(s.open.median()),
-                        (roleName.equals("Normal") ? "memcpy " : "raw TCP ") + Samples.seconds(base.median()),
+                        (roleName.equals("Normal") ? "memcpy " : "raw TCP ") + Samples.time(base.median()),
                         Samples.ratio(s.rollbackTotal.median(), base.median()),
                         String.join(", ", s.restoredFrom) + (s.mismatches == 0 ? ", bit-identical" : ", **" + s.mismatches + " MISMATCHES**")));
             }
