@@ -114,7 +114,7 @@ public final class BenchSuite {
                         + "same bytes between two threads and one to a second JVM. here() includes the image header "
                         + "and tag table; the CRC32C runs on the replication thread.");
                 MicroBench.report(report, results);
-                report.paragraph("Throughput fraction = raw transfer time / our replication time for the same bytes. "
+                report.paragraph("Throughput fraction = raw transfer time / the replication agent's own time for the same bytes (`CkptStats.lastReplicationNanos`; the wall time from here() is shown too, but it overlaps here() itself whenever here() waits). "
                         + "Replication time includes the background CRC32C of the image, the sender's framing, the "
                         + "receiver's CRC32C verification and the completion acknowledgement of every rank's round; "
                         + "with m = 2 the data crosses two hops (store and forward), so 0.5 of one raw transfer is "
