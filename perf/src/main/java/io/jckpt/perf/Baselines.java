@@ -1,0 +1,241 @@
+package io.jckpt.perf;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+
+/**
+ * The physical baselines every figure of ours is divided by, measured in the same run: a plain
+ * copy into pre-touched off-heap memory, CRC32C, a raw durable write, a raw file read, and raw
+ * loopback TCP (between two threads of this JVM, and between this JVM and a second one).
+ */
+final class Baselines {
+    private Baselines() {
+    }
+
+    /** A direct buffer of {@code size} bytes with every page touched. */
+    static ByteBuffer pretouched(int size) {
+        ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
+        for (int i = 0; i < b.capacity(); i += 4096) {
+            b.put(i, (byte) 1);
+        }
+        return b;
+    }
+
+    /** memcpy: the bytes of {@code src} into the pre-touched {@code dst}; returns nanos. */
+    static long copy(byte[] src, ByteBuffer dst) {
+        long t0 = System.nanoTime();
+        dst.clear();
+        dst.put(src, 0, src.length);
+        return System.nanoTime() - t0;
+    }
+
+    /** CRC32C over a direct buffer; returns nanos (the value is folded into {@code sink}). */
+    static long crc32c(ByteBuffer data, long[] sink) {
+        long t0 = System.nanoTime();
+        CRC32C crc = new CRC32C();
+        ByteBuffer d = data.duplicate();
+        d.clear();
+        crc.update(d);
+        long t = System.nanoTime() - t0;
+        sink[0] += crc.getValue();
+        return t;
+    }
+
+    /** Raw durable write: write loop + force + atomic rename onto a new name + directory fsync; nanos. */
+    static long durableWrite(Path dir, ByteBuffer image, int size, int i) throws IOException {
+        Path temp = dir.resolve("raw-" + i + ".tmp");
+        Path target = dir.resolve("raw-" + i + ".bin");
+        long start = System.nanoTime();
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer src = image.duplicate();
+            src.clear().limit(size);
+            while (src.hasRemaining()) {
+                channel.write(src);
+            }
+            channel.force(true);
+        }
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+        long nanos = System.nanoTime() - start;
+        Files.delete(target);
+        return nanos;
+    }
+
+    /** Raw read of a whole file (from the page cache once written) into a pre-touched buffer; nanos. */
+    static long readFile(Path file, ByteBuffer into) throws IOException {
+        long start = System.nanoTime();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            into.clear();
+            into.limit((int) Math.min(into.capacity(), channel.size()));
+            while (into.hasRemaining() && channel.read(into) >= 0) {
+                // read on
+            }
+        }
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * Raw loopback TCP between two threads of this JVM: direct buffers, TCP_NODELAY, the receiver
+     * acks each message with one byte; a transfer is timed from the first write to the ack.
+     */
+    static final class ThreadPair implements AutoCloseable {
+        private final SocketChannel out;
+        private final SocketChannel in;
+        private final ByteBuffer src;
+        private final ByteBuffer dst;
+        private final ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "jckpt-perf-tcp-reader");
+            t.setDaemon(true);
+            return t;
+        });
+
+        ThreadPair(int capacity) throws IOException {
+            try (ServerSocketChannel s = ServerSocketChannel.open()) {
+                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                out = SocketChannel.open(s.getLocalAddress());
+                in = s.accept();
+            }
+            out.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            in.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            src = pretouched(capacity);
+            dst = pretouched(capacity);
+        }
+
+        /** @return nanos to move {@code size} bytes and get the ack */
+        long transfer(int size) throws Exception {
+            Future<Void> f = reader.submit(() -> {
+                dst.clear().limit(size);
+                while (dst.hasRemaining()) {
+                    if (in.read(dst) < 0) {
+                        throw new IOException("eof");
+                    }
+                }
+                in.write(ByteBuffer.wrap(new byte[] {1}));
+                return null;
+            });
+            long t0 = System.nanoTime();
+            src.clear().limit(size);
+            while (src.hasRemaining()) {
+                out.write(src);
+            }
+            ByteBuffer ack = ByteBuffer.allocate(1);
+            while (ack.hasRemaining()) {
+                if (out.read(ack) < 0) {
+                    throw new IOException("eof");
+                }
+            }
+            long t = System.nanoTime() - t0;
+            f.get(60, TimeUnit.SECONDS);
+            return t;
+        }
+
+        @Override
+        public void close() throws IOException {
+            reader.shutdownNow();
+            out.close();
+            in.close();
+        }
+    }
+
+    /**
+     * Raw loopback TCP between this JVM and a second one ({@link TcpPeerMain}): a 4-byte length,
+     * then the payload from a direct buffer; the peer reads it into its own direct buffer and acks
+     * with one byte. Timed from the first write to the ack.
+     */
+    static final class TwoJvmPair implements AutoCloseable {
+        private final Process peer;
+        private final SocketChannel out;
+        private final ByteBuffer src;
+
+        TwoJvmPair(int capacity) throws IOException, InterruptedException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            peer = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                    TcpPeerMain.class.getName(), Integer.toString(capacity))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            BufferedReader lines = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+            String line = readLineWithin(lines, 30_000);
+            if (line == null || !line.startsWith("PORT ")) {
+                peer.destroyForcibly();
+                throw new IOException("TCP peer JVM did not report its port (got " + line + ")");
+            }
+            int port = Integer.parseInt(line.substring(5).trim());
+            out = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            out.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            src = pretouched(capacity);
+        }
+
+        private static String readLineWithin(BufferedReader reader, long millis) throws IOException, InterruptedException {
+            long deadline = System.currentTimeMillis() + millis;
+            StringBuilder sb = new StringBuilder();
+            while (System.currentTimeMillis() < deadline) {
+                if (reader.ready()) {
+                    int c = reader.read();
+                    if (c < 0 || c == '\n') {
+                        return sb.toString();
+                    }
+                    sb.append((char) c);
+                } else {
+                    Thread.sleep(10);
+                }
+            }
+            return null;
+        }
+
+        /** @return nanos to move {@code size} bytes to the other JVM and get its ack */
+        long transfer(int size) throws IOException {
+            long t0 = System.nanoTime();
+            ByteBuffer header = ByteBuffer.allocate(4).putInt(0, size);
+            while (header.hasRemaining()) {
+                out.write(header);
+            }
+            src.clear().limit(size);
+            while (src.hasRemaining()) {
+                out.write(src);
+            }
+            ByteBuffer ack = ByteBuffer.allocate(1);
+            while (ack.hasRemaining()) {
+                if (out.read(ack) < 0) {
+                    throw new IOException("TCP peer JVM closed the connection");
+                }
+            }
+            return System.nanoTime() - t0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                out.close();
+            } finally {
+                peer.destroy();
+                try {
+                    if (!peer.waitFor(5, TimeUnit.SECONDS)) {
+                        peer.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    peer.destroyForcibly();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.jckpt.perf;
+
+import io.jckpt.policy.TwoLevelCheckpointer;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * here() blocking time vs memcpy, and full replication time vs raw loopback TCP, through the real
+ * {@link TwoLevelCheckpointer} with n = m + 1 ranks as threads of this JVM. Rank 0 checkpoints
+ * {@code size} bytes; the other ranks checkpoint 8 bytes (so that rounds complete globally). Each
+ * iteration, interleaved on rank 0's thread: a plain copy of the same bytes into a pre-touched
+ * direct buffer; here(); the wait until the round is replicated everywhere
+ * ({@code awaitReplicated}); a raw TCP transfer of the same bytes between two threads, and one to
+ * a second JVM.
+ */
+final class MicroBench {
+    /** Per size and m: the samples. */
+    record Result(int size, int m, Samples memcpy, Samples here, Samples replicationWall, Samples replicationAgent,
+                  Samples tcpThreads, Samples tcpJvms) {
+    }
+
+    private final Path root;
+    private final Baselines.ThreadPair threads;
+    private final Baselines.TwoJvmPair jvms;
+
+    MicroBench(Path root, Baselines.ThreadPair threads, Baselines.TwoJvmPair jvms) {
+        this.root = root;
+        this.threads = threads;
+        this.jvms = jvms;
+    }
+
+    Result run(int size, int m, int iterations, int warmup) throws Exception {
+        int n = m + 1;
+        Samples memcpy = new Samples();
+        Samples here = new Samples();
+        Samples replWall = new Samples();
+        Samples replAgent = new Samples();
+        Samples tcpT = new Samples();
+        Samples tcpJ = new Samples();
+        try (ThreadRanks ranks = new ThreadRanks(root.resolve("micro-" + size + "-m" + m), null, n, m, 0)) {
+            List<TwoLevelCheckpointer> world = ranks.open("micro-" + size + "-m" + m, 0, r -> false, null);
+            CyclicBarrier barrier = new CyclicBarrier(n);
+            ranks.parallel(rank -> {
+                TwoLevelCheckpointer c = world.get(rank);
+                byte[] data = new byte[rank == 0 ? size : 8];
+                ThreadLocalRandom.current().nextBytes(data);
+                c.register("data", data);
+                ByteBuffer plain = rank == 0 ? Baselines.pretouched(size) : null;
+                for (int i = -warmup; i < iterations; i++) {
+                    barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
+                    long copy = rank == 0 ? Baselines.copy(data, plain) : 0;
+                    data[i & 7] ^= 1; // the program changed its data since the last round
+                    long t0 = System.nanoTime();
+                    c.here();
+                    long t1 = System.nanoTime();
+                    if (!c.awaitReplicated(ThreadRanks.BOUND)) {
+                        throw new IllegalStateException("round " + c.round() + " not replicated in time");
+                    }
+                    long t2 = System.nanoTime();
+                    if (rank == 0) {
+                        long tcp1 = threads.transfer(size);
+                        long tcp2 = jvms.transfer(size);
+                        if (i >= 0) {
+                            memcpy.add(copy);
+                            here.add(t1 - t0);
+                            replWall.add(t2 - t0);
+                            replAgent.add(c.stats().lastReplicationNanos());
+                            tcpT.add(tcp1);
+                            tcpJ.add(tcp2);
+                        }
+                    }
+                }
+                return null;
+            });
+            ranks.close(world);
+        }
+        return new Result(size, m, memcpy, here, replWall, replAgent, tcpT, tcpJ);
+    }
+
+    static void report(Report report, List<Result> results) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Result r : results) {
+            rows.add(List.of(Samples.size(r.size()), Integer.toString(r.m()), Integer.toString(r.here().count()),
+                    r.memcpy().timeCell(), r.here().timeCell(), "**" + Samples.ratio(r.here().median(), r.memcpy().median()) + "**"));
+        }
+        report.table(List.of("size", "m", "n", "memcpy into pre-touched off-heap (baseline)", "here() blocking",
+                "here() / memcpy (target ≤ 1.25x)"), rows);
+        rows = new ArrayList<>();
+        for (Result r : results) {
+            rows.add(List.of(Samples.size(r.size()), Integer.toString(r.m()),
+                    r.tcpJvms().timeCell() + " (" + Samples.gbps(r.size(), r.tcpJvms().median()) + ")",
+                    r.tcpThreads().timeCell(),
+                    r.replicationAgent().timeCell() + " (" + Samples.gbps(r.size(), r.replicationAgent().median()) + ")",
+                    r.replicationWall().timeCell(),
+                    "**" + Samples.ratio(r.tcpJvms().median(), r.replicationAgent().median()) + "**",
+                    Samples.ratio(r.tcpThreads().median(), r.replicationAgent().median())));
+        }
+        report.table(List.of("size", "m", "raw TCP, two JVMs (baseline)", "raw TCP, two threads", "replication time (agent: hand-off → replicated at all m holders)",
+                "here() start → replicated everywhere (awaitReplicated, wall)", "throughput vs raw TCP two JVMs (target ≥ 0.80)", "vs raw TCP two threads"), rows);
+    }
+}
