@@ -93,6 +93,8 @@ public final class Job {
     private boolean rollingBack;
     private final java.util.Random chaos;
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
+    private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
+    private int[] lastFailed = new int[0];
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -198,6 +200,7 @@ public final class Job {
         List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
         RankHost host = startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), command, env, "[rank " + rank + "] ");
         currentHost.put(rank, host);
+        spawnEpoch.put(rank, epoch);
         lastHeard.put(rank, System.nanoTime());
     }
 
@@ -306,7 +309,8 @@ public final class Job {
                     return status;
                 }
             }
-            if (event instanceof JobEvent.RankConnected) {
+            if (event instanceof JobEvent.RankConnected joined) {
+                catchUp(joined.rank());
                 connected++;
                 if (connected == spec.worldSize() && !announced) {
                     announced = true;
@@ -401,13 +405,18 @@ public final class Job {
                     + kill.ranks().toString().replaceAll("[\\[\\]]", "") + (kill.wipe() ? " and their node-local stores wiped"
                     : "") + (newest > 0 ? " (newest checkpoint round " + newest + ")" : ""));
             victims.forEach(RankHost::kill);
+            for (RankHost host : victims) {
+                host.awaitExit(TEARDOWN_MILLIS); // gone before its store is wiped and before recovery starts
+            }
             if (kill.wipe()) {
-                for (RankHost host : victims) {
-                    host.awaitExit(TEARDOWN_MILLIS); // nothing may write the store after it is wiped
-                }
                 for (int rank : kill.ranks()) {
                     NodeLocalStores.wipe(jobId, rank);
                 }
+            }
+            // the victims of one injection are recovered together, however late the reaper reports them
+            for (RankHost host : victims) {
+                onRankFailure(host.ranks().get(0), "rank " + host.ranks().get(0) + " (pid " + host.pid() + ") "
+                        + "killed by the injected failure " + kill.text());
             }
         }
     }
@@ -433,6 +442,23 @@ public final class Job {
             return (n / 1024) + " KiB";
         }
         return (n >> 20) + " MiB";
+    }
+
+    /**
+     * A rank re-spawned for an epoch that a newer recovery replaced before the rank had connected
+     * never heard that recovery's RECOVER: send it now, so that it joins the current world.
+     */
+    private void catchUp(int rank) {
+        Integer spawned = spawnEpoch.get(rank);
+        ControlConnection connection = controls.get(rank);
+        if (spawned != null && spawned < epoch && connection != null) {
+            try {
+                connection.send(ControlProtocol.RECOVER, new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK),
+                        lastFailed).encode());
+            } catch (IOException e) {
+                // it died meanwhile: its exit starts another recovery
+            }
+        }
     }
 
     private void jobComplete() {
@@ -523,6 +549,7 @@ public final class Job {
                 ? ", every rank failed: relaunching all (they restore from node-local stores or disk)"
                 : ", re-spawning rank" + (failed.length > 1 ? "s " : " ")
                 + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", "")));
+        lastFailed = failed;
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
         for (Map.Entry<Integer, ControlConnection> entry : controls.entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {

@@ -143,6 +143,9 @@ public final class RankControl {
                 }
                 if (type == ControlProtocol.RECOVER) {
                     RecoverFrame recover = RecoverFrame.decode(payload);
+                    if (recover.epoch() <= epoch) {
+                        continue; // already in that world (the launcher may tell a late rank twice)
+                    }
                     epoch = recover.epoch();
                     sequence.set(0); // exchanges are numbered per world: a re-spawned rank starts at 1 too
                     // exchanges of the abandoned world can never complete
