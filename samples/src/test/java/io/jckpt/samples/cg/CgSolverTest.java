@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.samples.testing.Failures;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -56,23 +56,41 @@ class CgSolverTest {
                 options.replace("DISK", disk.toString()).split(" "))) {
             assertEquals(0, job.awaitExit(60_000), job.output());
             assertChecksum(job, expected);
+            Failures.deleteStores(job);
         }
     }
 
-    @Test
-    void rankKilledMidRunRecoversToTheSameChecksum() throws Exception {
+    /**
+     * Failures in the middle of the run, after a few checkpoints: one rank killed (m = 1); two adjacent
+     * ranks killed together (m = 2); one rank's node lost, its node-local store wiped (m = 1), so its
+     * successor receives its data from the next rank.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"one rank, 1", "two adjacent ranks, 2", "node of one rank, 1"})
+    void failureMidRunRecoversToTheSameChecksum(String failure, int replicas) throws Exception {
         String expected = expectedChecksum();
         try (LaunchedJob job = start(List.of("-np", "4", "--on-failure", "respawn"),
-                "--ckpt-every", "10", "--sleep-ms", "6")) {
-            job.awaitLine("[rank 0] iteration 60 ", 60_000); // checkpoints of iterations 10..50 at least are taken
-            long victim = job.rankPids()[2];
-            assertTrue(ProcessHandle.of(victim).map(ProcessHandle::destroyForcibly).orElse(false), "rank 2 gone already");
-            job.awaitLine("rank 2 (pid " + victim + ") killed by SIGKILL", 10_000);
-            assertEquals(0, job.awaitExit(60_000), job.output());
-            List<String> rolledBack = job.linesContaining("] rolled back to iteration ");
-            assertEquals(1, rolledBack.size(), job.output());
-            assertTrue(rolledBack.get(0).matches(".*rolled back to iteration [1-9][0-9]* .*"), rolledBack.get(0));
-            assertChecksum(job, expected);
+                "--ckpt-every", "10", "--sleep-ms", "6", "--replicas", Integer.toString(replicas))) {
+            try {
+                job.awaitLine("[rank 0] iteration 60 ", 60_000); // checkpoints of iterations 10..50 at least are taken
+                switch (failure) {
+                    case "one rank" -> Failures.kill(job, 2);
+                    case "two adjacent ranks" -> Failures.kill(job, 1, 2);
+                    default -> Failures.loseNode(job, 2);
+                }
+                assertEquals(0, job.awaitExit(60_000), job.output());
+                List<String> rolledBack = job.linesContaining("] rolled back to iteration ");
+                assertEquals(1, rolledBack.size(), job.output());
+                assertTrue(rolledBack.get(0).matches(".*rolled back to iteration [1-9][0-9]* .*"), rolledBack.get(0));
+                if (failure.startsWith("node")) {
+                    assertEquals(1, job.linesContaining("rank 2: restored round ").stream()
+                            .filter(line -> line.endsWith("from memory (RECEIVE)")).count(), job.output());
+                }
+                assertChecksum(job, expected);
+            } finally {
+                job.close();
+                Failures.deleteStores(job);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.samples.testing.Failures;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,25 +60,40 @@ class MandelbrotTilerTest {
                 options.replace("DISK", disk.toString()).split(" "))) {
             assertEquals(0, job.awaitExit(60_000), job.output());
             assertResult(job, expected);
+            Failures.deleteStores(job);
         }
     }
 
-    @ParameterizedTest(name = "rank {0} killed")
-    @CsvSource({"0", "2"})
-    void rankKilledMidRunRecoversToTheSameChecksum(int victimRank) throws Exception {
+    /**
+     * Failures in the middle of the run, after a checkpoint: the master killed; a worker killed; the
+     * master's node lost (its store wiped), so its mosaic comes back from the next rank's replica.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"master killed, 0", "worker killed, 2", "master's node lost, 0"})
+    void failureMidRunRecoversToTheSameChecksum(String failure, int victim) throws Exception {
         String expected = expectedChecksum();
         try (LaunchedJob job = start(List.of("-np", "4", "--on-failure", "respawn"),
                 "--ckpt-every", "2", "--sleep-ms", "25")) {
-            job.awaitLine("[rank 0] round 4:", 60_000); // the checkpoint of round 2 at least is taken
-            long victim = job.rankPids()[victimRank];
-            assertTrue(ProcessHandle.of(victim).map(ProcessHandle::destroyForcibly).orElse(false),
-                    "rank " + victimRank + " gone already");
-            job.awaitLine("rank " + victimRank + " (pid " + victim + ") killed by SIGKILL", 10_000);
-            assertEquals(0, job.awaitExit(60_000), job.output());
-            List<String> rolledBack = job.linesContaining("] rolled back to round ");
-            assertEquals(1, rolledBack.size(), job.output());
-            assertTrue(rolledBack.get(0).matches(".*rolled back to round [1-9][0-9]*, .*"), rolledBack.get(0));
-            assertResult(job, expected);
+            try {
+                job.awaitLine("[rank 0] round 4:", 60_000); // the checkpoint of round 2 at least is taken
+                if (failure.contains("node")) {
+                    Failures.loseNode(job, victim);
+                } else {
+                    Failures.kill(job, victim);
+                }
+                assertEquals(0, job.awaitExit(60_000), job.output());
+                List<String> rolledBack = job.linesContaining("] rolled back to round ");
+                assertEquals(1, rolledBack.size(), job.output());
+                assertTrue(rolledBack.get(0).matches(".*rolled back to round [1-9][0-9]*, .*"), rolledBack.get(0));
+                if (failure.contains("node")) {
+                    assertEquals(1, job.linesContaining("rank " + victim + ": restored round ").stream()
+                            .filter(line -> line.endsWith("from memory (RECEIVE)")).count(), job.output());
+                }
+                assertResult(job, expected);
+            } finally {
+                job.close();
+                Failures.deleteStores(job);
+            }
         }
     }
 }
