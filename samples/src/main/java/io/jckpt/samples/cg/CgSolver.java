@@ -108,9 +108,8 @@ public final class CgSolver {
             }
             boolean last = k >= options.iterations() || rhoNext <= stop;
             if (options.checkpointing() && k % options.checkpointEvery() == 0 && !last) {
-                // a synchronized point: x, r, p and the scalars are one consistent state. Not after the
-                // last iteration: nothing would be left to save, and a rank that finishes first closes
-                // its checkpointer while a slower one could still be entering that here()
+                // a synchronized point: x, r, p and the scalars are one consistent state (not after the
+                // last iteration: nothing would be left to recompute)
                 Ckpt.here();
             }
         }

@@ -113,12 +113,7 @@ public final class MandelbrotTiler {
                     mosaic.rounds(), size, seconds);
         }
         if (options.checkpointing()) {
-            // Every rank passes its last here() before any rank closes: with jckpt as it is, a rank's
-            // close() says goodbye around the replication ring, and a neighbour still on its way into
-            // (or waiting inside) a here() then fails that here() with "closed its end of the ring
-            // deliberately". A worker that got no tile in the last rounds could otherwise close early.
-            MPI.COMM_WORLD.Barrier();
-            Ckpt.close();
+            Ckpt.close(); // collective
         }
         MPI.Finalize();
     }

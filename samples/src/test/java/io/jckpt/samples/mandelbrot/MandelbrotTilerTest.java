@@ -4,96 +4,94 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.LaunchedJob;
-import io.jckpt.samples.testing.Failures;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The Mandelbrot tiler under bin/ckpt-run renders exactly the sequential reference's image, with or
- * without a rank (the master, or a worker) killed by SIGKILL, and its workers' rolled-back counters
- * agree with the master's rolled-back mosaic.
+ * The Mandelbrot tiler under bin/ckpt-run renders exactly the sequential reference's image, failure-free
+ * and with the master or workers killed by the launcher's failure injection, and its workers'
+ * rolled-back counters agree with the master's rolled-back mosaic.
  */
 class MandelbrotTilerTest {
     private static final int WIDTH = 160;
     private static final int HEIGHT = 120;
-    private static final int TILE = 16; // 10 x 8 = 80 tiles
+    private static final int TILE = 16; // 10 x 8 = 80 tiles, in 10 rounds of 8
     private static final int ITERATIONS = 300;
+    private static String expected;
 
-    private static String expectedChecksum() {
+    @TempDir
+    Path disk;
+
+    @BeforeAll
+    static void reference() {
         MandelbrotProblem problem = new MandelbrotProblem(WIDTH, HEIGHT, TILE, ITERATIONS);
-        return String.format(Locale.ROOT, "checksum %016x", MandelbrotProblem.checksum(problem.renderSequentially()));
+        expected = String.format(Locale.ROOT, "checksum %016x", MandelbrotProblem.checksum(problem.renderSequentially()));
     }
 
-    private static LaunchedJob start(List<String> launcher, String... tiler) throws Exception {
-        List<String> args = new ArrayList<>(launcher);
+    private LaunchedJob start(String launcher, String tiler) throws Exception {
+        List<String> args = new ArrayList<>(split(launcher));
         args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(),
                 MandelbrotTiler.class.getName(), "--width", Integer.toString(WIDTH), "--height",
                 Integer.toString(HEIGHT), "--tile", Integer.toString(TILE), "--iterations", Integer.toString(ITERATIONS),
                 "--batch", "8"));
-        args.addAll(List.of(tiler));
+        args.addAll(split(tiler));
         return LaunchedJob.start(args.toArray(String[]::new));
     }
 
-    private static void assertResult(LaunchedJob job, String expected) {
+    private List<String> split(String options) {
+        return options.isBlank() ? List.of() : List.of(options.replace("DISK", disk.toString()).trim().split(" +"));
+    }
+
+    private static void assertExactResult(LaunchedJob job) throws Exception {
+        assertEquals(0, job.awaitExit(90_000), job.output());
         List<String> checksums = job.linesContaining("] checksum ");
         assertEquals(1, checksums.size(), job.output());
         assertTrue(checksums.get(0).startsWith("[rank 0] " + expected), checksums.get(0) + " vs " + expected);
         List<String> tally = job.linesContaining("] tiles per rank ");
         assertEquals(1, tally.size(), job.output());
         assertTrue(tally.get(0).endsWith(": 80 of 80, agreeing with the mosaic"), tally.get(0));
+        assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty());
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
-        "niodev    | 4 | --ckpt-every 1",
-        "multicore | 3 | --ckpt-every 0",
-        "niodev    | 1 | --ckpt-every 2 --replicas 0 --disk-ratio 2 --disk-dir DISK"})
-    void checksumEqualsTheSequentialReference(String device, int ranks, String options, @TempDir Path disk)
-            throws Exception {
-        String expected = expectedChecksum();
-        try (LaunchedJob job = start(List.of("-np", Integer.toString(ranks), "--dev", device),
-                options.replace("DISK", disk.toString()).split(" "))) {
-            assertEquals(0, job.awaitExit(60_000), job.output());
-            assertResult(job, expected);
-            Failures.deleteStores(job);
+        "-np 4 --dev niodev    | --ckpt-every 1",
+        "-np 3 --dev multicore | --ckpt-every 0",
+        "-np 1 --dev niodev    | --ckpt-every 2 --replicas 0 --disk-ratio 2 --disk-dir DISK"})
+    void checksumEqualsTheSequentialReference(String launcher, String tiler) throws Exception {
+        try (LaunchedJob job = start(launcher, tiler)) {
+            assertExactResult(job);
         }
     }
 
     /**
-     * Failures in the middle of the run, after a checkpoint: the master killed; a worker killed; the
-     * master's node lost (its store wiped), so its mosaic comes back from the next rank's replica.
+     * A checkpoint every 2 rounds of tiles (checkpoint round 2 = after tile round 4); the master's
+     * mosaic is a Kryo object graph, restored locally, or received from the next rank when its node
+     * is lost, or read from the disk generation.
      */
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"master killed, 0", "worker killed, 2", "master's node lost, 0"})
-    void failureMidRunRecoversToTheSameChecksum(String failure, int victim) throws Exception {
-        String expected = expectedChecksum();
-        try (LaunchedJob job = start(List.of("-np", "4", "--on-failure", "respawn"),
-                "--ckpt-every", "2", "--sleep-ms", "25")) {
-            try {
-                job.awaitLine("[rank 0] round 4:", 60_000); // the checkpoint of round 2 at least is taken
-                if (failure.contains("node")) {
-                    Failures.loseNode(job, victim);
-                } else {
-                    Failures.kill(job, victim);
-                }
-                assertEquals(0, job.awaitExit(60_000), job.output());
-                List<String> rolledBack = job.linesContaining("] rolled back to round ");
-                assertEquals(1, rolledBack.size(), job.output());
-                assertTrue(rolledBack.get(0).matches(".*rolled back to round [1-9][0-9]*, .*"), rolledBack.get(0));
-                if (failure.contains("node")) {
-                    assertEquals(1, job.linesContaining("rank " + victim + ": restored round ").stream()
-                            .filter(line -> line.endsWith("from memory (RECEIVE)")).count(), job.output());
-                }
-                assertResult(job, expected);
-            } finally {
-                job.close();
-                Failures.deleteStores(job);
-            }
+    @CsvSource(delimiter = '|', value = {
+        "master killed                        | --kill 0@round=2         | --replicas 1 | LOCAL   | 4",
+        "worker killed                        | --kill 2@round=2         | --replicas 1 | LOCAL   | 4",
+        "master's node lost                   | --kill 0@round=2:wipe    | --replicas 1 | RECEIVE | 1",
+        "master's and a worker's nodes, m = 2 | --kill 0,1@round=2:wipe  | --replicas 2 | RECEIVE | 2",
+        "total loss, from disk                | --kill all@round=3:wipe  | --disk-ratio 2 --disk-dir DISK | disk generation | 4"})
+    void failureMidRunRecoversToTheSameChecksum(String failure, String kill, String tiler, String source,
+                                                int restoredFromThere) throws Exception {
+        try (LaunchedJob job = start("-np 4 --on-failure respawn " + kill,
+                "--ckpt-every 2 --sleep-ms 25 " + tiler)) {
+            assertExactResult(job);
+            List<String> rolledBack = job.linesContaining("] rolled back to round ");
+            assertEquals(1, rolledBack.size(), job.output());
+            assertTrue(rolledBack.get(0).matches(".*rolled back to round [1-9][0-9]*, .*"), rolledBack.get(0));
+            assertEquals(restoredFromThere, job.linesContaining("restored round").stream()
+                    .filter(line -> line.contains(source)).count(), job.output());
         }
     }
 }
