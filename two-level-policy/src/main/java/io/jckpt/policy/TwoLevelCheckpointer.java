@@ -103,6 +103,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     private ReplicaStore store;
     private ReplicationAgent agent;
+    /** Ring connections made at open, before the store exists; handed to the agent at the first here(). */
+    private RingLinks links;
     private GenerationStore disk;
     private DiskFlusher flusher;
     private ExecutorService committer;
@@ -272,6 +274,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (store != null) {
             startReplication();
+        } else if (options.replicas() > 0 && context.size() > 1) {
+            // no store until the first here() knows the image size, but the ring connections do not
+            // need it: make them now, so the first here() does not pay for them
+            links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
         }
         if (disk != null) {
             lastCommitted = disk.committedRounds().stream().mapToLong(Long::longValue).max().orElse(0);
@@ -382,9 +388,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         if (options.replicas() == 0 || context.size() == 1) {
             return;
         }
-        int next = (rank() + 1) % context.size();
-        RingLinks links = endpoint.joinRing(context.size(), endpoints[next], options.exchangeTimeout());
-        agent = ReplicationAgent.start(store, links, options.replicationTimeout(), round);
+        RingLinks ring = links != null ? links
+                : endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
+        links = null;
+        agent = ReplicationAgent.start(store, ring, options.replicationTimeout(), round);
     }
 
     private void event(String text) {
@@ -473,10 +480,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
         try {
+            long t0 = System.nanoTime();
             ReplicaStore.wipe(storeDirectory);
             store = ReplicaStore.open(storeConfig(Math.max(capacity, CAPACITY_ALIGN)));
+            long t1 = System.nanoTime();
             writeCapacityFile(store.config().slotCapacity());
             startReplication();
+            long t2 = System.nanoTime();
+            LOG.debug("rank {}: first here(): store created in {} us, replication started in {} us", rank(),
+                    (t1 - t0) / 1000, (t2 - t1) / 1000);
         } catch (IOException e) {
             throw new StorageException(storeDirectory, "rank " + rank() + ": cannot create the node-local store: "
                     + e.getMessage(), e);
@@ -727,6 +739,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (links != null) {
+            links.close();
         }
         if (store != null) {
             store.close();
