@@ -379,6 +379,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     private void writeCapacityFile(long capacity) throws IOException {
         Path tmp = storeDirectory.resolve(CAPACITY_FILE + ".tmp");
+        Files.deleteIfExists(tmp);
+        Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
         Files.writeString(tmp, Long.toString(capacity), StandardCharsets.US_ASCII);
         Files.move(tmp, storeDirectory.resolve(CAPACITY_FILE), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
