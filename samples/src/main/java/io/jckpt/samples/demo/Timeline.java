@@ -22,7 +22,7 @@ final class Timeline {
 
     static String svg(List<Demo.Event> events, int ranks, String kill) {
         double end = events.isEmpty() ? 1 : events.get(events.size() - 1).seconds();
-        int height = 80 + ranks * LANE + 60;
+        int height = 80 + ranks * LANE + 80;
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
                 + "font-family='sans-serif' font-size='12'>%n", LEFT + WIDTH + 30, height));
@@ -74,11 +74,12 @@ final class Timeline {
             }
         }
         int legend = 50 + ranks * LANE + 20;
-        s.append(String.format(Locale.ROOT, "<text x='%d' y='%d'>blue lane: computing; blue ticks: checkpoint rounds "
-                + "(sampled); red: SIGKILL detected; orange: recovery (re-spawn, new MPJ world); green: rollback done; "
-                + "purple: disk commit</text>%n", LEFT, legend));
+        s.append(String.format(Locale.ROOT, "<text x='%d' y='%d'>blue lane: starting and computing; blue ticks: "
+                + "checkpoint rounds (sampled once a second); red: SIGKILL detected</text>%n", LEFT, legend));
+        s.append(String.format(Locale.ROOT, "<text x='%d' y='%d'>orange: recovery (re-spawn, new MPJ world); green: "
+                + "rollback done (hover: from where); purple: disk commit</text>%n", LEFT, legend + 16));
         s.append(String.format(Locale.ROOT, "<text x='%d' y='%d'>0 s</text><text x='%d' y='%d' text-anchor='end'>%.2f s"
-                + "</text>%n", LEFT, legend + 20, LEFT + WIDTH, legend + 20, end));
+                + "</text>%n", LEFT, legend + 36, LEFT + WIDTH, legend + 36, end));
         s.append("</svg>\n");
         return s.toString();
     }
