@@ -84,7 +84,16 @@ public final class RankControl {
 
     /** Tells the launcher how the program of the current epoch ended (before the process exits). */
     public void exited(int status, String reason) {
-        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, epoch).encode());
+        exited(status, reason, epoch);
+    }
+
+    /**
+     * Tells the launcher how the program of {@code programEpoch} ended. The epoch is the program's
+     * own, never the control channel's current one: a RECOVER may arrive between the program's end
+     * and this report, and a stale end must not count as a failure of the new world.
+     */
+    public void exited(int status, String reason, int programEpoch) {
+        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, programEpoch).encode());
     }
 
     /** Checkpoint progress (see {@link ProgressReporter}). */

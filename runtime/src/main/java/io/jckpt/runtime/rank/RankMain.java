@@ -102,7 +102,7 @@ public final class RankMain {
                         System.err.println("rank " + rank + ": waiting for the launcher to recover or replace this rank");
                     }
                     System.err.flush();
-                    control.exited(EXIT_FAILED, "threw " + t);
+                    control.exited(EXIT_FAILED, "threw " + t, ended.epoch());
                     if (!respawn) {
                         Runtime.getRuntime().halt(EXIT_FAILED);
                     }
@@ -111,7 +111,7 @@ public final class RankMain {
                     continue;
                 }
                 completed = true;
-                control.exited(0, "completed");
+                control.exited(0, "completed", ended.epoch());
             } else if (signal instanceof Recover recover) {
                 completed = false;
                 world = new WorldInfo(recover.frame().epoch(), true, false, recover.frame().failedRanks());
