@@ -18,6 +18,19 @@ final class ProgramRunner {
         return main;
     }
 
+    /**
+     * The arguments MPI.Init expects in front of the program's own: rank, then the device's
+     * second argument (niodev: the conf string; smpdev: the world size), then the device name.
+     */
+    static String[] mpjArgs(int rank, String second, String device, String[] programArgs) {
+        String[] mpj = new String[programArgs.length + 3];
+        mpj[0] = Integer.toString(rank);
+        mpj[1] = second;
+        mpj[2] = device;
+        System.arraycopy(programArgs, 0, mpj, 3, programArgs.length);
+        return mpj;
+    }
+
     /** Runs main in the calling thread; returns normally or throws what main threw. */
     static void run(Method main, String[] args) throws Throwable {
         try {

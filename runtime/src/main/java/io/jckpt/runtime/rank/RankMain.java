@@ -136,7 +136,7 @@ public final class RankMain {
             try {
                 Method main = ProgramRunner.findMain(mainClass, loader);
                 control.ready();
-                ProgramRunner.run(main, mpjArgs(rank, conf, programArgs));
+                ProgramRunner.run(main, ProgramRunner.mpjArgs(rank, conf, "niodev", programArgs));
             } catch (Throwable t) {
                 failure = t;
             }
@@ -145,14 +145,5 @@ public final class RankMain {
         program.setContextClassLoader(loader);
         program.setDaemon(true); // an abandoned world's thread must not keep the JVM alive
         program.start();
-    }
-
-    static String[] mpjArgs(int rank, String conf, String[] programArgs) {
-        String[] mpj = new String[programArgs.length + 3];
-        mpj[0] = Integer.toString(rank);
-        mpj[1] = conf;
-        mpj[2] = "niodev";
-        System.arraycopy(programArgs, 0, mpj, 3, programArgs.length);
-        return mpj;
     }
 }

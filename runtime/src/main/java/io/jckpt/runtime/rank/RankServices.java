@@ -1,6 +1,5 @@
 package io.jckpt.runtime.rank;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 
 /**
@@ -62,19 +61,13 @@ public final class RankServices {
         RankControl rankControl = RankControl.connect(env, rank);
         install(rankControl);
         RuntimeJobServices.install(rankControl, env);
-        Class<?> type = Class.forName(mainClass, true, RankServices.class.getClassLoader());
-        Method main = type.getMethod("main", String[].class);
+        Method main = ProgramRunner.findMain(mainClass, RankServices.class.getClassLoader());
         rankControl.ready();
-        String[] mpjArgs = new String[programArgs.length + 3];
-        mpjArgs[0] = Integer.toString(rank);
-        mpjArgs[1] = Integer.toString(size);
-        mpjArgs[2] = "smpdev";
-        System.arraycopy(programArgs, 0, mpjArgs, 3, programArgs.length);
         try {
-            main.invoke(null, (Object) mpjArgs);
-        } catch (InvocationTargetException e) {
-            rankControl.exited(1, "threw " + e.getCause());
-            throw e.getCause();
+            ProgramRunner.run(main, ProgramRunner.mpjArgs(rank, Integer.toString(size), "smpdev", programArgs));
+        } catch (Throwable t) {
+            rankControl.exited(1, "threw " + t);
+            throw t;
         }
         rankControl.exited(0, "completed");
     }

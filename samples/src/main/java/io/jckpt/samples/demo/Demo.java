@@ -2,7 +2,6 @@ package io.jckpt.samples.demo;
 
 import io.jckpt.samples.heat.HeatProblem;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
