@@ -84,7 +84,17 @@ public interface Checkpointer extends AutoCloseable {
     void remove(String tag);
 
     /**
-     * Changes run-time options on every rank, consistently (the paper's MPI_Ckpt_ctrl); collective.
+     * Changes run-time options on every rank, consistently (the paper's MPI_Ckpt_ctrl); collective:
+     * every rank calls it at the same point with the same change, which is checked with one status
+     * exchange (ranks disagreeing get an {@link InvalidOptionException} on every rank, no deadlock).
+     * The disk ratio applies from the next here(). A new replication degree m ({@code 0..n-1}, not
+     * below {@link CkptOptions#minReplicas()}) is applied collectively at the next here(), so every rank
+     * switches at the same round: the last round under the old m is first complete everywhere, then
+     * new node-local stores and ring links are made for the new m, and the old store is deleted only
+     * once the first round under the new m is complete everywhere; a recovery in between restores from
+     * whichever is the newest complete round. After the switch a recovery reads, and continues with,
+     * the m recorded in the node-local stores. Memory for the new m is checked as at the first here()
+     * (see {@link MemoryShortage}).
      *
      * @param ctrl the change
      * @throws InvalidOptionException when the change is invalid (e.g. replicas &gt; n-1)

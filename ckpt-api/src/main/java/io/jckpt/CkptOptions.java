@@ -59,6 +59,9 @@ public final class CkptOptions {
     private final boolean kryoRegistrationRequired;
     private final KryoConfigurer kryoConfigurer;
     private final RecoveryFallback recoveryFallback;
+    private final long slotCapacity;
+    private final MemoryShortage memoryShortage;
+    private final int minReplicas;
 
     private CkptOptions(Builder b, long maxMemoryBytes) {
         this.replicas = b.replicas;
@@ -73,6 +76,9 @@ public final class CkptOptions {
         this.kryoRegistrationRequired = b.kryoRegistrationRequired;
         this.kryoConfigurer = b.kryoConfigurer;
         this.recoveryFallback = b.recoveryFallback;
+        this.slotCapacity = b.slotCapacity;
+        this.memoryShortage = b.memoryShortage;
+        this.minReplicas = b.minReplicas;
     }
 
     /** @return a builder with every default */
@@ -101,6 +107,9 @@ public final class CkptOptions {
         b.kryoRegistrationRequired = kryoRegistrationRequired;
         b.kryoConfigurer = kryoConfigurer;
         b.recoveryFallback = recoveryFallback;
+        b.slotCapacity = slotCapacity;
+        b.memoryShortage = memoryShortage;
+        b.minReplicas = minReplicas;
         return b;
     }
 
@@ -170,6 +179,25 @@ public final class CkptOptions {
     }
 
     /**
+     * @return the slot capacity in bytes fixed by the program, or 0 (the default) when it is agreed at
+     *         the first here() (largest image of any rank x 1.25) and grown collectively when an image
+     *         outgrows it; growing costs one small status exchange at every here() (see {@code README})
+     */
+    public long slotCapacity() {
+        return slotCapacity;
+    }
+
+    /** @return what happens when the node-local memory does not suffice for m copies and the kept versions */
+    public MemoryShortage memoryShortage() {
+        return memoryShortage;
+    }
+
+    /** @return the fewest copies on other ranks {@link MemoryShortage#DEGRADE} may fall back to (0 = local copy and disk only) */
+    public int minReplicas() {
+        return minReplicas;
+    }
+
+    /**
      * Checks the options against the world they are used in.
      *
      * @param worldSize number of ranks n
@@ -195,7 +223,13 @@ public final class CkptOptions {
     public CkptOptions withCtrl(CtrlOptions ctrl) {
         Objects.requireNonNull(ctrl, "ctrl");
         Builder b = toBuilder();
-        ctrl.replicas().ifPresent(b::replicas);
+        ctrl.replicas().ifPresent(m -> {
+            if (m < minReplicas) {
+                throw new InvalidOptionException("replicas", m, "is below minReplicas = " + minReplicas
+                        + " (the floor opened with); lower the floor at open to allow fewer copies");
+            }
+            b.replicas(m);
+        });
         ctrl.diskRatio().ifPresent(k -> {
             if (k > 0 && diskDirectory == null) {
                 throw new InvalidOptionException("diskRatio", k,
@@ -222,7 +256,10 @@ public final class CkptOptions {
                 + ";replicationTimeoutMs=" + replicationTimeout.toMillis()
                 + ";hereWaitTimeoutMs=" + hereWaitTimeout.toMillis()
                 + ";kryoRegistrationRequired=" + kryoRegistrationRequired
-                + ";recoveryFallback=" + recoveryFallback.name();
+                + ";recoveryFallback=" + recoveryFallback.name()
+                + ";slotCapacity=" + slotCapacity
+                + ";memoryShortage=" + memoryShortage.name()
+                + ";minReplicas=" + minReplicas;
     }
 
     /**
@@ -255,13 +292,15 @@ public final class CkptOptions {
                 && memoryDirectory.equals(x.memoryDirectory) && Objects.equals(diskDirectory, x.diskDirectory)
                 && exchangeTimeout.equals(x.exchangeTimeout) && replicationTimeout.equals(x.replicationTimeout)
                 && hereWaitTimeout.equals(x.hereWaitTimeout) && kryoConfigurer == x.kryoConfigurer
-                && recoveryFallback == x.recoveryFallback;
+                && recoveryFallback == x.recoveryFallback && slotCapacity == x.slotCapacity
+                && memoryShortage == x.memoryShortage && minReplicas == x.minReplicas;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(replicas, diskRatio, memoryDirectory, diskDirectory, versionsKept, maxMemoryBytes,
-                exchangeTimeout, replicationTimeout, hereWaitTimeout, kryoRegistrationRequired, recoveryFallback);
+                exchangeTimeout, replicationTimeout, hereWaitTimeout, kryoRegistrationRequired, recoveryFallback,
+                slotCapacity, memoryShortage, minReplicas);
     }
 
     @Override
@@ -270,7 +309,8 @@ public final class CkptOptions {
                 + ", diskDirectory=" + diskDirectory + ", versionsKept=" + versionsKept + ", maxMemoryBytes="
                 + maxMemoryBytes + ", exchangeTimeout=" + exchangeTimeout + ", replicationTimeout=" + replicationTimeout
                 + ", hereWaitTimeout=" + hereWaitTimeout + ", kryoRegistrationRequired=" + kryoRegistrationRequired
-                + ", recoveryFallback=" + recoveryFallback + '}';
+                + ", recoveryFallback=" + recoveryFallback + ", slotCapacity=" + slotCapacity + ", memoryShortage="
+                + memoryShortage + ", minReplicas=" + minReplicas + '}';
     }
 
     static void checkReplicas(int m) {
@@ -338,8 +378,43 @@ public final class CkptOptions {
         private boolean kryoRegistrationRequired = true;
         private KryoConfigurer kryoConfigurer = KryoConfigurer.NONE;
         private RecoveryFallback recoveryFallback = RecoveryFallback.ERROR;
+        private long slotCapacity;
+        private MemoryShortage memoryShortage = MemoryShortage.FAIL;
+        private int minReplicas;
 
         private Builder() {
+        }
+
+        /**
+         * @param bytes the slot capacity of the node-local store, fixed ({@code > 0}: no agreement at the
+         *              first here(), no exchange per here(), an image beyond it fails here() with a
+         *              clear error), or 0 (the default) to agree it at the first here() and grow it
+         *              collectively when an image outgrows it
+         * @return this builder
+         */
+        public Builder slotCapacity(long bytes) {
+            this.slotCapacity = bytes;
+            return this;
+        }
+
+        /**
+         * @param shortage what to do when memory does not suffice for m copies and the kept versions:
+         *                 {@link MemoryShortage#FAIL} (the default) or {@link MemoryShortage#DEGRADE}
+         * @return this builder
+         */
+        public Builder memoryShortage(MemoryShortage shortage) {
+            this.memoryShortage = shortage;
+            return this;
+        }
+
+        /**
+         * @param m the fewest copies on other ranks that {@link MemoryShortage#DEGRADE} may choose
+         *          ({@code >= 0}, {@code <= replicas}; 0 = the local copy and the disk level only)
+         * @return this builder
+         */
+        public Builder minReplicas(int m) {
+            this.minReplicas = m;
+            return this;
         }
 
         /**
@@ -476,6 +551,17 @@ public final class CkptOptions {
             }
             if (recoveryFallback == null) {
                 throw new InvalidOptionException("recoveryFallback", null, "must not be null (ERROR or CLEAN_START)");
+            }
+            if (slotCapacity < 0) {
+                throw new InvalidOptionException("slotCapacity", slotCapacity,
+                        "must be >= 0 (0 = agreed at the first here() and grown when an image outgrows it)");
+            }
+            if (memoryShortage == null) {
+                throw new InvalidOptionException("memoryShortage", null, "must not be null (FAIL or DEGRADE)");
+            }
+            if (minReplicas < 0 || minReplicas > replicas) {
+                throw new InvalidOptionException("minReplicas", minReplicas, "must be >= 0 and <= replicas = " + replicas
+                        + " (the floor of the copies DEGRADE may fall back to)");
             }
             return new CkptOptions(this, maxMemorySet ? maxMemoryBytes : defaultMaxMemoryBytes());
         }

@@ -7,7 +7,10 @@ import java.util.OptionalInt;
  * The options that may change while the program runs, through {@link Checkpointer#ctrl(CtrlOptions)}
  * (the paper's MPI_Ckpt_ctrl): the replication degree and the disk ratio. Only the options set in the
  * builder change; the others keep their value. Like every global option, a change must be made with
- * the same values on every rank: ctrl is a collective call.
+ * the same values on every rank: ctrl is a collective call, checked on every rank. The disk ratio
+ * applies from the next here(); a new m is applied collectively at the next here() (every rank
+ * switches at the same round, with no window without a complete recoverable round; see
+ * {@link Checkpointer#ctrl(CtrlOptions)}).
  */
 public final class CtrlOptions {
     private final Integer replicas;

@@ -43,6 +43,41 @@ public final class ImemRecovery {
     }
 
     /**
+     * Exchanges the status of every store of every rank and plans the rollback (a collective). A rank
+     * may hold several stores, e.g. the old and the new layout when a failure hits a change of m or of
+     * the slot capacity; its status is the union of their copies (their rounds do not overlap). A rank
+     * whose node-local memory was lost passes no store.
+     *
+     * @param exchange the allgather
+     * @param rank     this rank
+     * @param stores   this rank's stores, possibly none (every copy is re-verified)
+     * @param fresh    whether this process was re-spawned
+     * @param timeout  bound on the exchange
+     * @return the plan, identical on every rank
+     * @throws IOException if the exchange fails or a rank's status does not decode
+     */
+    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
+                                    Duration timeout) throws IOException {
+        List<CopyStatus> copies = new ArrayList<>();
+        for (ReplicaStore store : stores) {
+            if (store.rank() != rank) {
+                throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
+            }
+            copies.addAll(store.verifiedCopies());
+        }
+        byte[][] all = exchange.allgather(RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies)), timeout);
+        List<RankStatus> statuses = new ArrayList<>(all.length);
+        for (int r = 0; r < all.length; r++) {
+            try {
+                statuses.add(RankStatusDescriptor.decode(all[r]));
+            } catch (IllegalArgumentException e) {
+                throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
+            }
+        }
+        return RollbackPlanner.plan(statuses);
+    }
+
+    /**
      * Exchanges the data endpoints' addresses (a collective).
      *
      * @param exchange the allgather

@@ -20,10 +20,13 @@ import java.nio.ByteBuffer;
  * 32      4     data endpoint port
  * 36      4     data endpoint address length (4 or 16), then the address bytes
  *  ..     4     disk inventory length (0 = disk level off), then the encoded inventory
+ *  ..     4     number of store layouts held, then per layout (LAYOUT_ENTRY = 28 bytes):
+ *               8 first round, 4 replicas, 4 requested replicas, 8 slot capacity, 4 versions kept
  * </pre>
  */
 final class OpenStatusDescriptor {
-    static final int VERSION = 2;
+    static final int VERSION = 3;
+    private static final int LAYOUT_ENTRY = 28;
     private static final int VERSION_OFFSET = 0;
     private static final int FINGERPRINT_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 12;
@@ -35,7 +38,7 @@ final class OpenStatusDescriptor {
 
     /** One rank's open status, decoded. */
     record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
-                      InetSocketAddress endpoint, byte[] diskInventory) {
+                      InetSocketAddress endpoint, byte[] diskInventory, java.util.List<StoreLayout> layouts) {
     }
 
     private OpenStatusDescriptor() {
@@ -43,7 +46,8 @@ final class OpenStatusDescriptor {
 
     static byte[] encode(OpenStatus status) {
         byte[] ip = status.endpoint().getAddress().getAddress();
-        ByteBuffer b = ByteBuffer.allocate(ADDRESS_OFFSET + ip.length + 4 + status.diskInventory().length);
+        ByteBuffer b = ByteBuffer.allocate(ADDRESS_OFFSET + ip.length + 4 + status.diskInventory().length + 4
+                + LAYOUT_ENTRY * status.layouts().size());
         b.putInt(VERSION_OFFSET, VERSION)
                 .putLong(FINGERPRINT_OFFSET, status.fingerprint())
                 .putLong(CAPACITY_OFFSET, status.slotCapacity())
@@ -53,6 +57,11 @@ final class OpenStatusDescriptor {
                 .putInt(ADDRESS_LENGTH_OFFSET, ip.length);
         b.position(ADDRESS_OFFSET);
         b.put(ip).putInt(status.diskInventory().length).put(status.diskInventory());
+        b.putInt(status.layouts().size());
+        for (StoreLayout l : status.layouts()) {
+            b.putLong(l.firstRound()).putInt(l.replicas()).putInt(l.requestedReplicas()).putLong(l.slotCapacity())
+                    .putInt(l.versionsKept());
+        }
         return b.array();
     }
 
@@ -71,8 +80,17 @@ final class OpenStatusDescriptor {
             b.get(ip);
             byte[] inventory = new byte[b.getInt()];
             b.get(inventory);
+            int layoutCount = b.getInt();
+            if (layoutCount < 0 || layoutCount * (long) LAYOUT_ENTRY > b.remaining()) {
+                throw new IllegalArgumentException("layout count " + layoutCount);
+            }
+            java.util.List<StoreLayout> layouts = new java.util.ArrayList<>();
+            for (int i = 0; i < layoutCount; i++) {
+                layouts.add(new StoreLayout(b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt()));
+            }
             return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
-                    b.getLong(OWN_NEWEST_OFFSET), new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)), inventory);
+                    b.getLong(OWN_NEWEST_OFFSET), new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
+                    inventory, java.util.List.copyOf(layouts));
         } catch (RuntimeException | UnknownHostException e) {
             throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);
         }

@@ -83,11 +83,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class TwoLevelCheckpointer implements Checkpointer {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
-    private static final String CAPACITY_FILE = "slot-capacity";
     private static final long CAPACITY_ALIGN = 4096;
     private static final long COMMIT_POLL_MILLIS = 20;
 
     private final RankContext context;
+    /** What the program asked for: the options of open, with every ctrl applied. */
+    private CkptOptions requested;
+    /** What runs now: {@link #requested} with the effective m and disk ratio of the current layout. */
     private CkptOptions options;
     private final StatusExchange exchange;
     private final JobSecret secret;
@@ -102,6 +104,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final InetSocketAddress[] endpoints;
 
     private ReplicaStore store;
+    /** The configuration of {@link #store}; null until the first here() (or a restore) made one. */
+    private StoreLayout layout;
+    /** The previous layout's store after a switch, kept until the new layout's first round is complete everywhere. */
+    private ReplicaStore retiringStore;
+    private StoreLayout retiringLayout;
+    /** Every layout found on this node at open (closed by release() if open fails). */
+    private List<ReplicaStore> survivors = List.of();
+    /** The m of a ctrl not yet applied (at the next here()), or -1. */
+    private int pendingReplicas = -1;
+    /** Set when a switch failed half-way: every later here() names it. */
+    private String broken;
+    private long reconfigurations;
     private ReplicationAgent agent;
     /** Ring connections made at open, before the store exists; handed to the agent at the first here(). */
     private RingLinks links;
@@ -111,6 +125,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private volatile long lastCommitted;
     private final Object pinLock = new Object();
     private int pinnedSlot = -1;
+    private ReplicaStore pinnedStore;
 
     private long round;
     private boolean recovery;
@@ -130,6 +145,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, StatusExchange exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
         this.options = options;
+        this.requested = options;
         this.context = context;
         this.exchange = exchange;
         this.secret = JobSecret.fromHex(HexFormat.of().formatHex(secret));
@@ -179,60 +195,49 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     private void start() throws IOException {
-        // 1. what survived on this node
-        long capacity = readCapacityFile();
-        if (capacity > 0) {
-            try {
-                store = ReplicaStore.open(storeConfig(capacity));
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("rank {}: node-local store in {} unusable ({}); starting it empty", rank(), storeDirectory,
-                        e.getMessage());
-                ReplicaStore.wipe(storeDirectory);
-                capacity = 0;
-            }
-        }
+        // 1. what survived on this node: its store layouts (one; two when a failure hit a switch of m
+        // or of the slot capacity), each with the m and capacity it was made with
+        List<HeldLayout> held = openSurvivingLayouts();
+        survivors = held.stream().map(HeldLayout::store).toList();
         if (options.diskLevelEnabled()) {
             disk = GenerationStore.open(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(), context.size()));
         }
-        // 2. one exchange: options, store, endpoint, disk inventory
-        ReplicaSlot ownNewest = store == null ? null : store.newestComplete(rank());
-        OpenStatus mine = new OpenStatus(options.globalFingerprint(), capacity,
-                store == null ? 0 : store.verifiedCopies().size(), ownNewest == null ? 0 : ownNewest.round(),
-                endpoint.address(),
-                disk == null ? new byte[0] : disk.inventory().encode());
+        // 2. one exchange: options, stores, endpoint, disk inventory
+        long ownNewest = 0;
+        int copiesHeld = 0;
+        for (HeldLayout h : held) {
+            ReplicaSlot own = h.store().newestComplete(rank());
+            ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
+            copiesHeld += h.store().verifiedCopies().size();
+        }
+        OpenStatus mine = new OpenStatus(options.globalFingerprint(),
+                held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
+                endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
+                held.stream().map(HeldLayout::layout).toList());
         byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
         List<OpenStatus> statuses = new ArrayList<>();
         for (int r = 0; r < all.length; r++) {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
         }
         checkOptionsAgree(statuses);
-        long agreed = 0;
         long copiesAnywhere = 0;
         for (int r = 0; r < statuses.size(); r++) {
             endpoints[r] = statuses.get(r).endpoint();
-            agreed = Math.max(agreed, statuses.get(r).slotCapacity());
             copiesAnywhere += statuses.get(r).copiesHeld();
         }
         // 3. decide, identically on every rank, where to restore from
         long restoredRound = 0;
         RollbackPlan plan = null;
-        if (agreed > 0) {
-            if (store == null || store.config().slotCapacity() != agreed) {
-                if (store != null) {
-                    store.close();
-                }
-                ReplicaStore.wipe(storeDirectory);
-                store = ReplicaStore.open(storeConfig(agreed));
-                writeCapacityFile(agreed);
-            }
-            if (copiesAnywhere > 0) {
-                plan = ImemRecovery.plan(exchange::allgather, store, context.isNewRank(), options.exchangeTimeout());
-            }
+        if (copiesAnywhere > 0) {
+            plan = ImemRecovery.plan(exchange::allgather, rank(), survivors, context.isNewRank(), options.exchangeTimeout());
         }
+        HeldLayout active = null;
         String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
         if (plan != null && plan.recoverable()) {
-            ReplicaSlot slot = ImemRecovery.restore(plan, store, endpoint, endpoints, options.replicationTimeout());
             restoredRound = plan.round();
+            // the round's copies are all in the layout that was current at that round, on every rank
+            active = ensureLayout(held, layoutFor(restoredRound, statuses));
+            ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout());
             restoreFrom(BytesStore.follow(slot.image()), "memory (" + plan.action(rank()).kind() + ")");
         } else {
             DiskSelection selection = selectDisk(statuses);
@@ -242,6 +247,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining());
                 direct.put(image).flip();
                 restoreFrom(BytesStore.follow(direct), "disk generation of round " + restoredRound);
+                StoreLayout then = layoutFor(restoredRound, statuses);
+                if (then != null) {
+                    active = ensureLayout(held, then); // continue with the m and capacity in force at that round
+                }
             } else if (neverCompletedAnywhere(statuses) && !hasAnyGeneration(statuses)) {
                 // a rank whose store survived holds no complete round of its own: it never completed
                 // one (a version is overwritten only after the next is complete everywhere), so no
@@ -260,8 +269,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             }
         }
         round = restoredRound;
-        if (store != null) {
+        // layouts older or newer than the restored round's hold nothing needed any more
+        for (HeldLayout h : held) {
+            if (active == null || h.store() != active.store()) {
+                h.store().close();
+                ReplicaStore.wipe(storeDirectory.resolve(h.layout().directoryName()));
+            }
+        }
+        if (active != null) {
+            store = active.store();
+            layout = active.layout();
             store.discardNewerThan(restoredRound);
+            // the m asked for at that round (a ctrl before it) stays asked for
+            requested = requested.toBuilder().replicas(layout.requestedReplicas())
+                    .minReplicas(Math.min(requested.minReplicas(), layout.requestedReplicas())).build();
+            options = effectiveOptions();
         }
         if (recovery) {
             event("restored round " + round + " from " + restoredFrom);
@@ -274,7 +296,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (store != null) {
             startReplication();
-        } else if (options.replicas() > 0 && context.size() > 1) {
+        } else if (requested.replicas() > 0 && context.size() > 1) {
             // no store until the first here() knows the image size, but the ring connections do not
             // need it: make them now, so the first here() does not pay for them
             links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
@@ -363,32 +385,127 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
-    private ReplicaStoreConfig storeConfig(long capacity) {
-        return new ReplicaStoreConfig(storeDirectory, rank(), context.size(), options.replicas(),
-                options.versionsKept(), capacity, options.maxMemoryBytes());
+    /** A layout found on this node, with its store open. */
+    private record HeldLayout(StoreLayout layout, ReplicaStore store) {
     }
 
-    private long readCapacityFile() {
-        Path file = storeDirectory.resolve(CAPACITY_FILE);
+    private ReplicaStoreConfig storeConfig(StoreLayout l) {
+        return new ReplicaStoreConfig(storeDirectory.resolve(l.directoryName()), rank(), context.size(), l.replicas(),
+                l.versionsKept(), l.slotCapacity(), options.maxMemoryBytes());
+    }
+
+    /**
+     * Opens every layout directory of this rank's store whose descriptor and slots are sound, oldest
+     * first. Anything else in the store directory (a layout whose switch crashed before its descriptor
+     * was written, files of an unusable store) is deleted: it holds nothing restorable.
+     */
+    private List<HeldLayout> openSurvivingLayouts() throws IOException {
+        List<HeldLayout> held = new ArrayList<>();
+        if (!Files.isDirectory(storeDirectory)) {
+            return held;
+        }
+        List<Path> entries;
+        try (var list = Files.list(storeDirectory)) {
+            entries = list.sorted().toList();
+        }
+        for (Path p : entries) {
+            StoreLayout l = null;
+            if (Files.isDirectory(p) && p.getFileName().toString().startsWith("layout-")) {
+                try {
+                    l = StoreLayoutDescriptor.read(p);
+                    if (!p.getFileName().toString().equals(l.directoryName()) || l.versionsKept() != options.versionsKept()
+                            || l.replicas() > context.size() - 1) {
+                        throw new IllegalArgumentException("layout " + l + " does not fit this job");
+                    }
+                    held.add(new HeldLayout(l, ReplicaStore.open(storeConfig(l))));
+                    continue;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("rank {}: node-local store {} unusable ({}); deleted", rank(), p, e.getMessage());
+                }
+            }
+            ReplicaStore.wipe(p);
+            Files.deleteIfExists(p);
+        }
+        held.sort(java.util.Comparator.comparingLong(h -> h.layout().firstRound()));
+        return held;
+    }
+
+    /**
+     * The layout in force at {@code restored}: among every layout any rank reported, the one with the
+     * newest first round not after it (the lowest reporting rank's on a conflict). Null if none.
+     */
+    private static StoreLayout layoutFor(long restored, List<OpenStatus> statuses) {
+        StoreLayout best = null;
+        for (OpenStatus s : statuses) {
+            for (StoreLayout l : s.layouts()) {
+                if (l.firstRound() <= restored && (best == null || l.firstRound() > best.firstRound())) {
+                    best = l;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** This rank's store of layout {@code l}: the surviving one, or a new empty one (its node was lost). */
+    private HeldLayout ensureLayout(List<HeldLayout> held, StoreLayout l) throws IOException {
+        for (HeldLayout h : held) {
+            if (h.layout().equals(l)) {
+                return h;
+            }
+        }
+        HeldLayout made = new HeldLayout(l, createLayout(l));
+        held.add(made);
+        List<ReplicaStore> all = new ArrayList<>(survivors);
+        all.add(made.store());
+        survivors = all;
+        return made;
+    }
+
+    /** Creates the directory, the descriptor, then the slot files of a new layout (a stale one is replaced). */
+    private ReplicaStore createLayout(StoreLayout l) throws IOException {
+        Path dir = storeDirectory.resolve(l.directoryName());
+        ReplicaStore.wipe(dir);
+        createPrivateDirectories(dir);
+        StoreLayoutDescriptor.write(dir, l);
         try {
-            return Files.isRegularFile(file) ? Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim()) : 0;
-        } catch (IOException | NumberFormatException e) {
-            return 0;
+            return ReplicaStore.open(storeConfig(l));
+        } catch (IOException | RuntimeException e) {
+            ReplicaStore.wipe(dir);
+            throw e;
         }
     }
 
-    private void writeCapacityFile(long capacity) throws IOException {
-        Path tmp = storeDirectory.resolve(CAPACITY_FILE + ".tmp");
-        Files.deleteIfExists(tmp);
-        Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(tmp, Long.toString(capacity), StandardCharsets.US_ASCII);
-        Files.move(tmp, storeDirectory.resolve(CAPACITY_FILE), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    private static void createPrivateDirectories(Path dir) throws IOException {
+        List<Path> missing = new ArrayList<>();
+        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // made concurrently by another rank of this node: fine
+            }
+        }
+    }
+
+    /** {@link #requested} with the m of the current layout and, when it is degraded, the more frequent disk rounds. */
+    private CkptOptions effectiveOptions() {
+        if (layout == null) {
+            return requested;
+        }
+        CkptOptions.Builder b = requested.toBuilder().replicas(layout.replicas())
+                .minReplicas(Math.min(requested.minReplicas(), layout.replicas()));
+        if (layout.degraded() && requested.diskLevelEnabled()) {
+            int dropped = layout.requestedReplicas() - layout.replicas();
+            b.diskRatio(Math.max(1, dropped >= 31 ? 1 : requested.diskRatio() >> dropped));
+        }
+        return b.build();
     }
 
     private void startReplication() throws IOException {
-        if (options.replicas() == 0 || context.size() == 1) {
+        if (layout.replicas() == 0 || context.size() == 1) {
             return;
         }
         RingLinks ring = links != null ? links
@@ -430,14 +547,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         checkOpen("here");
         long start = System.nanoTime();
         long length = writer.prepare(registry.entries());
-        if (store == null) {
-            createStoreCollectively(length);
-        }
-        if (length > store.config().slotCapacity()) {
-            throw new StorageException(storeDirectory, "rank " + rank() + ": the checkpoint image grew to " + length
-                    + " bytes, beyond the slot capacity of " + store.config().slotCapacity()
-                    + " bytes fixed at the first checkpoint (largest image then x 1.25)", null);
-        }
+        applyPendingReconfiguration(length);
         long next = round + 1;
         try {
             awaitUnpinned();
@@ -474,34 +584,209 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
-    /** First here(): agree the slot capacity over all ranks' image sizes, create the store, join the ring. */
-    private void createStoreCollectively(long length) {
-        byte[][] all = exchange.allgather(ByteBuffer.allocate(8).putLong(length).array(), options.exchangeTimeout());
-        long largest = 0;
-        for (byte[] part : all) {
-            largest = Math.max(largest, ByteBuffer.wrap(part).getLong());
+    /**
+     * The collective part of here(), before the image is written: agree the slot capacity (the first
+     * here(), or an image that outgrew the slots), apply a pending ctrl(m), run the memory policy,
+     * and switch the store layout when any of that changes it. Free when the slot capacity is fixed
+     * by the options and nothing is pending; else one small status exchange (every rank's image
+     * length and memory budget), so every rank learns at the same here() that some rank needs more.
+     */
+    private void applyPendingReconfiguration(long length) {
+        if (broken != null) {
+            throw new CkptStateException(broken);
         }
+        releaseRetiringIfComplete();
+        boolean fixed = requested.slotCapacity() > 0;
+        // without an agent nothing tells when the new layout's first round is complete everywhere: every
+        // rank reaching the next here() does (its own copy is written synchronously); the condition is
+        // the same on every rank, so the exchange below is entered by all or by none
+        boolean barrier = retiringStore != null && agent == null && round >= layout.firstRound();
+        if (layout != null && fixed && pendingReplicas < 0 && !barrier) {
+            if (length > layout.slotCapacity()) {
+                throw new StorageException(storeDirectory, "rank " + rank() + ": the checkpoint image grew to " + length
+                        + " bytes, beyond the slot capacity of " + layout.slotCapacity()
+                        + " bytes fixed by the option slotCapacity; raise it, or set 0 to let the slots grow", null);
+            }
+            return;
+        }
+        MemoryPolicy.Budget own = budget();
+        byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
+                .array(), options.exchangeTimeout());
+        long largest = 0;
+        int largestRank = 0;
+        MemoryPolicy.Budget[] budgets = new MemoryPolicy.Budget[all.length];
+        for (int r = 0; r < all.length; r++) {
+            ByteBuffer b = ByteBuffer.wrap(all[r]);
+            long l = b.getLong();
+            if (l > largest) {
+                largest = l;
+                largestRank = r;
+            }
+            budgets[r] = new MemoryPolicy.Budget(b.getLong(), b.getLong());
+        }
+        if (barrier) {
+            releaseRetiring();
+        }
+        long capacity;
+        if (fixed) {
+            capacity = requested.slotCapacity();
+            if (largest > capacity) {
+                throw new StorageException(storeDirectory, "rank " + rank() + ": rank " + largestRank
+                        + "'s checkpoint image of round " + (round + 1) + " has " + largest
+                        + " bytes, beyond the slot capacity of " + capacity
+                        + " bytes fixed by the option slotCapacity; raise it, or set 0 to let the slots grow", null);
+            }
+        } else if (layout == null || largest > layout.slotCapacity()) {
+            capacity = sizedFor(largest); // the first here(), or growth: the largest image x 1.25
+        } else {
+            capacity = layout.slotCapacity();
+        }
+        int wanted = pendingReplicas >= 0 ? pendingReplicas
+                : layout == null ? requested.replicas() : layout.requestedReplicas();
+        if (layout != null && capacity == layout.slotCapacity() && wanted == layout.requestedReplicas()) {
+            pendingReplicas = -1;
+            return;
+        }
+        MemoryPolicy.Decision decision = MemoryPolicy.decide(wanted, requested, capacity, budgets, rank(), storeDirectory);
+        if (decision.warning() != null) {
+            LOG.warn("rank {}: {}", rank(), decision.warning());
+            if (rank() == 0) {
+                event("memory policy: " + decision.warning());
+            }
+        }
+        StoreLayout target = new StoreLayout(round + 1, decision.replicas(), wanted, capacity, requested.versionsKept());
+        if (layout != null && target.replicas() == layout.replicas() && capacity == layout.slotCapacity()) {
+            // only the m asked for changed, and memory still allows no other: the store stays as it is
+            try {
+                StoreLayoutDescriptor.write(storeDirectory.resolve(layout.directoryName()), new StoreLayout(
+                        layout.firstRound(), layout.replicas(), wanted, capacity, layout.versionsKept()));
+            } catch (IOException e) {
+                throw new StorageException(storeDirectory, "rank " + rank() + ": cannot record the layout: " + e.getMessage(), e);
+            }
+            layout = new StoreLayout(layout.firstRound(), layout.replicas(), wanted, capacity, layout.versionsKept());
+            pendingReplicas = -1;
+            options = effectiveOptions();
+            return;
+        }
+        switchTo(target);
+        pendingReplicas = -1;
+    }
+
+    /** The largest image x 1.25, 4 KiB aligned: room to grow a little without a switch. */
+    private static long sizedFor(long largest) {
         long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
+        return Math.max(capacity, CAPACITY_ALIGN);
+    }
+
+    /** This rank's memory budget: its cap and the free space of its store's file system (current store counted). */
+    private MemoryPolicy.Budget budget() {
         try {
-            long t0 = System.nanoTime();
-            ReplicaStore.wipe(storeDirectory);
-            store = ReplicaStore.open(storeConfig(Math.max(capacity, CAPACITY_ALIGN)));
-            long t1 = System.nanoTime();
-            writeCapacityFile(store.config().slotCapacity());
-            startReplication();
-            long t2 = System.nanoTime();
-            LOG.debug("rank {}: first here(): store created in {} us, replication started in {} us", rank(),
-                    (t1 - t0) / 1000, (t2 - t1) / 1000);
+            createPrivateDirectories(storeDirectory);
+            return new MemoryPolicy.Budget(options.maxMemoryBytes(), Files.getFileStore(storeDirectory).getUsableSpace());
         } catch (IOException e) {
-            throw new StorageException(storeDirectory, "rank " + rank() + ": cannot create the node-local store: "
+            throw new StorageException(storeDirectory, "rank " + rank() + ": the node-local store directory is not usable: "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Moves every rank to a new store layout at the same round. The last round of the current layout
+     * is first complete on every rank, and every rank knows it (one exchange), before any rank leaves
+     * the current ring; the current store then stays untouched (retiring) until the new layout's first
+     * round is complete everywhere, so a complete round is restorable at every moment: the old one, or
+     * the new one, whichever a recovery finds newest (it reads both layouts).
+     */
+    private void switchTo(StoreLayout target) {
+        long last = round;
+        StoreLayout from = layout;
+        if (from != null) {
+            String problem = null;
+            try {
+                if (agent != null && !agent.awaitGloballyCompleted(last, options.replicationTimeout())) {
+                    problem = "round " + last + " not replicated on every rank within "
+                            + options.replicationTimeout().toMillis() + " ms";
+                }
+            } catch (IOException e) {
+                problem = e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                problem = "interrupted";
+            }
+            byte[][] all = exchange.allgather(problem == null ? new byte[0] : problem.getBytes(StandardCharsets.UTF_8),
+                    options.exchangeTimeout());
+            for (int r = 0; r < all.length; r++) {
+                if (all[r].length > 0) {
+                    throw new CkptException("rank " + rank() + ": cannot switch to " + target.describe() + ": rank " + r
+                            + ": " + new String(all[r], StandardCharsets.UTF_8) + "; the current store is unchanged");
+                }
+            }
+            releaseRetiring(); // an older layout: the current one holds a round complete everywhere now
+            if (agent != null) {
+                agent.close();
+                agent = null;
+            }
+            retiringStore = store;
+            retiringLayout = from;
+            store = null;
+        }
+        if (links != null && target.replicas() == 0) {
+            links.close(); // made at open for the m asked for; the memory policy chose none
+            links = null;
+        }
+        long t0 = System.nanoTime();
+        try {
+            store = createLayout(target);
+            layout = target;
+            options = effectiveOptions();
+            startReplication();
+        } catch (IOException | RuntimeException e) {
+            broken = "rank " + rank() + ": the node-local store for " + target.describe() + " could not be made: "
+                    + e.getMessage() + (from == null ? "" : "; round " + last + " stays restorable from the previous store");
+            throw new StorageException(storeDirectory, broken, e);
+        }
+        if (from != null) {
+            reconfigurations++;
+            String what = "store layout switched from " + from.describe() + " to " + target.describe();
+            LOG.info("rank {}: {} in {} us", rank(), what, (System.nanoTime() - t0) / 1000);
+            if (rank() == 0) {
+                event(what);
+            }
+        }
+    }
+
+    /** Releases the retiring store once the current layout's first round is complete everywhere (no wait). */
+    private void releaseRetiringIfComplete() {
+        if (retiringStore != null && agent != null && agent.globalCompletedRound() >= layout.firstRound()) {
+            releaseRetiring();
+        }
+    }
+
+    /** Closes and deletes the retiring store, unless a disk flush still reads one of its slots (then later). */
+    private void releaseRetiring() {
+        if (retiringStore == null) {
+            return;
+        }
+        synchronized (pinLock) {
+            if (pinnedStore == retiringStore && pinnedSlot >= 0) {
+                return;
+            }
+        }
+        retiringStore.close();
+        try {
+            ReplicaStore.wipe(storeDirectory.resolve(retiringLayout.directoryName()));
+        } catch (IOException e) {
+            LOG.warn("rank {}: the previous store {} could not be deleted: {}", rank(), retiringLayout.directoryName(),
+                    e.getMessage());
+        }
+        retiringStore = null;
+        retiringLayout = null;
     }
 
     /** A disk round: flush this round from its memory slot in the background (the slot is pinned until then). */
     private void diskRound(ReplicaWrite write) {
         synchronized (pinLock) {
             pinnedSlot = write.slot().index();
+            pinnedStore = store;
         }
         CheckpointImage view = CheckpointImage.of(write.image());
         flusher.submit(round, new CheckpointImage() {
@@ -565,7 +850,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         ReplicaSlot victim = store.nextWritable(rank());
         synchronized (pinLock) {
             long deadline = System.nanoTime() + options.hereWaitTimeout().toNanos();
-            while (victim != null && pinnedSlot == victim.index()) {
+            while (victim != null && pinnedStore == store && pinnedSlot == victim.index()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new StorageException(options.diskDirectory(), "rank " + rank()
@@ -622,7 +907,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     @Override
     public void ctrl(CtrlOptions ctrl) {
         checkOpen("ctrl");
-        CkptOptions next = options.withCtrl(ctrl);
+        CkptOptions next = requested.withCtrl(ctrl);
         next.validateFor(context.size());
         byte[][] all = exchange.allgather(ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(),
                 options.exchangeTimeout());
@@ -632,12 +917,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                         + " asked for different options in the same ctrl call; ctrl must be the same on every rank");
             }
         }
-        if (next.replicas() != options.replicas()) {
-            throw new InvalidOptionException("replicas", next.replicas(), "rank " + rank() + ": changing the replication degree at run"
-                    + " time is not supported yet (" + options.replicas() + " -> " + next.replicas()
-                    + "); open with the degree wanted");
+        requested = next;
+        if (ctrl.replicas().isPresent()) {
+            pendingReplicas = next.replicas(); // applied collectively at the next here(): all ranks switch at one round
         }
-        options = next;
+        options = effectiveOptions();
     }
 
     @Override
@@ -661,7 +945,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long hereWaits = agent == null ? 0 : agent.counters().overlapWaits();
         long flushNanos = flusher == null ? 0 : flusher.counters().lastFlushNanos();
         return new CkptStats(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos);
+                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos, options.replicas(),
+                options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
+                layout != null && layout.degraded());
     }
 
     /**
@@ -704,11 +990,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             // and every rank must know it, before any rank leaves the ring, or a neighbour still
             // waiting for its last round would lose its successor.
             try {
-                if (agent != null && agent.failure() == null && !awaitReplicated(options.replicationTimeout())) {
+                boolean replicated = agent == null || agent.failure() != null || awaitReplicated(options.replicationTimeout());
+                if (!replicated) {
                     LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank(), round,
                             options.replicationTimeout().toMillis());
                 }
                 exchange.allgather(new byte[0], options.exchangeTimeout());
+                if (replicated && layout != null && round >= layout.firstRound() && (agent == null || agent.failure() == null)) {
+                    releaseRetiring(); // the newest round is complete everywhere, in the current layout
+                }
             } catch (CkptException e) {
                 LOG.warn("rank {}: close: {}", rank(), e.getMessage());
             }
@@ -748,6 +1038,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (store != null) {
             store.close();
+        }
+        if (retiringStore != null) {
+            retiringStore.close(); // its files stay: a failure may still need its round
+        }
+        for (ReplicaStore s : survivors) {
+            s.close(); // no-op for the one in use; the others if open failed half-way
         }
         try {
             endpoint.close();
