@@ -82,8 +82,11 @@ class CkptOptionsTest {
         assertNotEquals(a.globalFingerprint(), a.toBuilder().kryoRegistrationRequired(false).build().globalFingerprint());
         // stable across JVMs: pinned value of the canonical text
         assertEquals("v1;replicas=1;diskRatio=1000;disk=false;versionsKept=2;exchangeTimeoutMs=30000;"
-                + "replicationTimeoutMs=60000;hereWaitTimeoutMs=60000;kryoRegistrationRequired=true;recoveryFallback=ERROR",
-                a.globalSummary());
+                + "replicationTimeoutMs=60000;hereWaitTimeoutMs=60000;kryoRegistrationRequired=true;recoveryFallback=ERROR;"
+                + "slotCapacity=0;memoryShortage=FAIL;minReplicas=0", a.globalSummary());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().slotCapacity(4096).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().memoryShortage(MemoryShortage.DEGRADE).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().minReplicas(1).build().globalFingerprint());
         assertEquals(fnv(a.globalSummary()), a.globalFingerprint());
     }
 
@@ -107,6 +110,24 @@ class CkptOptionsTest {
         assertEquals(12345, copy.maxMemoryBytes());
         assertTrue(copy.diskLevelEnabled());
         assertSame(conf, copy.kryoConfigurer());
+    }
+
+    @Test
+    void memoryPolicyOptionsAreValidated() {
+        CkptOptions o = CkptOptions.builder().replicas(2).minReplicas(1).memoryShortage(MemoryShortage.DEGRADE)
+                .slotCapacity(1 << 20).build();
+        assertEquals(1, o.minReplicas());
+        assertEquals(MemoryShortage.DEGRADE, o.memoryShortage());
+        assertEquals(1 << 20, o.slotCapacity());
+        assertEquals(o, o.toBuilder().build());
+        assertEquals(MemoryShortage.FAIL, CkptOptions.defaults().memoryShortage());
+        assertEquals(0, CkptOptions.defaults().slotCapacity());
+        assertInvalid(() -> CkptOptions.builder().replicas(1).minReplicas(2).build(), "minReplicas", "2", "<= replicas = 1");
+        assertInvalid(() -> CkptOptions.builder().minReplicas(-1).build(), "minReplicas", "-1");
+        assertInvalid(() -> CkptOptions.builder().slotCapacity(-5).build(), "slotCapacity", "-5");
+        assertInvalid(() -> CkptOptions.builder().memoryShortage(null).build(), "memoryShortage", "FAIL or DEGRADE");
+        assertInvalid(() -> o.withCtrl(CtrlOptions.builder().replicas(0).build()), "replicas", "below minReplicas = 1");
+        assertEquals(1, o.withCtrl(CtrlOptions.builder().replicas(1).build()).replicas());
     }
 
     @Test
