@@ -995,9 +995,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank(), round,
                             options.replicationTimeout().toMillis());
                 }
-                exchange.allgather(new byte[0], options.exchangeTimeout());
                 if (replicated && layout != null && round >= layout.firstRound() && (agent == null || agent.failure() == null)) {
-                    releaseRetiring(); // the newest round is complete everywhere, in the current layout
+                    // the newest round is complete everywhere, in the current layout (without an agent:
+                    // every rank reached close, so every rank's own copy is written)
+                    if (agent != null) {
+                        releaseRetiring();
+                    }
+                }
+                exchange.allgather(new byte[0], options.exchangeTimeout());
+                if (agent == null && layout != null && round >= layout.firstRound()) {
+                    releaseRetiring();
                 }
             } catch (CkptException e) {
                 LOG.warn("rank {}: close: {}", rank(), e.getMessage());
@@ -1005,6 +1012,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         closed = true;
         release(!abandoned);
+    }
+
+    /**
+     * The death of this rank's process, for tests: no collective close, no flush awaited; the
+     * node-local files stay exactly as they are (a retiring store included).
+     */
+    void crashForTest() {
+        closed = true;
+        release(false);
     }
 
     /**

@@ -34,6 +34,13 @@ final class RankGroup {
     /** Opens every rank of one world concurrently (open is a collective). */
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank) throws Exception {
+        return open(n, jobId, epoch, options, newRank, r -> null);
+    }
+
+    /** As {@link #open(int, String, int, IntFunction, IntFunction)}, with each rank's event sink (the launcher's log). */
+    static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
+                                           IntFunction<Boolean> newRank,
+                                           IntFunction<java.util.function.Consumer<String>> events) throws Exception {
         List<LocalStatusExchange> exchanges = LocalStatusExchange.group(n);
         byte[] secret = new byte[32];
         secret[0] = 42;
@@ -41,7 +48,7 @@ final class RankGroup {
             RankContext context = RankContext.builder().rank(rank).size(n).jobId(jobId).epoch(epoch)
                     .recovery(epoch > 0).newRank(epoch > 0 && newRank.apply(rank)).build();
             return TwoLevelCheckpointer.open(options.apply(rank), context, exchanges.get(rank), secret, "127.0.0.1",
-                    null);
+                    events.apply(rank));
         });
     }
 
