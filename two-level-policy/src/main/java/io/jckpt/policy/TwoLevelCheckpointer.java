@@ -132,6 +132,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private String restoredFrom = "nothing";
     private BytesStore<?, ?> restoreImage;
     private ImageReader restoreReader;
+    /** The store whose slot {@link #restoreImage} maps (memory restores), or null. */
+    private ReplicaStore restoreStore;
     private boolean closed;
 
     private long checkpoints;
@@ -239,6 +241,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             active = ensureLayout(held, layoutFor(restoredRound, statuses));
             ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout());
             restoreFrom(BytesStore.follow(slot.image()), "memory (" + plan.action(rank()).kind() + ")");
+            restoreStore = active.store();
         } else {
             DiskSelection selection = selectDisk(statuses);
             if (selection instanceof DiskSelection.Restore restore) {
@@ -770,6 +773,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             if (pinnedStore == retiringStore && pinnedSlot >= 0) {
                 return;
             }
+        }
+        if (restoreStore == retiringStore) {
+            // a rollback(tag) may still come: its image must outlive the mapping about to be released
+            ByteBuffer copy = ByteBuffer.allocateDirect(Math.toIntExact(restoreImage.readRemaining()));
+            restoreImage.copyTo(copy);
+            copy.clear();
+            restoreImage.releaseLast();
+            restoreFrom(BytesStore.follow(copy), restoredFrom);
+            restoreStore = null;
         }
         retiringStore.close();
         try {

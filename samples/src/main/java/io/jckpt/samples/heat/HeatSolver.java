@@ -2,6 +2,7 @@ package io.jckpt.samples.heat;
 
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
+import io.jckpt.CtrlOptions;
 import java.util.Locale;
 import mpi.MPI;
 
@@ -77,6 +78,13 @@ public final class HeatSolver {
             sweep[0] += 2;
             if (options.checkpointing() && sweep[0] % options.checkpointEvery() == 0) {
                 Ckpt.here(); // a synchronized point: no message in flight
+                if (Ckpt.round() == options.ctrlRound()) {
+                    // collective, like here(): every rank at the same round; m switches at the next here()
+                    Ckpt.ctrl(CtrlOptions.builder().replicas(options.ctrlReplicas()).build());
+                    if (rank == 0) {
+                        System.out.println("ctrl: replicas " + options.ctrlReplicas() + " from round " + (Ckpt.round() + 1));
+                    }
+                }
             }
         }
         double[] result = a;

@@ -15,10 +15,11 @@ import java.nio.file.Paths;
  * --disk-ratio 1000      one disk round per this many checkpoints (0 = none)
  * --disk-dir PATH        stable-storage directory (none = no disk level)
  * --sleep-ms 0           pause per sweep (to make demos and tests observable)
+ * --ctrl-replicas R:M    after checkpoint round R, change m to M with Ckpt.ctrl (applied from round R+1)
  * </pre>
  */
 record SolverOptions(int nx, int ny, int iterations, int report, int checkpointEvery, int replicas, int diskRatio,
-                     Path diskDirectory, int sleepMillis) {
+                     Path diskDirectory, int sleepMillis, long ctrlRound, int ctrlReplicas) {
 
     static SolverOptions parse(String[] args) {
         int nx = 256;
@@ -30,6 +31,8 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
         int diskRatio = 1000;
         Path diskDirectory = null;
         int sleepMillis = 0;
+        long ctrlRound = 0;
+        int ctrlReplicas = -1;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (i + 1 >= args.length) {
@@ -46,6 +49,17 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
                 case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
                 case "--disk-dir" -> diskDirectory = Paths.get(value);
                 case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
+                case "--ctrl-replicas" -> {
+                    String[] parts = value.split(":");
+                    if (parts.length != 2) {
+                        throw new IllegalArgumentException("--ctrl-replicas needs ROUND:M, e.g. 5:2, not " + value);
+                    }
+                    ctrlRound = Long.parseLong(parts[0]);
+                    ctrlReplicas = Integer.parseInt(parts[1]);
+                    if (ctrlRound < 1 || ctrlReplicas < 0) {
+                        throw new IllegalArgumentException("--ctrl-replicas needs a round >= 1 and m >= 0: " + value);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
@@ -57,7 +71,7 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
             throw new IllegalArgumentException("--ckpt-every must be even (the solver checkpoints after pairs of sweeps)");
         }
         return new SolverOptions(nx, ny, iterations, report, checkpointEvery, replicas, diskRatio, diskDirectory,
-                sleepMillis);
+                sleepMillis, ctrlRound, ctrlReplicas);
     }
 
     boolean checkpointing() {

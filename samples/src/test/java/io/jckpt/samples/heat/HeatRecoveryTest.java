@@ -81,6 +81,21 @@ class HeatRecoveryTest {
     }
 
     @Test
+    void ctrlRaisesReplicasMidRunThenTwoAdjacentNodesLostTwiceRestoreExactly() throws Exception {
+        // m = 1 at open, ctrl(m = 2) after round 5: rounds 6.. are held by the next two ranks, so two
+        // adjacent node losses at round 12 restore from memory; the second pair at round 30 proves the
+        // recovery went on with the m recorded in the stores (the program does not call ctrl again)
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=12:wipe", "--kill", "2,3@round=30:wipe"),
+                "--replicas", "1", "--ctrl-replicas", "5:2")) {
+            assertExactResult(job);
+            assertTrue(job.output().contains("store layout switched from m=1"), job.output());
+            assertEquals(1, job.linesContaining("store layout switched").size(), job.output());
+            assertEquals(4, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+            assertTrue(job.output().contains("after 2 recoveries"), job.output());
+        }
+    }
+
+    @Test
     void twoSpreadNodesLostWithTwoReplicas() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "0,2@round=8:wipe"), "--replicas", "2")) {
             assertExactResult(job);
