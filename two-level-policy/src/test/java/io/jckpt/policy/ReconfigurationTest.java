@@ -352,4 +352,38 @@ class ReconfigurationTest {
         });
         RankGroup.closeAll(strict);
     }
+
+    @Test
+    void aRollbackAfterTheStoreItCameFromWasRetiredStillReadsTheRestoredRound() throws Exception {
+        int n = 3;
+        Path nodes = tmp.resolve("nodes");
+        List<TwoLevelCheckpointer> world = RankGroup.open(n, "late", 0, options(nodes, 1), r -> false);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world.get(rank);
+            c.register("a", data(rank, 2, 500));
+            c.register("b", data(rank, 2, 700));
+            c.here();
+            c.here();
+            assertTrue(c.awaitReplicated(WAIT));
+            return null;
+        });
+        RankGroup.closeAll(world);
+        List<TwoLevelCheckpointer> world1 = RankGroup.open(n, "late", 1, options(nodes, 1), r -> false);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world1.get(rank);
+            double[] a = new double[500];
+            c.rollback("a", a);
+            c.register("big", new double[8000]); // round 3 outgrows the slots: a new layout
+            c.here();
+            assertTrue(c.awaitReplicated(WAIT));
+            c.here(); // round 3 is complete everywhere: the layout the restore came from is released here
+            assertEquals(List.of("layout-3"), layouts(nodes, "late", rank));
+            double[] b = new double[700];
+            c.rollback("b", b);
+            assertArrayEquals(bits(data(rank, 2, 700)), bits(b), "rank " + rank);
+            assertTrue(c.awaitReplicated(WAIT));
+            return null;
+        });
+        RankGroup.closeAll(world1);
+    }
 }
