@@ -76,8 +76,15 @@ import org.slf4j.LoggerFactory;
  * version slot of the node-local store and handed to the ring replication agent (CRC32C and
  * sending happen in the background); every {@code diskRatio}-th round the same slot is also
  * flushed to stable storage in the background. The round number is the disk ratio's counter, so
- * it survives recoveries. The first here() is a collective: it agrees the slot capacity (the
- * largest image x 1.25) and joins the replication ring.
+ * it survives recoveries. here() starts with a collective step ({@code applyPendingReconfiguration}):
+ * at the first here() it agrees the slot capacity (the largest image x 1.25) and joins the ring;
+ * later it grows the slots when an image outgrew them, and applies a ctrl(m); each such change is a
+ * switch to a new store layout at the same round on every rank (see {@link StoreLayout}), sized by the
+ * memory policy ({@code MemoryPolicy}: m copies fit everywhere, or fewer with a warning, or a clear
+ * error). With a slot capacity fixed by the options and nothing pending, that step costs nothing.
+ *
+ * <p><b>Recovery after switches</b>: open() reads every layout left on the node (two when a failure hit
+ * a switch), plans over all their copies, and continues in the layout of the round restored.
  *
  * <p><b>rollback(tag, data)</b>: served locally from the image chosen at open, any tags in any order.
  */

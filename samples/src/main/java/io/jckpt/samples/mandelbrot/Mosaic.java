@@ -14,12 +14,13 @@ import java.util.TreeMap;
  * <p>Invariant at every checkpoint (taken between rounds, when no tile is out): the tiles computed are
  * exactly {@code 0 .. nextTile-1}.
  *
- * <p><b>Pre-allocation.</b> jckpt fixes a rank's checkpoint slot at its first here() (1.25 x the
- * largest image then), so a registered object must not outgrow its first checkpoint. A mosaic created
- * with {@code preallocate} therefore holds an entry for every tile from the start, {@link #PENDING}
- * with zero counts, and its int arrays are written fixed-width ({@link #registerClasses}), so its
- * serialized size hardly changes as tiles arrive. Without it the image grows tile by tile, which the
- * library refuses once past the slot (a StorageException at here()).
+ * <p><b>Pre-allocation.</b> jckpt sizes a rank's checkpoint slot at its first here() (1.25 x the
+ * largest image then) and grows it collectively when an image outgrows it, which costs a store switch
+ * (the previous round replicated everywhere, new slot files, a new ring) each time. A mosaic created
+ * with {@code preallocate} holds an entry for every tile from the start, {@link #PENDING} with zero
+ * counts, and its int arrays are written fixed-width ({@link #registerClasses}), so its serialized size
+ * hardly changes as tiles arrive and no switch is needed. Without it the image grows tile by tile and
+ * the slots grow with it.
  */
 public final class Mosaic {
     /** The rank of a tile not computed yet. */
