@@ -116,6 +116,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** The previous layout's store after a switch, kept until the new layout's first round is complete everywhere. */
     private ReplicaStore retiringStore;
     private StoreLayout retiringLayout;
+    /** The current layout's first round is known complete everywhere: the retiring store may go. */
+    private boolean retiringComplete;
+    /**
+     * A switch to a layout without ring agent waits for the barrier of the next here() to know its first
+     * round complete everywhere. Set and cleared identically on every rank (it decides a collective).
+     */
+    private boolean barrierPending;
     /** Every layout found on this node at open (closed by release() if open fails). */
     private List<ReplicaStore> survivors = List.of();
     /** The m of a ctrl not yet applied (at the next here()), or -1. */
@@ -130,6 +137,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private DiskFlusher flusher;
     private ExecutorService committer;
     private volatile long lastCommitted;
+    /** Set at close once every rank's flushes are done: a rank file not durable by then never will be. */
+    private volatile boolean flushesSettled;
     private final Object pinLock = new Object();
     private int pinnedSlot = -1;
     private ReplicaStore pinnedStore;
@@ -610,7 +619,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // without an agent nothing tells when the new layout's first round is complete everywhere: every
         // rank reaching the next here() does (its own copy is written synchronously); the condition is
         // the same on every rank, so the exchange below is entered by all or by none
-        boolean barrier = retiringStore != null && agent == null && round >= layout.firstRound();
+        boolean barrier = barrierPending && round >= layout.firstRound();
         if (layout != null && fixed && pendingReplicas < 0 && !barrier) {
             if (length > layout.slotCapacity()) {
                 throw new StorageException(storeDirectory, "rank " + rank() + ": the checkpoint image grew to " + length
@@ -635,6 +644,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             budgets[r] = new MemoryPolicy.Budget(b.getLong(), b.getLong());
         }
         if (barrier) {
+            barrierPending = false;
+            retiringComplete = true;
             releaseRetiring();
         }
         long capacity;
@@ -716,6 +727,19 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     problem = "round " + last + " not replicated on every rank within "
                             + options.replicationTimeout().toMillis() + " ms";
                 }
+                // an older layout still waiting to go: the current one holds a round complete everywhere
+                // once the wait above succeeded; a disk flush may still read one of its slots
+                if (problem == null && retiringStore != null) {
+                    retiringComplete = true;
+                    if (flusher != null && !flusher.awaitIdle(options.replicationTimeout())) {
+                        problem = "a disk flush of round " + last + " or earlier still runs after "
+                                + options.replicationTimeout().toMillis() + " ms";
+                    }
+                    releaseRetiring();
+                    if (problem == null && retiringStore != null) {
+                        problem = "the store of " + retiringLayout.describe() + " cannot be released yet";
+                    }
+                }
             } catch (IOException e) {
                 problem = e.getMessage();
             } catch (InterruptedException e) {
@@ -730,13 +754,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                             + ": " + new String(all[r], StandardCharsets.UTF_8) + "; the current store is unchanged");
                 }
             }
-            releaseRetiring(); // an older layout: the current one holds a round complete everywhere now
             if (agent != null) {
                 agent.close();
                 agent = null;
             }
             retiringStore = store;
             retiringLayout = from;
+            retiringComplete = false;
+            barrierPending = target.replicas() == 0 || context.size() == 1;
             store = null;
         }
         if (links != null && target.replicas() == 0) {
@@ -766,8 +791,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** Releases the retiring store once the current layout's first round is complete everywhere (no wait). */
     private void releaseRetiringIfComplete() {
-        if (retiringStore != null && agent != null && agent.globalCompletedRound() >= layout.firstRound()) {
-            releaseRetiring();
+        if (retiringStore != null && (retiringComplete
+                || (agent != null && agent.globalCompletedRound() >= layout.firstRound()))) {
+            retiringComplete = true;
+            releaseRetiring(); // may wait for a later here() if a disk flush still reads it
         }
     }
 
@@ -847,6 +874,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 event("disk generation of round " + toCommit + " committed");
                 return;
             } catch (StableDiskException e) {
+                if (flushesSettled) {
+                    // a rank coalesced this round into a newer one (its flusher skips rounds that
+                    // queue up), and every flush is over: it will never be complete
+                    LOG.debug("rank {}: disk round {} not committed at close: {}", rank(), toCommit, e.getMessage());
+                    return;
+                }
                 if (System.nanoTime() > deadline) {
                     LOG.warn("rank {}: disk round {} not committed: {}", rank(), toCommit, e.getMessage());
                     return;
@@ -1018,15 +1051,26 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     // the newest round is complete everywhere, in the current layout (without an agent:
                     // every rank reached close, so every rank's own copy is written)
                     if (agent != null) {
+                        retiringComplete = true;
                         releaseRetiring();
                     }
                 }
-                exchange.allgather(new byte[0], options.exchangeTimeout());
+                boolean flushed = flusher == null || flusher.awaitIdle(options.replicationTimeout());
+                byte[][] all = exchange.allgather(new byte[] {(byte) (flushed ? 1 : 0)}, options.exchangeTimeout());
+                boolean settled = true;
+                for (byte[] part : all) {
+                    settled &= part.length == 1 && part[0] == 1;
+                }
+                flushesSettled = settled; // no rank has a flush left: what is not durable now never will be
                 if (agent == null && layout != null && round >= layout.firstRound()) {
+                    retiringComplete = true;
                     releaseRetiring();
                 }
             } catch (CkptException e) {
                 LOG.warn("rank {}: close: {}", rank(), e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("rank {}: close interrupted", rank());
             }
         }
         closed = true;

@@ -386,4 +386,37 @@ class ReconfigurationTest {
         });
         RankGroup.closeAll(world1);
     }
+
+    @Test
+    void downToNoCopiesAndBackWithAFixedSlotAndADiskRoundEveryRound() throws Exception {
+        int n = 3;
+        Path nodes = tmp.resolve("nodes");
+        Path disk = tmp.resolve("disk");
+        IntFunction<CkptOptions> fixed = r -> RankGroup.options(nodes, r, 1, disk, 1).toBuilder().slotCapacity(64 * 1024)
+                .build();
+        List<TwoLevelCheckpointer> world = RankGroup.open(n, "zero", 0, fixed, r -> false);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world.get(rank);
+            double[] d = data(rank, 0, 1000);
+            c.register("data", d);
+            for (int k = 1; k <= 6; k++) {
+                System.arraycopy(data(rank, k, 1000), 0, d, 0, 1000);
+                if (k == 3) {
+                    c.ctrl(CtrlOptions.builder().replicas(0).build());
+                } else if (k == 5) {
+                    assertEquals(List.of("layout-3"), layouts(nodes, "zero", rank), "released at the barrier of round 4");
+                    c.ctrl(CtrlOptions.builder().replicas(1).build());
+                }
+                c.here();
+                assertEquals(k >= 3 && k < 5 ? 0 : 1, c.stats().replicas(), "round " + k);
+            }
+            assertEquals(2, c.stats().reconfigurations());
+            assertEquals(64 * 1024, c.stats().slotCapacity());
+            assertTrue(c.awaitReplicated(WAIT));
+            return null;
+        });
+        RankGroup.closeAll(world);
+        assertEquals(List.of("layout-5"), layouts(nodes, "zero", 1));
+        RankGroup.closeAll(reopenAndCheck(nodes, "zero", n, 1, List.of(1), 6, 1000));
+    }
 }
