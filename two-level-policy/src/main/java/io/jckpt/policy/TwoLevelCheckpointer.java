@@ -31,7 +31,6 @@ import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
-import io.jckpt.imem.ReplicaStoreConfig;
 import io.jckpt.imem.ReplicaWrite;
 import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.imem.RingLinks;
@@ -45,7 +44,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -107,6 +105,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final ImageWriter writer = new ImageWriter();
     private final PointerBytesStore slotView = BytesStore.nativePointer();
     private final Path storeDirectory;
+    private final StoreLayouts layouts;
     private final DataEndpoint endpoint;
     private final InetSocketAddress[] endpoints;
 
@@ -172,6 +171,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.adapters = DataAdapters.create(options, context.rank());
         this.registry = new TagRegistry(adapters);
         this.storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + context.rank());
+        this.layouts = new StoreLayouts(storeDirectory, context.rank(), context.size(), options.versionsKept(),
+                options.maxMemoryBytes());
         this.endpoint = DataEndpoint.bind(this.bindHost, context.rank(), this.secret);
         this.endpoints = new InetSocketAddress[context.size()];
     }
@@ -215,15 +216,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private void start() throws IOException {
         // 1. what survived on this node: its store layouts (one; two when a failure hit a switch of m
         // or of the slot capacity), each with the m and capacity it was made with
-        List<HeldLayout> held = openSurvivingLayouts();
-        survivors = held.stream().map(HeldLayout::store).toList();
+        List<StoreLayouts.Held> held = layouts.openSurviving();
+        survivors = held.stream().map(StoreLayouts.Held::store).toList();
         if (options.diskLevelEnabled()) {
             disk = GenerationStore.open(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(), context.size()));
         }
         // 2. one exchange: options, stores, endpoint, disk inventory
         long ownNewest = 0;
         int copiesHeld = 0;
-        for (HeldLayout h : held) {
+        for (StoreLayouts.Held h : held) {
             ReplicaSlot own = h.store().newestComplete(rank());
             ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
             copiesHeld += h.store().verifiedCopies().size();
@@ -231,7 +232,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
                 endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
-                held.stream().map(HeldLayout::layout).toList());
+                held.stream().map(StoreLayouts.Held::layout).toList());
         byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
         List<OpenStatus> statuses = new ArrayList<>();
         for (int r = 0; r < all.length; r++) {
@@ -249,7 +250,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         if (copiesAnywhere > 0) {
             plan = ImemRecovery.plan(exchange::allgather, rank(), survivors, context.isNewRank(), options.exchangeTimeout());
         }
-        HeldLayout active = null;
+        StoreLayouts.Held active = null;
         String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
         if (plan != null && plan.recoverable()) {
             restoredRound = plan.round();
@@ -289,10 +290,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         round = restoredRound;
         // layouts older or newer than the restored round's hold nothing needed any more
-        for (HeldLayout h : held) {
+        for (StoreLayouts.Held h : held) {
             if (active == null || h.store() != active.store()) {
                 h.store().close();
-                ReplicaStore.wipe(storeDirectory.resolve(h.layout().directoryName()));
+                layouts.delete(h.layout());
             }
         }
         if (active != null) {
@@ -404,51 +405,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
-    /** A layout found on this node, with its store open. */
-    private record HeldLayout(StoreLayout layout, ReplicaStore store) {
-    }
-
-    private ReplicaStoreConfig storeConfig(StoreLayout l) {
-        return new ReplicaStoreConfig(storeDirectory.resolve(l.directoryName()), rank(), context.size(), l.replicas(),
-                l.versionsKept(), l.slotCapacity(), options.maxMemoryBytes());
-    }
-
-    /**
-     * Opens every layout directory of this rank's store whose descriptor and slots are sound, oldest
-     * first. Anything else in the store directory (a layout whose switch crashed before its descriptor
-     * was written, files of an unusable store) is deleted: it holds nothing restorable.
-     */
-    private List<HeldLayout> openSurvivingLayouts() throws IOException {
-        List<HeldLayout> held = new ArrayList<>();
-        if (!Files.isDirectory(storeDirectory)) {
-            return held;
-        }
-        List<Path> entries;
-        try (var list = Files.list(storeDirectory)) {
-            entries = list.sorted().toList();
-        }
-        for (Path p : entries) {
-            StoreLayout l = null;
-            if (Files.isDirectory(p) && p.getFileName().toString().startsWith("layout-")) {
-                try {
-                    l = StoreLayoutDescriptor.read(p);
-                    if (!p.getFileName().toString().equals(l.directoryName()) || l.versionsKept() != options.versionsKept()
-                            || l.replicas() > context.size() - 1) {
-                        throw new IllegalArgumentException("layout " + l + " does not fit this job");
-                    }
-                    held.add(new HeldLayout(l, ReplicaStore.open(storeConfig(l))));
-                    continue;
-                } catch (IOException | RuntimeException e) {
-                    LOG.warn("rank {}: node-local store {} unusable ({}); deleted", rank(), p, e.getMessage());
-                }
-            }
-            ReplicaStore.wipe(p);
-            Files.deleteIfExists(p);
-        }
-        held.sort(java.util.Comparator.comparingLong(h -> h.layout().firstRound()));
-        return held;
-    }
-
     /**
      * The layout in force at {@code restored}: among every layout any rank reported, the one with the
      * newest first round not after it (the lowest reporting rank's on a conflict). Null if none.
@@ -466,47 +422,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     /** This rank's store of layout {@code l}: the surviving one, or a new empty one (its node was lost). */
-    private HeldLayout ensureLayout(List<HeldLayout> held, StoreLayout l) throws IOException {
-        for (HeldLayout h : held) {
+    private StoreLayouts.Held ensureLayout(List<StoreLayouts.Held> held, StoreLayout l) throws IOException {
+        for (StoreLayouts.Held h : held) {
             if (h.layout().equals(l)) {
                 return h;
             }
         }
-        HeldLayout made = new HeldLayout(l, createLayout(l));
+        StoreLayouts.Held made = new StoreLayouts.Held(l, layouts.create(l));
         held.add(made);
         List<ReplicaStore> all = new ArrayList<>(survivors);
         all.add(made.store());
         survivors = all;
         return made;
-    }
-
-    /** Creates the directory, the descriptor, then the slot files of a new layout (a stale one is replaced). */
-    private ReplicaStore createLayout(StoreLayout l) throws IOException {
-        Path dir = storeDirectory.resolve(l.directoryName());
-        ReplicaStore.wipe(dir);
-        createPrivateDirectories(dir);
-        StoreLayoutDescriptor.write(dir, l);
-        try {
-            return ReplicaStore.open(storeConfig(l));
-        } catch (IOException | RuntimeException e) {
-            ReplicaStore.wipe(dir);
-            throw e;
-        }
-    }
-
-    private static void createPrivateDirectories(Path dir) throws IOException {
-        List<Path> missing = new ArrayList<>();
-        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
-            missing.add(0, p);
-        }
-        for (Path p : missing) {
-            try {
-                Files.createDirectory(p, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                // made concurrently by another rank of this node: fine
-            }
-        }
     }
 
     /** {@link #requested} with the m of the current layout and, when it is degraded, the more frequent disk rounds. */
@@ -628,7 +555,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             }
             return;
         }
-        MemoryPolicy.Budget own = budget();
+        MemoryPolicy.Budget own = layouts.budget();
         byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
                 .array(), options.exchangeTimeout());
         long largest = 0;
@@ -678,13 +605,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         StoreLayout target = new StoreLayout(round + 1, decision.replicas(), wanted, capacity, requested.versionsKept());
         if (layout != null && target.replicas() == layout.replicas() && capacity == layout.slotCapacity()) {
             // only the m asked for changed, and memory still allows no other: the store stays as it is
-            try {
-                StoreLayoutDescriptor.write(storeDirectory.resolve(layout.directoryName()), new StoreLayout(
-                        layout.firstRound(), layout.replicas(), wanted, capacity, layout.versionsKept()));
-            } catch (IOException e) {
-                throw new StorageException(storeDirectory, "rank " + rank() + ": cannot record the layout: " + e.getMessage(), e);
-            }
             layout = new StoreLayout(layout.firstRound(), layout.replicas(), wanted, capacity, layout.versionsKept());
+            layouts.record(layout);
             pendingReplicas = -1;
             options = effectiveOptions();
             return;
@@ -697,17 +619,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private static long sizedFor(long largest) {
         long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
         return Math.max(capacity, CAPACITY_ALIGN);
-    }
-
-    /** This rank's memory budget: its cap and the free space of its store's file system (current store counted). */
-    private MemoryPolicy.Budget budget() {
-        try {
-            createPrivateDirectories(storeDirectory);
-            return new MemoryPolicy.Budget(options.maxMemoryBytes(), Files.getFileStore(storeDirectory).getUsableSpace());
-        } catch (IOException e) {
-            throw new StorageException(storeDirectory, "rank " + rank() + ": the node-local store directory is not usable: "
-                    + e.getMessage(), e);
-        }
     }
 
     /**
@@ -770,7 +681,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         long t0 = System.nanoTime();
         try {
-            store = createLayout(target);
+            store = layouts.create(target);
             layout = target;
             options = effectiveOptions();
             startReplication();
@@ -819,7 +730,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         retiringStore.close();
         try {
-            ReplicaStore.wipe(storeDirectory.resolve(retiringLayout.directoryName()));
+            layouts.delete(retiringLayout);
         } catch (IOException e) {
             LOG.warn("rank {}: the previous store {} could not be deleted: {}", rank(), retiringLayout.directoryName(),
                     e.getMessage());

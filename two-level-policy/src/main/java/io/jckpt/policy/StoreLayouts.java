@@ -1,0 +1,140 @@
+package io.jckpt.policy;
+
+import io.jckpt.StorageException;
+import io.jckpt.imem.ReplicaStore;
+import io.jckpt.imem.ReplicaStoreConfig;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The layout directories of one rank's node-local store, {@code <store>/layout-<first round>}: found
+ * and opened at open, created at a switch (descriptor first, then the slot files), deleted when no
+ * longer needed. A store is never resized in place; a new layout replaces it.
+ */
+final class StoreLayouts {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreLayouts.class);
+
+    private final Path storeDirectory;
+    private final int rank;
+    private final int ranks;
+    private final int versionsKept;
+    private final long memoryCap;
+
+    /** A layout of this node with its store open. */
+    record Held(StoreLayout layout, ReplicaStore store) {
+    }
+
+    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap) {
+        this.storeDirectory = storeDirectory;
+        this.rank = rank;
+        this.ranks = ranks;
+        this.versionsKept = versionsKept;
+        this.memoryCap = memoryCap;
+    }
+
+    private Path directory(StoreLayout l) {
+        return storeDirectory.resolve(l.directoryName());
+    }
+
+    private ReplicaStoreConfig config(StoreLayout l) {
+        return new ReplicaStoreConfig(directory(l), rank, ranks, l.replicas(), l.versionsKept(), l.slotCapacity(), memoryCap);
+    }
+
+    /**
+     * Opens every layout whose descriptor and slots are sound, oldest first. Anything else in the store
+     * directory (a layout whose switch crashed before its descriptor was written, an unusable store,
+     * files of an older format) is deleted: it holds nothing restorable.
+     */
+    List<Held> openSurviving() throws IOException {
+        List<Held> held = new ArrayList<>();
+        if (!Files.isDirectory(storeDirectory)) {
+            return held;
+        }
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(storeDirectory)) {
+            entries = list.sorted().toList();
+        }
+        for (Path p : entries) {
+            if (Files.isDirectory(p) && p.getFileName().toString().startsWith("layout-")) {
+                try {
+                    StoreLayout l = StoreLayoutDescriptor.read(p);
+                    if (!p.getFileName().toString().equals(l.directoryName()) || l.versionsKept() != versionsKept
+                            || l.replicas() > ranks - 1) {
+                        throw new IllegalArgumentException("layout " + l + " does not fit this job");
+                    }
+                    held.add(new Held(l, ReplicaStore.open(config(l))));
+                    continue;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("rank {}: node-local store {} unusable ({}); deleted", rank, p, e.getMessage());
+                }
+            }
+            ReplicaStore.wipe(p);
+            Files.deleteIfExists(p);
+        }
+        held.sort(Comparator.comparingLong(h -> h.layout().firstRound()));
+        return held;
+    }
+
+    /** Creates the directory, the descriptor, then the slot files of a new layout (a stale one is replaced). */
+    ReplicaStore create(StoreLayout l) throws IOException {
+        Path dir = directory(l);
+        ReplicaStore.wipe(dir);
+        createPrivateDirectories(dir);
+        StoreLayoutDescriptor.write(dir, l);
+        try {
+            return ReplicaStore.open(config(l));
+        } catch (IOException | RuntimeException e) {
+            ReplicaStore.wipe(dir);
+            throw e;
+        }
+    }
+
+    /** Rewrites the descriptor of an existing layout (the m asked for changed, nothing else). */
+    void record(StoreLayout l) {
+        try {
+            StoreLayoutDescriptor.write(directory(l), l);
+        } catch (IOException e) {
+            throw new StorageException(directory(l), "rank " + rank + ": cannot record the store layout: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes a layout's directory (its store must be closed). */
+    void delete(StoreLayout l) throws IOException {
+        ReplicaStore.wipe(directory(l));
+    }
+
+    /** This rank's memory budget: its cap, and the free space of its store's file system (current stores counted). */
+    MemoryPolicy.Budget budget() {
+        try {
+            createPrivateDirectories(storeDirectory);
+            return new MemoryPolicy.Budget(memoryCap, Files.getFileStore(storeDirectory).getUsableSpace());
+        } catch (IOException e) {
+            throw new StorageException(storeDirectory, "rank " + rank + ": the node-local store directory is not usable: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static void createPrivateDirectories(Path dir) throws IOException {
+        List<Path> missing = new ArrayList<>();
+        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                // made concurrently by another rank of this node: fine
+            }
+        }
+    }
+}
