@@ -386,10 +386,11 @@ public final class CkptOptions {
         }
 
         /**
-         * @param bytes the slot capacity of the node-local store, fixed ({@code > 0}: no agreement at the
-         *              first here(), no exchange per here(), an image beyond it fails here() with a
-         *              clear error), or 0 (the default) to agree it at the first here() and grow it
-         *              collectively when an image outgrows it
+         * @param bytes the slot capacity of the node-local store, fixed ({@code > 0}: after the first
+         *              here() (which still checks memory collectively), here() exchanges nothing unless a
+         *              ctrl(m) is pending, and an image beyond it fails here() with a clear error), or 0
+         *              (the default) to agree it at the first here() and grow it collectively when an
+         *              image outgrows it, at the cost of one small status exchange per here()
          * @return this builder
          */
         public Builder slotCapacity(long bytes) {
