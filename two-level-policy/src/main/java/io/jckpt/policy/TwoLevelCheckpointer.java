@@ -129,6 +129,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** Set when a switch failed half-way: every later here() names it. */
     private String broken;
     private long reconfigurations;
+    private long skippedRounds;
+    /** The background thread running the size agreement of growing slots; made at the first use. */
+    private ExecutorService agreementThread;
+    /** The size agreement of the newest round, in flight; joined before any other exchange. */
+    private java.util.concurrent.Future<byte[][]> agreement;
+    /** Its result, once joined and not yet used by the next here(). */
+    private byte[][] agreed;
+    /** The round the agreement in flight is about. */
+    private long agreementRound;
+    /** The newest round some rank skipped (complete nowhere), known from the agreements; -1 = none. */
+    private long incompleteRound = -1;
     private ReplicationAgent agent;
     /** Ring connections made at open, before the store exists; handed to the agent at the first here(). */
     private RingLinks links;
@@ -493,7 +504,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         checkOpen("here");
         long start = System.nanoTime();
         long length = writer.prepare(registry.entries());
-        applyPendingReconfiguration(length);
+        if (!applyPendingReconfiguration(length)) {
+            round++; // not taken on this rank: its image outgrew the slots, which grow at the next here()
+            skippedRounds++;
+            return;
+        }
         long next = round + 1;
         try {
             awaitUnpinned();
@@ -531,30 +546,65 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     /**
-     * The collective part of here(), before the image is written: agree the slot capacity (the first
-     * here(), or an image that outgrew the slots), apply a pending ctrl(m), run the memory policy,
-     * and switch the store layout when any of that changes it. Free when the slot capacity is fixed
-     * by the options and nothing is pending; else one small status exchange (every rank's image
-     * length and memory budget), so every rank learns at the same here() that some rank needs more.
+     * The reconfiguration step of here(), before the image is written: grow the slots when an image
+     * outgrew them, apply a pending ctrl(m), run the memory policy, switch the store layout when any
+     * of that changes it; at the first here() agree the slot capacity.
+     *
+     * <p>Cost: with a slot capacity fixed by the options and nothing pending, nothing. With growing
+     * slots (the default), each here() hands one 8-byte status exchange to a background thread
+     * ({@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit, and the next here()
+     * collects it (normally long complete: every rank reached this here() by then); a rank whose image
+     * does not fit skips the round (its previous round stays the newest complete one), and at the next
+     * here() every rank learns it from that exchange and grows the slots together. A switch (growth,
+     * ctrl(m)) costs one more exchange with every rank's image length and memory budget.
+     *
+     * @param length this rank's image length for the new round
+     * @return whether to write the round; false when it is skipped on this rank (its image did not fit)
      */
-    private void applyPendingReconfiguration(long length) {
+    private boolean applyPendingReconfiguration(long length) {
         if (broken != null) {
             throw new CkptStateException(broken);
         }
         releaseRetiringIfComplete();
         boolean fixed = requested.slotCapacity() > 0;
+        long need = 0; // the largest image of the previous round that did not fit its slot, on any rank
+        byte[][] previous = fixed ? null : takeAgreement();
+        if (previous != null) {
+            for (byte[] part : previous) {
+                need = Math.max(need, ByteBuffer.wrap(part).getLong());
+            }
+        }
         // without an agent nothing tells when the new layout's first round is complete everywhere: every
         // rank reaching the next here() does (its own copy is written synchronously); the condition is
         // the same on every rank, so the exchange below is entered by all or by none
         boolean barrier = barrierPending && round >= layout.firstRound();
-        if (layout != null && fixed && pendingReplicas < 0 && !barrier) {
-            if (length > layout.slotCapacity()) {
+        if (layout != null && pendingReplicas < 0 && !barrier && need == 0) {
+            if (length <= layout.slotCapacity()) {
+                if (!fixed) {
+                    startAgreement(0);
+                }
+                return true;
+            }
+            if (fixed) {
                 throw new StorageException(storeDirectory, "rank " + rank() + ": the checkpoint image grew to " + length
                         + " bytes, beyond the slot capacity of " + layout.slotCapacity()
                         + " bytes fixed by the option slotCapacity; raise it, or set 0 to let the slots grow", null);
             }
-            return;
+            LOG.info("rank {}: the image of round {} ({} bytes) outgrew the slot capacity of {} bytes: the round is"
+                    + " skipped here, the slots grow at the next here()", rank(), round + 1, length, layout.slotCapacity());
+            startAgreement(length);
+            return false;
         }
+        reconfigure(length, need, barrier);
+        if (!fixed) {
+            startAgreement(0);
+        }
+        return true;
+    }
+
+    /** The collective part: every rank's image length and budget, then a switch if anything changes. */
+    private void reconfigure(long length, long need, boolean barrier) {
+        boolean fixed = requested.slotCapacity() > 0;
         MemoryPolicy.Budget own = layouts.budget();
         byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
                 .array(), options.exchangeTimeout());
@@ -584,8 +634,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                         + " bytes, beyond the slot capacity of " + capacity
                         + " bytes fixed by the option slotCapacity; raise it, or set 0 to let the slots grow", null);
             }
-        } else if (layout == null || largest > layout.slotCapacity()) {
-            capacity = sizedFor(largest); // the first here(), or growth: the largest image x 1.25
+        } else if (layout == null || largest > layout.slotCapacity() || need > 0) {
+            capacity = sizedFor(Math.max(largest, need)); // the first here(), or growth: the largest image x 1.25
         } else {
             capacity = layout.slotCapacity();
         }
@@ -611,8 +661,70 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             options = effectiveOptions();
             return;
         }
-        switchTo(target);
+        // a round some rank skipped is complete nowhere: the switch waits for the one before it
+        switchTo(target, need > 0 ? round - 1 : round);
         pendingReplicas = -1;
+    }
+
+    /**
+     * Hands this round's size agreement to the background thread: 8 bytes, 0 when the image fit, else
+     * its length. Bounded like here()'s own wait for the previous round: the slowest rank may reach
+     * this here() up to hereWaitTimeout later.
+     */
+    private void startAgreement(long overflow) {
+        if (agreementThread == null) {
+            agreementThread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "jckpt-size-agreement-r" + rank());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        byte[] mine = ByteBuffer.allocate(8).putLong(overflow).array();
+        agreementRound = round + 1; // called in here() before the round is counted
+        java.time.Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
+        agreement = agreementThread.submit(() -> exchange.allgather(mine, bound));
+    }
+
+    /** Waits (bounded) for the size agreement in flight, keeping its result for the next here(). */
+    private void joinAgreement() {
+        if (agreement == null) {
+            return;
+        }
+        java.util.concurrent.Future<byte[][]> pending = agreement;
+        agreement = null;
+        try {
+            agreed = pending.get(options.exchangeTimeout().plus(options.hereWaitTimeout()).toNanos() + 1_000_000_000L,
+                    TimeUnit.NANOSECONDS);
+            for (byte[] part : agreed) {
+                if (ByteBuffer.wrap(part).getLong() > 0) {
+                    incompleteRound = agreementRound;
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof CkptException ce ? ce : new CkptException("rank " + rank()
+                    + ": the size agreement of round " + round + " failed: " + cause, cause);
+        } catch (java.util.concurrent.TimeoutException e) {
+            pending.cancel(true);
+            throw new CkptException("rank " + rank() + ": the size agreement of round " + round + " did not complete", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CkptException("rank " + rank() + ": interrupted in the size agreement of round " + round, e);
+        }
+    }
+
+    /** @return the previous round's size agreement (joined now if still in flight), or null; consumed */
+    private byte[][] takeAgreement() {
+        joinAgreement();
+        byte[][] result = agreed;
+        agreed = null;
+        return result;
+    }
+
+    /** @return the newest round every rank wrote: the current one, or the one before when some rank skipped it */
+    private long newestWrittenEverywhere() {
+        joinAgreement();
+        return round == incompleteRound ? round - 1 : round;
     }
 
     /** The largest image x 1.25, 4 KiB aligned: room to grow a little without a switch. */
@@ -628,8 +740,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * round is complete everywhere, so a complete round is restorable at every moment: the old one, or
      * the new one, whichever a recovery finds newest (it reads both layouts).
      */
-    private void switchTo(StoreLayout target) {
-        long last = round;
+    private void switchTo(StoreLayout target, long last) {
         StoreLayout from = layout;
         if (from != null) {
             String problem = null;
@@ -872,6 +983,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         checkOpen("ctrl");
         CkptOptions next = requested.withCtrl(ctrl);
         next.validateFor(context.size());
+        joinAgreement(); // one exchange at a time, in the same order on every rank
         byte[][] all = exchange.allgather(ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(),
                 options.exchangeTimeout());
         for (int r = 0; r < all.length; r++) {
@@ -914,7 +1026,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     /**
-     * Waits (bounded) until the current round is replicated on every rank (every rank's copies of it
+     * Waits (bounded) until the newest round every rank took (the current one, or the one before when
+     * some rank skipped it because its image outgrew the slots) is replicated on every rank (every rank's copies of it
      * stored and verified at its m successors) and, when it is a disk round, durable on disk here.
      * For a planned stop, and for tests that need a known complete round.
      *
@@ -923,8 +1036,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      */
     public boolean awaitReplicated(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long newest = newestWrittenEverywhere();
         try {
-            if (agent != null && !agent.awaitGloballyCompleted(round, timeout)) {
+            if (agent != null && !agent.awaitGloballyCompleted(newest, timeout)) {
                 return false;
             }
             return flusher == null || flusher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
@@ -953,6 +1067,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             // and every rank must know it, before any rank leaves the ring, or a neighbour still
             // waiting for its last round would lose its successor.
             try {
+                joinAgreement(); // before the exchange below: one at a time, in the same order everywhere
                 boolean replicated = agent == null || agent.failure() != null || awaitReplicated(options.replicationTimeout());
                 if (!replicated) {
                     LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank(), round,
@@ -1014,6 +1129,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 }
             }
             flusher.close();
+        }
+        if (agreementThread != null) {
+            agreementThread.shutdownNow(); // an exchange of an abandoned world or a crash: never completes
+            try {
+                agreementThread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (committer != null) {
             committer.shutdown();
