@@ -56,6 +56,16 @@ public final class Job {
 
     /** Failures this close to the first one are recovered together (several ranks killed at once). */
     static final long COALESCE_MILLIS = 30;
+    /**
+     * A program's own error (an exception out of main, System.exit(non-zero)) is the echo of
+     * another rank's death when a process failure is detected within this window of it; else it
+     * fails the job (unless --retry-program-errors).
+     */
+    static final long PROGRAM_ERROR_GRACE_MILLIS = 1_000;
+    /** A standby not heard from for this long is not trusted with a rank (it heartbeats every second). */
+    private static final long STANDBY_STALE_MILLIS = 5_000;
+    /** Standbys that die before being used, after which the job stops starting them. */
+    private static final int MAX_STANDBY_LOSSES = 3;
     private static final long TEARDOWN_MILLIS = 2_000;
     private static final long DRAIN_MILLIS = 1_000;
     private static final long POLL_MILLIS = 20;
@@ -83,6 +93,8 @@ public final class Job {
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
     private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
+    /** The pending failures that are process failures (not program errors taken for their echoes). */
+    private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
     private long pendingSinceNanos;
     private Recovery recovery;
     private final List<KillSpec> pendingKills = new ArrayList<>();
@@ -95,6 +107,14 @@ public final class Job {
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
+    private final Map<Integer, Standby> standbys = new ConcurrentHashMap<>();
+    private int nextStandbyId;
+    private int standbyLosses;
+    private int standbysToStart;
+    /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
+    private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
+    private long lastProcessFailureNanos;
+    private int lastProcessFailureEpoch = -1;
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -115,6 +135,24 @@ public final class Job {
     };
     private double nextRandomKill;
 
+    /** A warm standby JVM: not a rank until it is assigned one. */
+    private static final class Standby {
+        final int id;
+        final RankHost host;
+        volatile ControlConnection connection;
+        volatile boolean ready;
+        volatile long lastHeardNanos = System.nanoTime();
+
+        Standby(int id, RankHost host) {
+            this.id = id;
+            this.host = host;
+        }
+    }
+
+    /** A program's error (or exit) held until it is known whether it echoes a process failure. */
+    private record HeldError(String description, String stackTrace, long sinceNanos) {
+    }
+
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
         final int epoch;
@@ -124,6 +162,8 @@ public final class Job {
         long worldNanos;
         /** Ranks whose program (re-)started in the new epoch. */
         int ready;
+        /** Replacements that came from warm standbys. */
+        int fromStandby;
 
         Recovery(int epoch, long detectedNanos) {
             this.epoch = epoch;
@@ -172,6 +212,7 @@ public final class Job {
                 exitStatus = supervise();
                 return exitStatus;
             } finally {
+                stopStandbys();
                 if (exchange != null) {
                     exchange.close();
                 }
@@ -218,6 +259,77 @@ public final class Job {
         for (int rank : ranks) {
             currentHost.put(rank, host);
         }
+    }
+
+    /** Starts one warm standby JVM (see {@link io.jckpt.runtime.rank.RankMain}): it says when it is ready. */
+    private void startStandby() throws IOException {
+        int id = nextStandbyId++;
+        Map<String, String> env = commonEnvironment();
+        env.put(RankEnvironment.STANDBY, Integer.toString(id));
+        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        RankHost host = startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
+        standbys.put(id, new Standby(id, host));
+    }
+
+    /** Starts the standbys still owed (at job start, and after a recovery used some). */
+    private void replenishStandbys() throws IOException {
+        while (standbysToStart > 0 && !jobCompleteSent) {
+            standbysToStart--;
+            startStandby();
+        }
+    }
+
+    /** A ready standby heard from recently, or {@code null}; a stale one is stopped. */
+    private Standby takeStandby() {
+        for (Standby standby : new TreeMap<>(standbys).values()) {
+            if (!standby.ready || standby.connection == null) {
+                continue;
+            }
+            standbys.remove(standby.id);
+            if (!standby.host.isAlive()
+                    || System.nanoTime() - standby.lastHeardNanos > STANDBY_STALE_MILLIS * 1_000_000L) {
+                console.event("standby " + standby.id + " (pid " + standby.host.pid() + ") silent or gone: not used");
+                standby.host.kill();
+                standbysToStart++;
+                continue;
+            }
+            return standby;
+        }
+        return null;
+    }
+
+    /** The standbys are no longer needed (the job is over): SIGKILL, bounded wait. */
+    private void stopStandbys() {
+        List<Standby> left = new ArrayList<>(standbys.values());
+        standbys.clear();
+        for (Standby standby : left) {
+            standby.host.kill();
+        }
+        for (Standby standby : left) {
+            standby.host.awaitExit(TEARDOWN_MILLIS);
+        }
+    }
+
+    /**
+     * Hands {@code rank} of the new epoch to a standby; {@code false} when it could not be told
+     * (it died meanwhile: it is stopped and the caller forks a process instead).
+     */
+    private boolean assign(Standby standby, int rank, byte[] recoverFrame) {
+        byte[] payload = ByteBuffer.allocate(4 + recoverFrame.length).putInt(rank).put(recoverFrame).array();
+        // the host is the rank's before the standby can connect as it or exit as it
+        standby.host.assign(rank, "[rank " + rank + "] ");
+        currentHost.put(rank, standby.host);
+        spawnEpoch.put(rank, epoch);
+        lastHeard.put(rank, System.nanoTime());
+        try {
+            standby.connection.send(ControlProtocol.ASSIGN, payload);
+        } catch (IOException e) {
+            standby.host.kill();
+            standby.host.awaitExit(TEARDOWN_MILLIS);
+            return false;
+        }
+        console.event("rank " + rank + " taken over by standby " + standby.id + " (pid " + standby.host.pid() + ")");
+        return true;
     }
 
     private Map<String, String> commonEnvironment() {
@@ -270,7 +382,7 @@ public final class Job {
         while (exitedOk.size() < spec.worldSize()) {
             JobEvent event;
             try {
-                event = events.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                event = events.poll(pollMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return fail("interrupted");
@@ -302,8 +414,13 @@ public final class Job {
                     }
                 }
             }
+            if (!heldErrors.isEmpty() && pendingFailures.isEmpty()
+                    && System.nanoTime() - heldErrors.values().stream().mapToLong(HeldError::sinceNanos).min().orElseThrow()
+                    >= PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L) {
+                return failProgramError();
+            }
             if (!pendingFailures.isEmpty()
-                    && System.nanoTime() - pendingSinceNanos > COALESCE_MILLIS * 1_000_000L) {
+                    && System.nanoTime() - pendingSinceNanos >= COALESCE_MILLIS * 1_000_000L) {
                 int status = recover();
                 if (status >= 0) {
                     return status;
@@ -315,6 +432,16 @@ public final class Job {
                 if (connected == spec.worldSize() && !announced) {
                     announced = true;
                     console.event("all " + connected + " ranks running (pids " + pids() + ")");
+                    // standbys start once the ranks run: their warm-up must not slow the job's start
+                    standbysToStart = spec.standbys();
+                    replenishStandbys();
+                }
+            } else if (event instanceof JobEvent.StandbyReady ready) {
+                Standby standby = standbys.get(ready.id());
+                if (standby != null) {
+                    standby.ready = true;
+                    console.event(String.format(Locale.ROOT, "standby %d ready (pid %d, warmed up in %.0f ms)",
+                            ready.id(), standby.host.pid(), ready.warmNanos() / 1e6));
                 }
             } else if (event instanceof JobEvent.RankReady) {
                 if (recovery != null) {
@@ -326,7 +453,8 @@ public final class Job {
                     continue; // a program of an abandoned world: its end means nothing
                 }
                 if (exit.status() != 0) {
-                    Integer status = onRankFailure(reported.rank(), "rank " + reported.rank() + " " + exit.reason());
+                    Integer status = onProgramError(reported.rank(), "rank " + reported.rank() + " " + exit.reason(),
+                            exit.detail());
                     if (status != null) {
                         return status;
                     }
@@ -335,6 +463,10 @@ public final class Job {
                 }
             } else if (event instanceof JobEvent.HostExited exited) {
                 RankHost host = exited.host();
+                if (host.ranks().isEmpty()) {
+                    onStandbyExited(host, exited.status());
+                    continue;
+                }
                 int rank = host.ranks().get(0);
                 if (currentHost.get(rank) != host) {
                     continue; // a replaced process
@@ -353,7 +485,12 @@ public final class Job {
                     }
                     continue;
                 }
-                Integer status = onRankFailure(rank, describe(host, exited.status()));
+                // System.exit(n) or a JVM that could not start: the program's own doing, unless it
+                // echoes another rank's death; death by a signal: a process failure
+                boolean signalled = exited.status() > 128;
+                Integer status = signalled || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
+                        ? onRankFailure(rank, describe(host, exited.status()))
+                        : onProgramError(rank, describe(host, exited.status()), "");
                 if (status != null) {
                     return status;
                 }
@@ -492,6 +629,14 @@ public final class Job {
      * the job is over, {@code null} when it goes on.
      */
     private Integer onRankFailure(int rank, String description) {
+        return onRankFailure(rank, description, true);
+    }
+
+    /**
+     * As {@link #onRankFailure(int, String)}; {@code processFailure} is false for a program error
+     * recovered as the echo of one (or with --retry-program-errors).
+     */
+    private Integer onRankFailure(int rank, String description, boolean processFailure) {
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
@@ -503,7 +648,94 @@ public final class Job {
         }
         console.event("FAILURE: " + description);
         pendingFailures.put(rank, description);
+        if (processFailure) {
+            pendingProcessFailures.add(rank);
+            // a process failure: program errors held around it are its echoes (MPJ Express fails
+            // the peers of a dead rank), recovered with it
+            lastProcessFailureNanos = System.nanoTime();
+            lastProcessFailureEpoch = epoch;
+            heldErrors.remove(rank);
+            for (Map.Entry<Integer, HeldError> echo : heldErrors.entrySet()) {
+                if (!pendingFailures.containsKey(echo.getKey())) {
+                    console.event("FAILURE: " + echo.getValue().description() + " (after another rank's failure)");
+                    pendingFailures.put(echo.getKey(), echo.getValue().description());
+                }
+            }
+            heldErrors.clear();
+        }
         return null;
+    }
+
+    /**
+     * A rank's program threw out of main, or its process exited with a code of its own: a program
+     * error that fails the job at once, unless it echoes a process failure of another rank
+     * detected within {@link #PROGRAM_ERROR_GRACE_MILLIS} before or after it (then it is recovered
+     * like that failure), or unless --retry-program-errors.
+     */
+    private Integer onProgramError(int rank, String description, String stackTrace) {
+        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV
+                || spec.retryProgramErrors()) {
+            return onRankFailure(rank, description, false);
+        }
+        boolean processFailureRecent = lastProcessFailureEpoch == epoch
+                && System.nanoTime() - lastProcessFailureNanos < PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L;
+        if (!pendingProcessFailures.isEmpty() || processFailureRecent) {
+            return onRankFailure(rank, description, false);
+        }
+        HeldError held = heldErrors.get(rank);
+        if (held == null) {
+            heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
+        } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
+            heldErrors.put(rank, new HeldError(held.description(), stackTrace, held.sinceNanos()));
+        }
+        return null;
+    }
+
+    /** No process failed around the held program errors: the job fails, naming them. */
+    private int failProgramError() {
+        Map.Entry<Integer, HeldError> first = heldErrors.firstEntry();
+        HeldError error = first.getValue();
+        if (!error.stackTrace().isEmpty()) {
+            console.event("rank " + first.getKey() + "'s program failed:\n" + error.stackTrace().stripTrailing());
+        }
+        String others = heldErrors.size() > 1 ? " (and " + (heldErrors.size() - 1) + " more rank"
+                + (heldErrors.size() > 2 ? "s" : "") + ")" : "";
+        heldErrors.clear();
+        return fail(error.description() + others + ": a program error, not retried (no rank process failed within "
+                + PROGRAM_ERROR_GRACE_MILLIS + " ms of it; --retry-program-errors recovers such errors too)");
+    }
+
+    /** A standby died before it was given a rank: start another, a bounded number of times. */
+    private void onStandbyExited(RankHost host, int status) throws IOException {
+        Standby standby = standbys.values().stream().filter(s -> s.host == host).findFirst().orElse(null);
+        if (standby == null) {
+            return; // stopped by the launcher (stale, or the job is ending)
+        }
+        standbys.remove(standby.id);
+        if (tearingDown || jobCompleteSent) {
+            return;
+        }
+        standbyLosses++;
+        host.drainOutput(DRAIN_MILLIS);
+        if (standbyLosses > MAX_STANDBY_LOSSES) {
+            console.event("WARNING: standby " + standby.id + " (pid " + host.pid() + ") " + Signals.describeExit(status)
+                    + "; " + standbyLosses + " standbys lost: no more standbys, failed ranks are re-spawned");
+            return;
+        }
+        console.event("WARNING: standby " + standby.id + " (pid " + host.pid() + ") " + Signals.describeExit(status)
+                + "; starting another");
+        standbysToStart++;
+        replenishStandbys();
+    }
+
+    /** How long the supervisor may wait for the next event: never past a pending decision. */
+    private long pollMillis() {
+        long wait = POLL_MILLIS;
+        long now = System.nanoTime();
+        if (!pendingFailures.isEmpty()) {
+            wait = Math.min(wait, (pendingSinceNanos + COALESCE_MILLIS * 1_000_000L - now) / 1_000_000L + 1);
+        }
+        return Math.max(1, wait);
     }
 
     /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
@@ -535,6 +767,7 @@ public final class Job {
         String what = String.join("; ", pendingFailures.values());
         long detected = pendingSinceNanos;
         pendingFailures.clear();
+        pendingProcessFailures.clear();
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)");
         }
@@ -551,6 +784,17 @@ public final class Job {
                 + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", "")));
         lastFailed = failed;
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
+        // replacements first: a replacement has the longest way into the new world
+        for (int rank : failed) {
+            Standby standby = takeStandby();
+            if (standby != null && assign(standby, rank, frame)) {
+                recovery.fromStandby++;
+                standbysToStart++; // a new standby once the ranks are back in a world
+            } else {
+                startNiodevRank(rank, true);
+            }
+        }
+        recovery.respawnedNanos = System.nanoTime();
         for (Map.Entry<Integer, ControlConnection> entry : controls.entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
                 try {
@@ -560,22 +804,21 @@ public final class Job {
                 }
             }
         }
-        for (int rank : failed) {
-            startNiodevRank(rank, true);
-        }
-        recovery.respawnedNanos = System.nanoTime();
         return -1;
     }
 
-    private void reportRecovered() {
+    private void reportRecovered() throws IOException {
         Recovery r = recovery;
         recovery = null;
         rollingBack = true; // for --kill RANKS@recovery: the ranks are rolling back now
         console.event(String.format(Locale.ROOT,
                 "recovered: all %d ranks in a new MPJ world (epoch %d) %.0f ms after the failure was detected"
-                        + " (respawn started after %.0f ms)",
+                        + " (respawn started after %.0f ms%s)",
                 spec.worldSize(), r.epoch, (r.worldNanos - r.detectedNanos) / 1e6,
-                (r.respawnedNanos - r.detectedNanos) / 1e6));
+                (r.respawnedNanos - r.detectedNanos) / 1e6,
+                r.fromStandby == 0 ? "" : r.fromStandby == 1 ? ", 1 rank from a standby"
+                        : ", " + r.fromStandby + " ranks from standbys"));
+        replenishStandbys(); // the ranks are in their world: a new standby's warm-up competes less now
     }
 
     private int fail(String reason) {
@@ -629,12 +872,33 @@ public final class Job {
     private final class Listener implements ControlListener {
         @Override
         public void connected(int rank, ControlConnection connection) {
+            if (rank < 0) {
+                Standby standby = standbys.get(ControlProtocol.STANDBY_CLAIM_BASE - rank);
+                if (standby == null) {
+                    connection.close(); // not one this job started, or one already stopped
+                } else {
+                    standby.connection = connection;
+                    standby.lastHeardNanos = System.nanoTime();
+                }
+                return;
+            }
             controls.put(rank, connection);
             events.add(new JobEvent.RankConnected(rank));
         }
 
         @Override
         public void frame(int rank, byte type, byte[] payload) {
+            if (rank < 0) {
+                int id = ControlProtocol.STANDBY_CLAIM_BASE - rank;
+                Standby standby = standbys.get(id);
+                if (standby != null) {
+                    standby.lastHeardNanos = System.nanoTime();
+                    if (type == ControlProtocol.STANDBY_READY) {
+                        events.add(new JobEvent.StandbyReady(id, ByteBuffer.wrap(payload).getLong()));
+                    }
+                }
+                return;
+            }
             lastHeard.put(rank, System.nanoTime());
             try {
                 if (type == ControlProtocol.RANK_ROUND) {
@@ -662,7 +926,10 @@ public final class Job {
 
         @Override
         public void disconnected(int rank, ControlConnection connection) {
-            controls.remove(rank, connection);
+            if (rank >= 0) {
+                controls.remove(rank, connection);
+            } // a standby's connection ends when it becomes a rank or dies (its process exit says which)
         }
     }
 }
+

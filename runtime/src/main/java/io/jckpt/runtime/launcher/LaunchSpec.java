@@ -15,14 +15,17 @@ import java.util.jar.JarFile;
  *
  * <pre>
  * ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]
+ *          [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors] ...
  *          [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]
  * </pre>
+ * (the full list in {@code USAGE} and the README).
  */
 public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn|relaunch] [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
+            + " [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors]"
+            + " [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
             + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
@@ -53,11 +56,17 @@ public final class LaunchSpec {
     private final double mtbfSeconds;
     private final List<FailureDetector> detectors;
     private final long seed;
+    private final int standbys;
+    private final boolean retryProgramErrors;
+
+    /** Most warm standbys a job may keep. */
+    static final int MAX_STANDBYS = 16;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
                        long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
-                       String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors) {
+                       String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors, int standbys,
+                       boolean retryProgramErrors) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -75,6 +84,8 @@ public final class LaunchSpec {
         this.mtbfSeconds = mtbfSeconds;
         this.detectors = List.copyOf(detectors);
         this.seed = seed;
+        this.standbys = standbys;
+        this.retryProgramErrors = retryProgramErrors;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
@@ -93,6 +104,8 @@ public final class LaunchSpec {
         double mtbf = 0;
         List<FailureDetector> detectors = new ArrayList<>();
         long seed = 1;
+        Integer standbys = null;
+        boolean retryProgramErrors = false;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -114,6 +127,8 @@ public final class LaunchSpec {
                 case "--detector" -> detectors.add(parseDetector(value(args, ++i, arg)));
                 case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
+                case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
+                case "--retry-program-errors" -> retryProgramErrors = true;
                 case "-h", "--help" -> throw new UsageException(USAGE);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
@@ -144,6 +159,21 @@ public final class LaunchSpec {
             throw new UsageException("--on-failure " + onFailure.name().toLowerCase(java.util.Locale.ROOT)
                     + " needs --dev niodev: the ranks of a multicore job share one JVM");
         }
+        if (standbys != null && standbys < 0) {
+            throw new UsageException("--standby must not be negative, got " + standbys);
+        }
+        if (standbys != null && standbys > MAX_STANDBYS) {
+            throw new UsageException("--standby " + standbys + " is more than this launcher keeps (" + MAX_STANDBYS + ")");
+        }
+        if (standbys != null && standbys > 0 && (onFailure == FailurePolicy.FAIL || device != Device.NIODEV)) {
+            throw new UsageException("--standby needs --on-failure respawn or relaunch on niodev: a standby only"
+                    + " ever replaces a failed rank");
+        }
+        if (retryProgramErrors && onFailure == FailurePolicy.FAIL) {
+            throw new UsageException("--retry-program-errors needs --on-failure respawn or relaunch");
+        }
+        // one warm standby by default when failed ranks are replaced
+        int standbyCount = standbys != null ? standbys : onFailure == FailurePolicy.FAIL ? 0 : 1;
         if (i >= args.length) {
             throw new UsageException("no main class given; " + USAGE);
         }
@@ -158,7 +188,8 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors);
+                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
+                retryProgramErrors);
     }
 
     /** {@code heartbeat:MILLIS}, or {@code class:NAME} for a {@link FailureDetector} with a no-argument constructor. */
@@ -340,6 +371,22 @@ public final class LaunchSpec {
     /** Seed of the random failure injection, so a rehearsal can be repeated. */
     public long seed() {
         return seed;
+    }
+
+    /**
+     * Warm standby JVMs kept ready to replace failed ranks (default 1 with --on-failure respawn or
+     * relaunch, else 0).
+     */
+    public int standbys() {
+        return standbys;
+    }
+
+    /**
+     * Whether a program's own error (an exception out of main or System.exit(non-zero) while no
+     * other rank failed) is recovered like a process failure instead of failing the job.
+     */
+    public boolean retryProgramErrors() {
+        return retryProgramErrors;
     }
 
     /** How long ranks may take to start and join the MPJ world. */
