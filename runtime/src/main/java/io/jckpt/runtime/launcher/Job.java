@@ -487,7 +487,7 @@ public final class Job {
                 }
                 // System.exit(n) or a JVM that could not start: the program's own doing, unless it
                 // echoes another rank's death; death by a signal: a process failure
-                boolean signalled = exited.status() > 128;
+                boolean signalled = Signals.bySignal(exited.status());
                 Integer status = signalled || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
                         ? onRankFailure(rank, describe(host, exited.status()))
                         : onProgramError(rank, describe(host, exited.status()), "");

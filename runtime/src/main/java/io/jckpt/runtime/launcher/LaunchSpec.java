@@ -29,6 +29,27 @@ public final class LaunchSpec {
             + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
+    /** {@code --help}: the usage line and what each option does. */
+    static final String HELP = USAGE + "\n\n"
+            + "  -np N                      number of ranks (1-1024)\n"
+            + "  --dev niodev|multicore     one JVM per rank over loopback (default), or ranks as threads of one JVM\n"
+            + "  -cp CLASSPATH              the program's class path (not MPJ Express: each MPJ world gets its own loader)\n"
+            + "  --on-failure POLICY        fail (default): stop the job; respawn: replace failed ranks, survivors\n"
+            + "                             re-enter main in a fresh world; relaunch: restart every rank\n"
+            + "  --standby N                warm standby JVMs ready to take over failed ranks (default 1 with\n"
+            + "                             respawn or relaunch; 0 = fork a new JVM per failed rank)\n"
+            + "  --retry-program-errors     also recover a program's own exception or exit code (by default they fail\n"
+            + "                             the job unless a rank process failed within 1 s of them)\n"
+            + "  --max-recoveries N         recoveries before the job fails (default 10)\n"
+            + "  --detector heartbeat:MS    also declare hung or stopped ranks failed; class:NAME plugs in a detector\n"
+            + "  --kill RANKS@WHEN[:wipe]   inject failures: 2@3.5s, 1,2@round=40:wipe, all@round=100, 3@recovery\n"
+            + "  --mtbf SECONDS [--seed S]  random SIGKILLs with exponential inter-arrival times\n"
+            + "  --job-id ID                name the job (a failed job restarted with the same id restores)\n"
+            + "  --quiet, --log FILE        hide rank output (events stay); copy everything to FILE\n"
+            + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
+            + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
+            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.";
+
     /** What the launcher does when a rank fails. */
     public enum FailurePolicy {
         /** Name the rank, stop every rank, exit 1. */
@@ -129,7 +150,7 @@ public final class LaunchSpec {
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
                 case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
                 case "--retry-program-errors" -> retryProgramErrors = true;
-                case "-h", "--help" -> throw new UsageException(USAGE);
+                case "-h", "--help" -> throw UsageException.helpRequested(HELP);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
         }
