@@ -64,6 +64,12 @@ public final class Job {
     static final long PROGRAM_ERROR_GRACE_MILLIS = 1_000;
     /** A standby not heard from for this long is not trusted with a rank (it heartbeats every second). */
     private static final long STANDBY_STALE_MILLIS = 5_000;
+    /**
+     * A standby that replaces a used one starts once the program runs again after the recovery
+     * (rank 0 reports a new checkpoint round) or this long after the ranks joined the new world,
+     * whichever comes first: its warm-up must not take the CPU from the ranks' rollback.
+     */
+    static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     /** Standbys that die before being used, after which the job stops starting them. */
     private static final int MAX_STANDBY_LOSSES = 3;
     private static final long TEARDOWN_MILLIS = 2_000;
@@ -111,6 +117,10 @@ public final class Job {
     private int nextStandbyId;
     private int standbyLosses;
     private int standbysToStart;
+    /** When the owed standbys may start (System.nanoTime); see {@link #STANDBY_AFTER_RECOVERY_MILLIS}. */
+    private long standbysDueNanos;
+    /** Rank 0's checkpoint round when the last recovery completed (a newer one: the program runs again). */
+    private long roundAtRecovery = -1;
     /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
     private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
     private long lastProcessFailureNanos;
@@ -273,6 +283,9 @@ public final class Job {
 
     /** Starts the standbys still owed (at job start, and after a recovery used some). */
     private void replenishStandbys() throws IOException {
+        if (standbysToStart == 0 || System.nanoTime() < standbysDueNanos && !programRunsAgain()) {
+            return;
+        }
         while (standbysToStart > 0 && !jobCompleteSent) {
             standbysToStart--;
             startStandby();
@@ -296,6 +309,12 @@ public final class Job {
             return standby;
         }
         return null;
+    }
+
+    /** Whether rank 0 reported a checkpoint round newer than the one it had when the last recovery completed. */
+    private boolean programRunsAgain() {
+        long[] p = progress.get(0);
+        return roundAtRecovery >= 0 && p != null && p[0] != roundAtRecovery;
     }
 
     /** The standbys are no longer needed (the job is over): SIGKILL, bounded wait. */
@@ -402,6 +421,9 @@ public final class Job {
             }
             injectDueFailures();
             showProgress();
+            if (recovery == null) {
+                replenishStandbys();
+            }
             for (FailureDetector detector : spec.detectors()) {
                 for (Map.Entry<Integer, String> found : detector.poll(detectorView).entrySet()) {
                     RankHost host = currentHost.get(found.getKey());
@@ -818,7 +840,10 @@ public final class Job {
                 (r.respawnedNanos - r.detectedNanos) / 1e6,
                 r.fromStandby == 0 ? "" : r.fromStandby == 1 ? ", 1 rank from a standby"
                         : ", " + r.fromStandby + " ranks from standbys"));
-        replenishStandbys(); // the ranks are in their world: a new standby's warm-up competes less now
+        // replacements for used standbys: once the program runs again (see replenishStandbys)
+        long[] p = progress.get(0);
+        roundAtRecovery = p == null ? 0 : p[0];
+        standbysDueNanos = System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L;
     }
 
     private int fail(String reason) {
