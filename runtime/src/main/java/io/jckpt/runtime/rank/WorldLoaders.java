@@ -74,6 +74,11 @@ final class WorldLoaders {
         spare.start(current);
     }
 
+    /** The spare loader being prepared, or {@code null}; it stays the spare. */
+    synchronized WorldClassLoader peekSpare() {
+        return spare == null ? null : spare.loader;
+    }
+
     /** Stops any preloading (the rank is ending). */
     synchronized void stop() {
         if (spare != null) {
