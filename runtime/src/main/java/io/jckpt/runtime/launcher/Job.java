@@ -45,6 +45,9 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * A rank whose program completed waits until every rank completed in the same epoch
  * ({@link ControlProtocol#JOB_COMPLETE}), so a late failure elsewhere can still be recovered.
+ * Failed ranks are handed to warm standbys when one is ready ({@link StandbyPool}), else forked.
+ * Under respawn and relaunch a program's own error fails the job unless it echoes a process
+ * failure ({@link #PROGRAM_ERROR_GRACE_MILLIS}).
  */
 public final class Job {
     /** Every rank completed. */
@@ -62,16 +65,12 @@ public final class Job {
      * fails the job (unless --retry-program-errors).
      */
     static final long PROGRAM_ERROR_GRACE_MILLIS = 1_000;
-    /** A standby not heard from for this long is not trusted with a rank (it heartbeats every second). */
-    private static final long STANDBY_STALE_MILLIS = 5_000;
     /**
      * A standby that replaces a used one starts once the program runs again after the recovery
      * (rank 0 reports a new checkpoint round) or this long after the ranks joined the new world,
      * whichever comes first: its warm-up must not take the CPU from the ranks' rollback.
      */
     static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
-    /** Standbys that die before being used, after which the job stops starting them. */
-    private static final int MAX_STANDBY_LOSSES = 3;
     private static final long TEARDOWN_MILLIS = 2_000;
     private static final long DRAIN_MILLIS = 1_000;
     private static final long POLL_MILLIS = 20;
@@ -113,14 +112,7 @@ public final class Job {
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
-    private final Map<Integer, Standby> standbys = new ConcurrentHashMap<>();
-    private int nextStandbyId;
-    private int standbyLosses;
-    private int standbysToStart;
-    /** When the owed standbys may start (System.nanoTime); see {@link #STANDBY_AFTER_RECOVERY_MILLIS}. */
-    private long standbysDueNanos;
-    /** Rank 0's checkpoint round when the last recovery completed (a newer one: the program runs again). */
-    private long roundAtRecovery = -1;
+    private final StandbyPool standbys;
     /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
     private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
     private long lastProcessFailureNanos;
@@ -144,20 +136,6 @@ public final class Job {
         }
     };
     private double nextRandomKill;
-
-    /** A warm standby JVM: not a rank until it is assigned one. */
-    private static final class Standby {
-        final int id;
-        final RankHost host;
-        volatile ControlConnection connection;
-        volatile boolean ready;
-        volatile long lastHeardNanos = System.nanoTime();
-
-        Standby(int id, RankHost host) {
-            this.id = id;
-            this.host = host;
-        }
-    }
 
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     private record HeldError(String description, String stackTrace, long sinceNanos) {
@@ -197,6 +175,7 @@ public final class Job {
         this.nextRandomKill = spec.mtbfSeconds() > 0 ? exponential() : Double.MAX_VALUE;
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
+        this.standbys = new StandbyPool(this::startStandby, console);
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -222,7 +201,7 @@ public final class Job {
                 exitStatus = supervise();
                 return exitStatus;
             } finally {
-                stopStandbys();
+                standbys.stop();
                 if (exchange != null) {
                     exchange.close();
                 }
@@ -271,81 +250,32 @@ public final class Job {
         }
     }
 
-    /** Starts one warm standby JVM (see {@link io.jckpt.runtime.rank.RankMain}): it says when it is ready. */
-    private void startStandby() throws IOException {
-        int id = nextStandbyId++;
+    /** Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}). */
+    private RankHost startStandby(int id) throws IOException {
         Map<String, String> env = commonEnvironment();
         env.put(RankEnvironment.STANDBY, Integer.toString(id));
         List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
-        RankHost host = startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
-        standbys.put(id, new Standby(id, host));
+        return startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
     }
 
-    /** Starts the standbys still owed (at job start, and after a recovery used some). */
-    private void replenishStandbys() throws IOException {
-        if (standbysToStart == 0 || System.nanoTime() < standbysDueNanos && !programRunsAgain()) {
-            return;
-        }
-        while (standbysToStart > 0 && !jobCompleteSent) {
-            standbysToStart--;
-            startStandby();
-        }
-    }
-
-    /** A ready standby heard from recently, or {@code null}; a stale one is stopped. */
-    private Standby takeStandby() {
-        for (Standby standby : new TreeMap<>(standbys).values()) {
-            if (!standby.ready || standby.connection == null) {
-                continue;
-            }
-            standbys.remove(standby.id);
-            if (!standby.host.isAlive()
-                    || System.nanoTime() - standby.lastHeardNanos > STANDBY_STALE_MILLIS * 1_000_000L) {
-                console.event("standby " + standby.id + " (pid " + standby.host.pid() + ") silent or gone: not used");
-                standby.host.kill();
-                standbysToStart++;
-                continue;
-            }
-            return standby;
-        }
-        return null;
-    }
-
-    /** Whether rank 0 reported a checkpoint round newer than the one it had when the last recovery completed. */
-    private boolean programRunsAgain() {
+    /** Whether rank 0 reported a checkpoint round other than {@code round}: its program runs. */
+    private boolean roundAdvancedFrom(long round) {
         long[] p = progress.get(0);
-        return roundAtRecovery >= 0 && p != null && p[0] != roundAtRecovery;
-    }
-
-    /** The standbys are no longer needed (the job is over): SIGKILL, bounded wait. */
-    private void stopStandbys() {
-        List<Standby> left = new ArrayList<>(standbys.values());
-        standbys.clear();
-        for (Standby standby : left) {
-            standby.host.kill();
-        }
-        for (Standby standby : left) {
-            standby.host.awaitExit(TEARDOWN_MILLIS);
-        }
+        return p != null && p[0] != round;
     }
 
     /**
      * Hands {@code rank} of the new epoch to a standby; {@code false} when it could not be told
      * (it died meanwhile: it is stopped and the caller forks a process instead).
      */
-    private boolean assign(Standby standby, int rank, byte[] recoverFrame) {
-        byte[] payload = ByteBuffer.allocate(4 + recoverFrame.length).putInt(rank).put(recoverFrame).array();
+    private boolean assign(StandbyPool.Standby standby, int rank, byte[] recoverFrame) {
         // the host is the rank's before the standby can connect as it or exit as it
         standby.host.assign(rank, "[rank " + rank + "] ");
         currentHost.put(rank, standby.host);
         spawnEpoch.put(rank, epoch);
         lastHeard.put(rank, System.nanoTime());
-        try {
-            standby.connection.send(ControlProtocol.ASSIGN, payload);
-        } catch (IOException e) {
-            standby.host.kill();
-            standby.host.awaitExit(TEARDOWN_MILLIS);
-            return false;
+        if (!StandbyPool.assign(standby, rank, recoverFrame)) {
+            return false; // the caller forks instead; this host's exit is that of a replaced process
         }
         console.event("rank " + rank + " taken over by standby " + standby.id + " (pid " + standby.host.pid() + ")");
         return true;
@@ -421,8 +351,8 @@ public final class Job {
             }
             injectDueFailures();
             showProgress();
-            if (recovery == null) {
-                replenishStandbys();
+            if (recovery == null && !jobCompleteSent) {
+                standbys.replenish();
             }
             for (FailureDetector detector : spec.detectors()) {
                 for (Map.Entry<Integer, String> found : detector.poll(detectorView).entrySet()) {
@@ -455,16 +385,11 @@ public final class Job {
                     announced = true;
                     console.event("all " + connected + " ranks running (pids " + pids() + ")");
                     // standbys start once the ranks run: their warm-up must not slow the job's start
-                    standbysToStart = spec.standbys();
-                    replenishStandbys();
+                    standbys.owe(spec.standbys(), 0, () -> true);
+                    standbys.replenish();
                 }
             } else if (event instanceof JobEvent.StandbyReady ready) {
-                Standby standby = standbys.get(ready.id());
-                if (standby != null) {
-                    standby.ready = true;
-                    console.event(String.format(Locale.ROOT, "standby %d ready (pid %d, warmed up in %.0f ms)",
-                            ready.id(), standby.host.pid(), ready.warmNanos() / 1e6));
-                }
+                standbys.ready(ready.id(), ready.warmNanos());
             } else if (event instanceof JobEvent.RankReady) {
                 if (recovery != null) {
                     recovery.ready++;
@@ -486,7 +411,7 @@ public final class Job {
             } else if (event instanceof JobEvent.HostExited exited) {
                 RankHost host = exited.host();
                 if (host.ranks().isEmpty()) {
-                    onStandbyExited(host, exited.status());
+                    standbys.exited(host, exited.status(), tearingDown || jobCompleteSent);
                     continue;
                 }
                 int rank = host.ranks().get(0);
@@ -727,29 +652,6 @@ public final class Job {
                 + PROGRAM_ERROR_GRACE_MILLIS + " ms of it; --retry-program-errors recovers such errors too)");
     }
 
-    /** A standby died before it was given a rank: start another, a bounded number of times. */
-    private void onStandbyExited(RankHost host, int status) throws IOException {
-        Standby standby = standbys.values().stream().filter(s -> s.host == host).findFirst().orElse(null);
-        if (standby == null) {
-            return; // stopped by the launcher (stale, or the job is ending)
-        }
-        standbys.remove(standby.id);
-        if (tearingDown || jobCompleteSent) {
-            return;
-        }
-        standbyLosses++;
-        host.drainOutput(DRAIN_MILLIS);
-        if (standbyLosses > MAX_STANDBY_LOSSES) {
-            console.event("WARNING: standby " + standby.id + " (pid " + host.pid() + ") " + Signals.describeExit(status)
-                    + "; " + standbyLosses + " standbys lost: no more standbys, failed ranks are re-spawned");
-            return;
-        }
-        console.event("WARNING: standby " + standby.id + " (pid " + host.pid() + ") " + Signals.describeExit(status)
-                + "; starting another");
-        standbysToStart++;
-        replenishStandbys();
-    }
-
     /** How long the supervisor may wait for the next event: never past a pending decision. */
     private long pollMillis() {
         long wait = POLL_MILLIS;
@@ -808,10 +710,9 @@ public final class Job {
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
         // replacements first: a replacement has the longest way into the new world
         for (int rank : failed) {
-            Standby standby = takeStandby();
+            StandbyPool.Standby standby = standbys.take();
             if (standby != null && assign(standby, rank, frame)) {
                 recovery.fromStandby++;
-                standbysToStart++; // a new standby once the ranks are back in a world
             } else {
                 startNiodevRank(rank, true);
             }
@@ -840,10 +741,12 @@ public final class Job {
                 (r.respawnedNanos - r.detectedNanos) / 1e6,
                 r.fromStandby == 0 ? "" : r.fromStandby == 1 ? ", 1 rank from a standby"
                         : ", " + r.fromStandby + " ranks from standbys"));
-        // replacements for used standbys: once the program runs again (see replenishStandbys)
+        // replacements for the used standbys, once the program runs again: their warm-up must not
+        // take the CPU from the ranks' rollback
         long[] p = progress.get(0);
-        roundAtRecovery = p == null ? 0 : p[0];
-        standbysDueNanos = System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L;
+        long round = p == null ? 0 : p[0];
+        standbys.owe(r.fromStandby, System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L,
+                () -> roundAdvancedFrom(round));
     }
 
     private int fail(String reason) {
@@ -898,13 +801,7 @@ public final class Job {
         @Override
         public void connected(int rank, ControlConnection connection) {
             if (rank < 0) {
-                Standby standby = standbys.get(ControlProtocol.STANDBY_CLAIM_BASE - rank);
-                if (standby == null) {
-                    connection.close(); // not one this job started, or one already stopped
-                } else {
-                    standby.connection = connection;
-                    standby.lastHeardNanos = System.nanoTime();
-                }
+                standbys.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
                 return;
             }
             controls.put(rank, connection);
@@ -915,12 +812,9 @@ public final class Job {
         public void frame(int rank, byte type, byte[] payload) {
             if (rank < 0) {
                 int id = ControlProtocol.STANDBY_CLAIM_BASE - rank;
-                Standby standby = standbys.get(id);
-                if (standby != null) {
-                    standby.lastHeardNanos = System.nanoTime();
-                    if (type == ControlProtocol.STANDBY_READY) {
-                        events.add(new JobEvent.StandbyReady(id, ByteBuffer.wrap(payload).getLong()));
-                    }
+                long warmNanos = standbys.frame(id, type, payload);
+                if (warmNanos >= 0) {
+                    events.add(new JobEvent.StandbyReady(id, warmNanos));
                 }
                 return;
             }
