@@ -91,6 +91,27 @@ public final class LaunchedJob implements AutoCloseable {
         }
     }
 
+    /** Waits (bounded) until {@code count} lines contain {@code text}; returns the last of them. */
+    public Line awaitLines(String text, int count, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        synchronized (lines) {
+            for (;;) {
+                int found = 0;
+                for (Line line : lines) {
+                    if (line.text().contains(text) && ++found == count) {
+                        return line;
+                    }
+                }
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new AssertionError(count + " lines containing '" + text + "' not seen within " + millis
+                            + " ms; output:\n" + output());
+                }
+                lines.wait(left);
+            }
+        }
+    }
+
     /** Waits (bounded) for the launcher to exit; returns its exit status. */
     public int awaitExit(long millis) throws InterruptedException {
         if (!process.waitFor(millis, TimeUnit.MILLISECONDS)) {

@@ -3,8 +3,12 @@ package io.jckpt.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -12,6 +16,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** bin/ckpt-run end to end: real rank JVMs, real MPJ Express worlds, real SIGKILLs. */
 class LauncherTest {
     private static final String RING = "io.jckpt.runtime.programs.RingCheck";
+    private static final String RING_UNTIL = "io.jckpt.runtime.programs.RingUntil";
+    private static final Pattern TAKEN_OVER = Pattern.compile("taken over by standby [0-9]+ \\(pid ([0-9]+)\\)");
+    private static final Pattern RING_UNTIL_OK = Pattern.compile("\\[rank ([0-9])\\] ring ok from ([0-9]) after ([0-9]+) iterations sum ([0-9]+)");
     private static final long RUN_MILLIS = 60_000;
 
     @ParameterizedTest
@@ -71,7 +78,8 @@ class LauncherTest {
     @Test
     void respawnedRankAndSurvivorsFinishInAFreshWorld() throws Exception {
         int iterations = 20_000;
-        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+        // --standby 0: the replacement is a freshly forked JVM (the standby path has its own test)
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0", "-cp",
                 LaunchedJob.testClasses().toString(), RING, Integer.toString(iterations))) {
             job.awaitLine("[rank 2] iteration 300", RUN_MILLIS);
             long[] pids = job.rankPids();
@@ -89,6 +97,82 @@ class LauncherTest {
                         job.output());
             }
             assertTrue(job.output().contains("finished: all 4 ranks completed after 1 recovery"), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void standbyTakesOverAFailedRankAndItsReplacementTakesTheNextFailure() throws Exception {
+        Path stop = Files.createTempDirectory("jckpt-launcher-test").resolve("stop");
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+                LaunchedJob.testClasses().toString(), RING_UNTIL, stop.toString())) {
+            job.awaitLine("standby 0 ready (pid ", RUN_MILLIS);
+            job.awaitLine("[rank 2] iteration 0", RUN_MILLIS);
+            long[] pids = job.rankPids();
+            new ProcessBuilder("kill", "-9", Long.toString(pids[2])).start().waitFor(5, TimeUnit.SECONDS);
+            long firstStandby = takenOverPid(job.awaitLine("rank 2 taken over by standby 0 (pid ", 20_000));
+            String recovered = job.awaitLine("recovered: all 4 ranks in a new MPJ world (epoch 1)", 20_000).text();
+            assertTrue(recovered.contains("1 rank from a standby"), recovered);
+            // the used standby is replaced; the former standby is rank 2 now: kill it in turn
+            job.awaitLine("standby 1 ready (pid ", RUN_MILLIS);
+            job.awaitLines("[rank 2] iteration 0", 2, RUN_MILLIS);
+            new ProcessBuilder("kill", "-9", Long.toString(firstStandby)).start().waitFor(5, TimeUnit.SECONDS);
+            job.awaitLine("FAILURE: rank 2 (pid " + firstStandby + ") killed by SIGKILL", 20_000);
+            long secondStandby = takenOverPid(job.awaitLine("rank 2 taken over by standby 1 (pid ", 20_000));
+            job.awaitLine("recovered: all 4 ranks in a new MPJ world (epoch 2)", 20_000);
+            job.awaitLines("[rank 2] iteration 0", 3, RUN_MILLIS);
+            Files.createFile(stop);
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(firstStandby != secondStandby && firstStandby != pids[2], job.output());
+            assertRingUntilResults(job, 4);
+            assertTrue(job.output().contains("finished: all 4 ranks completed after 2 recoveries"), job.output());
+            assertNoProcessLeft(job.jobId());
+        } finally {
+            Files.deleteIfExists(stop);
+            Files.deleteIfExists(stop.getParent());
+        }
+    }
+
+    @Test
+    void programExceptionUnderRespawnFailsTheJobAtOnceWithItsStackTrace() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+                LaunchedJob.testClasses().toString(), RING, "4000", "2", "throw")) {
+            LaunchedJob.Line thrown = job.awaitLine("[rank 2] rank 2: " + RING
+                    + " threw java.lang.IllegalStateException: injected failure on rank 2", RUN_MILLIS);
+            int status = job.awaitExit(20_000);
+            long millis = (System.nanoTime() - thrown.nanos()) / 1_000_000L;
+            System.out.printf("program error of rank 2: launcher exited %d ms after the throw%n", millis);
+            assertEquals(1, status, job.output());
+            assertTrue(job.output().contains("FAILURE: rank 2 threw java.lang.IllegalStateException: injected failure"
+                    + " on rank 2: a program error, not retried"), job.output());
+            assertTrue(job.output().contains("at mpj-world-0//" + RING + ".main(RingCheck.java:"), job.output());
+            assertTrue(job.linesContaining("recovering:").isEmpty(), job.output());
+            // the grace window for a peer's death (1 s), then the teardown
+            assertTrue(millis < 4_000, "launcher exited " + millis + " ms after the program error");
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void programExitCodeUnderRespawnFailsTheJob() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "-cp",
+                LaunchedJob.testClasses().toString(), RING, "4000", "1", "exit3")) {
+            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            String failure = job.awaitLine("FAILURE: rank 1 (pid ", 1_000).text();
+            assertTrue(failure.contains("exited with code 3: a program error, not retried"), failure);
+            assertTrue(job.linesContaining("recovering:").isEmpty(), job.output());
+            assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    @Test
+    void retryProgramErrorsRecoversThemLikeProcessFailures() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--retry-program-errors",
+                "--max-recoveries", "1", "-cp", LaunchedJob.testClasses().toString(), RING, "4000", "2", "throw")) {
+            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(1, job.linesContaining("recovering: epoch 1, re-spawning rank 2").size(), job.output());
+            assertTrue(job.output().contains("injected failure on rank 2 (recovery limit of 1 reached)"), job.output());
+            assertTrue(job.linesContaining("a program error").isEmpty(), job.output());
             assertNoProcessLeft(job.jobId());
         }
     }
@@ -212,6 +296,33 @@ class LauncherTest {
         assertMessage("main class io.jckpt.NoSuchMain not found on class path", "-cp",
                 LaunchedJob.testClasses().toString(), "-np", "2", "io.jckpt.NoSuchMain");
         assertMessage("unknown device 'carrier-pigeon' (use niodev or multicore)", "-np", "2", "--dev", "carrier-pigeon", RING);
+        assertMessage("--standby needs --on-failure respawn or relaunch on niodev", "-np", "2", "--standby", "1", RING);
+        assertMessage("--standby must not be negative, got -1", "-np", "2", "--on-failure", "respawn", "--standby", "-1",
+                RING);
+        assertMessage("--retry-program-errors needs --on-failure respawn or relaunch", "-np", "2",
+                "--retry-program-errors", RING);
+    }
+
+    private static long takenOverPid(LaunchedJob.Line line) {
+        Matcher matcher = TAKEN_OVER.matcher(line.text());
+        assertTrue(matcher.find(), line.text());
+        return Long.parseLong(matcher.group(1));
+    }
+
+    /** Every rank's "ring ok" line of RingUntil, with the sum its iteration count implies. */
+    private static void assertRingUntilResults(LaunchedJob job, int size) {
+        List<String> ok = job.linesContaining("ring ok from");
+        assertEquals(size, ok.size(), job.output());
+        for (String line : ok) {
+            Matcher matcher = RING_UNTIL_OK.matcher(line);
+            assertTrue(matcher.find(), line);
+            int rank = Integer.parseInt(matcher.group(1));
+            int prev = Integer.parseInt(matcher.group(2));
+            long n = Long.parseLong(matcher.group(3));
+            assertEquals((rank + size - 1) % size, prev, line);
+            assertTrue(n >= 100, line);
+            assertEquals(prev * 1000L * n + n * (n - 1) / 2, Long.parseLong(matcher.group(4)), line);
+        }
     }
 
     private static void assertMessage(String expected, String... args) throws Exception {

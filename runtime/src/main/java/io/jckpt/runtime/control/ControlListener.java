@@ -1,6 +1,9 @@
 package io.jckpt.runtime.control;
 
-/** What the launcher hears on its control channel. Called from the channel's reader threads. */
+/**
+ * What the launcher hears on its control channel. Called from the channel's reader threads. A
+ * negative rank is a warm standby ({@link ControlProtocol#STANDBY_CLAIM_BASE}).
+ */
 public interface ControlListener {
     /** An authenticated rank connected. */
     void connected(int rank, ControlConnection connection);

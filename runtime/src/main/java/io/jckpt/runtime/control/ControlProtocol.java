@@ -9,6 +9,8 @@ package io.jckpt.runtime.control;
  *   client: int rank, UTF jobId, byte[MAC_LENGTH] HMAC-SHA256(secret, nonce || rank as 4 bytes)
  *   server: byte ACCEPTED, or byte REJECTED + UTF reason, then close
  * </pre>
+ * A warm standby JVM (not yet a rank) claims {@code rank = STANDBY_CLAIM_BASE - id}, a negative
+ * number, until the launcher assigns it a rank; it then opens a second connection as that rank.
  * Frames after the handshake: {@code int length (of type + payload), byte type, payload}.
  * The secret itself never crosses the wire; it reaches ranks through their environment, which
  * only the same user can read.
@@ -42,6 +44,17 @@ public final class ControlProtocol {
     public static final byte RANK_ROUND = 5;
     /** rank to launcher: alive (sent when nothing else was sent for a while); no payload. */
     public static final byte HEARTBEAT = 6;
+    /**
+     * standby to launcher: warmed up and ready to take over a rank; payload: long warm-up nanos,
+     * long pid.
+     */
+    public static final byte STANDBY_READY = 7;
+    /** How often a standby tells the launcher it is alive (it exits when that write fails). */
+    public static final long STANDBY_HEARTBEAT_MILLIS = 1_000;
+    /** Claimed rank of standby 0 in the handshake; standby k claims {@code STANDBY_CLAIM_BASE - k}. */
+    public static final int STANDBY_CLAIM_BASE = -1;
+    /** Lowest claim a standby may make (bounds the ids). */
+    public static final int STANDBY_CLAIM_MIN = -(1 << 20);
     /** How often a rank reports its checkpoint progress at most. */
     public static final long PROGRESS_MILLIS = 20;
     /** launcher to rank: stop now; payload: UTF reason. */
@@ -62,6 +75,11 @@ public final class ControlProtocol {
      * payload: int epoch.
      */
     public static final byte JOB_COMPLETE = 13;
+    /**
+     * launcher to a standby: become rank r of a new epoch (a failed rank's replacement); payload:
+     * int rank, then a {@link #RECOVER} payload (epoch, MPJ conf, failed ranks).
+     */
+    public static final byte ASSIGN = 14;
     /** Largest contribution of one rank to a status exchange. */
     public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 

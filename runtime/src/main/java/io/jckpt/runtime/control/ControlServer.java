@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The launcher's end of the control channel: a listening socket on the given address (loopback by
- * default) that admits only connections proving knowledge of the job secret, one per rank.
+ * default) that admits only connections proving knowledge of the job secret, one per rank (and one
+ * per warm standby, which claims a negative rank: see {@link ControlProtocol}).
  * Owns an acceptor thread and one reader thread per connection; {@link #close()} stops them all.
  */
 public final class ControlServer implements AutoCloseable {
@@ -93,7 +94,7 @@ public final class ControlServer implements AutoCloseable {
             String refusal = null;
             if (!jobId.equals(claimedJob)) {
                 refusal = "wrong job id";
-            } else if (claimed < 0 || claimed >= worldSize) {
+            } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
                 refusal = "rank " + claimed + " out of range";
             } else if (!secret.verify(nonce, claimed, answer)) {
                 refusal = "bad credentials";

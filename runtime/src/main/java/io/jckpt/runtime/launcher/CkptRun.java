@@ -18,6 +18,10 @@ public final class CkptRun {
         try {
             spec = LaunchSpec.parse(args);
         } catch (UsageException e) {
+            if (e.help()) {
+                System.out.println(e.getMessage());
+                return Job.EXIT_OK;
+            }
             System.err.println("ckpt-run: " + e.getMessage());
             return Job.EXIT_USAGE;
         }

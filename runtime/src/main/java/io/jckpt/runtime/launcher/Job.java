@@ -45,6 +45,9 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * A rank whose program completed waits until every rank completed in the same epoch
  * ({@link ControlProtocol#JOB_COMPLETE}), so a late failure elsewhere can still be recovered.
+ * Failed ranks are handed to warm standbys when one is ready ({@link StandbyPool}), else forked.
+ * Under respawn and relaunch a program's own error fails the job unless it echoes a process
+ * failure ({@link #PROGRAM_ERROR_GRACE_MILLIS}).
  */
 public final class Job {
     /** Every rank completed. */
@@ -56,6 +59,18 @@ public final class Job {
 
     /** Failures this close to the first one are recovered together (several ranks killed at once). */
     static final long COALESCE_MILLIS = 30;
+    /**
+     * A program's own error (an exception out of main, System.exit(non-zero)) is the echo of
+     * another rank's death when a process failure is detected within this window of it; else it
+     * fails the job (unless --retry-program-errors).
+     */
+    static final long PROGRAM_ERROR_GRACE_MILLIS = 1_000;
+    /**
+     * A standby that replaces a used one starts once the program runs again after the recovery
+     * (rank 0 reports a new checkpoint round) or this long after the ranks joined the new world,
+     * whichever comes first: its warm-up must not take the CPU from the ranks' rollback.
+     */
+    static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     private static final long TEARDOWN_MILLIS = 2_000;
     private static final long DRAIN_MILLIS = 1_000;
     private static final long POLL_MILLIS = 20;
@@ -83,6 +98,8 @@ public final class Job {
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
     private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
+    /** The pending failures that are process failures (not program errors taken for their echoes). */
+    private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
     private long pendingSinceNanos;
     private Recovery recovery;
     private final List<KillSpec> pendingKills = new ArrayList<>();
@@ -95,6 +112,11 @@ public final class Job {
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
+    private final StandbyPool standbys;
+    /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
+    private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
+    private long lastProcessFailureNanos;
+    private int lastProcessFailureEpoch = -1;
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -115,6 +137,10 @@ public final class Job {
     };
     private double nextRandomKill;
 
+    /** A program's error (or exit) held until it is known whether it echoes a process failure. */
+    private record HeldError(String description, String stackTrace, long sinceNanos) {
+    }
+
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
         final int epoch;
@@ -124,6 +150,8 @@ public final class Job {
         long worldNanos;
         /** Ranks whose program (re-)started in the new epoch. */
         int ready;
+        /** Replacements that came from warm standbys. */
+        int fromStandby;
 
         Recovery(int epoch, long detectedNanos) {
             this.epoch = epoch;
@@ -147,6 +175,7 @@ public final class Job {
         this.nextRandomKill = spec.mtbfSeconds() > 0 ? exponential() : Double.MAX_VALUE;
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
+        this.standbys = new StandbyPool(this::startStandby, console);
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -172,6 +201,7 @@ public final class Job {
                 exitStatus = supervise();
                 return exitStatus;
             } finally {
+                standbys.stop();
                 if (exchange != null) {
                     exchange.close();
                 }
@@ -218,6 +248,37 @@ public final class Job {
         for (int rank : ranks) {
             currentHost.put(rank, host);
         }
+    }
+
+    /** Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}). */
+    private RankHost startStandby(int id) throws IOException {
+        Map<String, String> env = commonEnvironment();
+        env.put(RankEnvironment.STANDBY, Integer.toString(id));
+        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        return startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
+    }
+
+    /** Whether rank 0 reported a checkpoint round other than {@code round}: its program runs. */
+    private boolean roundAdvancedFrom(long round) {
+        long[] p = progress.get(0);
+        return p != null && p[0] != round;
+    }
+
+    /**
+     * Hands {@code rank} of the new epoch to a standby; {@code false} when it could not be told
+     * (it died meanwhile: it is stopped and the caller forks a process instead).
+     */
+    private boolean assign(StandbyPool.Standby standby, int rank, byte[] recoverFrame) {
+        // the host is the rank's before the standby can connect as it or exit as it
+        standby.host.assign(rank, "[rank " + rank + "] ");
+        currentHost.put(rank, standby.host);
+        spawnEpoch.put(rank, epoch);
+        lastHeard.put(rank, System.nanoTime());
+        if (!StandbyPool.assign(standby, rank, recoverFrame)) {
+            return false; // the caller forks instead; this host's exit is that of a replaced process
+        }
+        console.event("rank " + rank + " taken over by standby " + standby.id + " (pid " + standby.host.pid() + ")");
+        return true;
     }
 
     private Map<String, String> commonEnvironment() {
@@ -270,7 +331,7 @@ public final class Job {
         while (exitedOk.size() < spec.worldSize()) {
             JobEvent event;
             try {
-                event = events.poll(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                event = events.poll(pollMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return fail("interrupted");
@@ -290,6 +351,9 @@ public final class Job {
             }
             injectDueFailures();
             showProgress();
+            if (recovery == null && !jobCompleteSent) {
+                standbys.replenish();
+            }
             for (FailureDetector detector : spec.detectors()) {
                 for (Map.Entry<Integer, String> found : detector.poll(detectorView).entrySet()) {
                     RankHost host = currentHost.get(found.getKey());
@@ -302,8 +366,13 @@ public final class Job {
                     }
                 }
             }
+            if (!heldErrors.isEmpty() && pendingFailures.isEmpty()
+                    && System.nanoTime() - heldErrors.values().stream().mapToLong(HeldError::sinceNanos).min().orElseThrow()
+                    >= PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L) {
+                return failProgramError();
+            }
             if (!pendingFailures.isEmpty()
-                    && System.nanoTime() - pendingSinceNanos > COALESCE_MILLIS * 1_000_000L) {
+                    && System.nanoTime() - pendingSinceNanos >= COALESCE_MILLIS * 1_000_000L) {
                 int status = recover();
                 if (status >= 0) {
                     return status;
@@ -315,7 +384,12 @@ public final class Job {
                 if (connected == spec.worldSize() && !announced) {
                     announced = true;
                     console.event("all " + connected + " ranks running (pids " + pids() + ")");
+                    // standbys start once the ranks run: their warm-up must not slow the job's start
+                    standbys.owe(spec.standbys(), 0, () -> true);
+                    standbys.replenish();
                 }
+            } else if (event instanceof JobEvent.StandbyReady ready) {
+                standbys.ready(ready.id(), ready.warmNanos());
             } else if (event instanceof JobEvent.RankReady) {
                 if (recovery != null) {
                     recovery.ready++;
@@ -326,7 +400,8 @@ public final class Job {
                     continue; // a program of an abandoned world: its end means nothing
                 }
                 if (exit.status() != 0) {
-                    Integer status = onRankFailure(reported.rank(), "rank " + reported.rank() + " " + exit.reason());
+                    Integer status = onProgramError(reported.rank(), "rank " + reported.rank() + " " + exit.reason(),
+                            exit.detail());
                     if (status != null) {
                         return status;
                     }
@@ -335,6 +410,10 @@ public final class Job {
                 }
             } else if (event instanceof JobEvent.HostExited exited) {
                 RankHost host = exited.host();
+                if (host.ranks().isEmpty()) {
+                    standbys.exited(host, exited.status(), tearingDown || jobCompleteSent);
+                    continue;
+                }
                 int rank = host.ranks().get(0);
                 if (currentHost.get(rank) != host) {
                     continue; // a replaced process
@@ -353,7 +432,12 @@ public final class Job {
                     }
                     continue;
                 }
-                Integer status = onRankFailure(rank, describe(host, exited.status()));
+                // System.exit(n) or a JVM that could not start: the program's own doing, unless it
+                // echoes another rank's death; death by a signal: a process failure
+                boolean signalled = Signals.bySignal(exited.status());
+                Integer status = signalled || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
+                        ? onRankFailure(rank, describe(host, exited.status()))
+                        : onProgramError(rank, describe(host, exited.status()), "");
                 if (status != null) {
                     return status;
                 }
@@ -492,6 +576,14 @@ public final class Job {
      * the job is over, {@code null} when it goes on.
      */
     private Integer onRankFailure(int rank, String description) {
+        return onRankFailure(rank, description, true);
+    }
+
+    /**
+     * As {@link #onRankFailure(int, String)}; {@code processFailure} is false for a program error
+     * recovered as the echo of one (or with --retry-program-errors).
+     */
+    private Integer onRankFailure(int rank, String description, boolean processFailure) {
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
@@ -503,7 +595,71 @@ public final class Job {
         }
         console.event("FAILURE: " + description);
         pendingFailures.put(rank, description);
+        if (processFailure) {
+            pendingProcessFailures.add(rank);
+            // a process failure: program errors held around it are its echoes (MPJ Express fails
+            // the peers of a dead rank), recovered with it
+            lastProcessFailureNanos = System.nanoTime();
+            lastProcessFailureEpoch = epoch;
+            heldErrors.remove(rank);
+            for (Map.Entry<Integer, HeldError> echo : heldErrors.entrySet()) {
+                if (!pendingFailures.containsKey(echo.getKey())) {
+                    console.event("FAILURE: " + echo.getValue().description() + " (after another rank's failure)");
+                    pendingFailures.put(echo.getKey(), echo.getValue().description());
+                }
+            }
+            heldErrors.clear();
+        }
         return null;
+    }
+
+    /**
+     * A rank's program threw out of main, or its process exited with a code of its own: a program
+     * error that fails the job at once, unless it echoes a process failure of another rank
+     * detected within {@link #PROGRAM_ERROR_GRACE_MILLIS} before or after it (then it is recovered
+     * like that failure), or unless --retry-program-errors.
+     */
+    private Integer onProgramError(int rank, String description, String stackTrace) {
+        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV
+                || spec.retryProgramErrors()) {
+            return onRankFailure(rank, description, false);
+        }
+        boolean processFailureRecent = lastProcessFailureEpoch == epoch
+                && System.nanoTime() - lastProcessFailureNanos < PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L;
+        if (!pendingProcessFailures.isEmpty() || processFailureRecent) {
+            return onRankFailure(rank, description, false);
+        }
+        HeldError held = heldErrors.get(rank);
+        if (held == null) {
+            heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
+        } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
+            heldErrors.put(rank, new HeldError(held.description(), stackTrace, held.sinceNanos()));
+        }
+        return null;
+    }
+
+    /** No process failed around the held program errors: the job fails, naming them. */
+    private int failProgramError() {
+        Map.Entry<Integer, HeldError> first = heldErrors.firstEntry();
+        HeldError error = first.getValue();
+        if (!error.stackTrace().isEmpty()) {
+            console.event("rank " + first.getKey() + "'s program failed:\n" + error.stackTrace().stripTrailing());
+        }
+        String others = heldErrors.size() > 1 ? " (and " + (heldErrors.size() - 1) + " more rank"
+                + (heldErrors.size() > 2 ? "s" : "") + ")" : "";
+        heldErrors.clear();
+        return fail(error.description() + others + ": a program error, not retried (no rank process failed within "
+                + PROGRAM_ERROR_GRACE_MILLIS + " ms of it; --retry-program-errors recovers such errors too)");
+    }
+
+    /** How long the supervisor may wait for the next event: never past a pending decision. */
+    private long pollMillis() {
+        long wait = POLL_MILLIS;
+        long now = System.nanoTime();
+        if (!pendingFailures.isEmpty()) {
+            wait = Math.min(wait, (pendingSinceNanos + COALESCE_MILLIS * 1_000_000L - now) / 1_000_000L + 1);
+        }
+        return Math.max(1, wait);
     }
 
     /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
@@ -535,6 +691,7 @@ public final class Job {
         String what = String.join("; ", pendingFailures.values());
         long detected = pendingSinceNanos;
         pendingFailures.clear();
+        pendingProcessFailures.clear();
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)");
         }
@@ -551,6 +708,16 @@ public final class Job {
                 + java.util.Arrays.toString(failed).replaceAll("[\\[\\]]", "")));
         lastFailed = failed;
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
+        // replacements first: a replacement has the longest way into the new world
+        for (int rank : failed) {
+            StandbyPool.Standby standby = standbys.take();
+            if (standby != null && assign(standby, rank, frame)) {
+                recovery.fromStandby++;
+            } else {
+                startNiodevRank(rank, true);
+            }
+        }
+        recovery.respawnedNanos = System.nanoTime();
         for (Map.Entry<Integer, ControlConnection> entry : controls.entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
                 try {
@@ -560,22 +727,26 @@ public final class Job {
                 }
             }
         }
-        for (int rank : failed) {
-            startNiodevRank(rank, true);
-        }
-        recovery.respawnedNanos = System.nanoTime();
         return -1;
     }
 
-    private void reportRecovered() {
+    private void reportRecovered() throws IOException {
         Recovery r = recovery;
         recovery = null;
         rollingBack = true; // for --kill RANKS@recovery: the ranks are rolling back now
         console.event(String.format(Locale.ROOT,
                 "recovered: all %d ranks in a new MPJ world (epoch %d) %.0f ms after the failure was detected"
-                        + " (respawn started after %.0f ms)",
+                        + " (respawn started after %.0f ms%s)",
                 spec.worldSize(), r.epoch, (r.worldNanos - r.detectedNanos) / 1e6,
-                (r.respawnedNanos - r.detectedNanos) / 1e6));
+                (r.respawnedNanos - r.detectedNanos) / 1e6,
+                r.fromStandby == 0 ? "" : r.fromStandby == 1 ? ", 1 rank from a standby"
+                        : ", " + r.fromStandby + " ranks from standbys"));
+        // replacements for the used standbys, once the program runs again: their warm-up must not
+        // take the CPU from the ranks' rollback
+        long[] p = progress.get(0);
+        long round = p == null ? 0 : p[0];
+        standbys.owe(r.fromStandby, System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L,
+                () -> roundAdvancedFrom(round));
     }
 
     private int fail(String reason) {
@@ -629,12 +800,24 @@ public final class Job {
     private final class Listener implements ControlListener {
         @Override
         public void connected(int rank, ControlConnection connection) {
+            if (rank < 0) {
+                standbys.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
+                return;
+            }
             controls.put(rank, connection);
             events.add(new JobEvent.RankConnected(rank));
         }
 
         @Override
         public void frame(int rank, byte type, byte[] payload) {
+            if (rank < 0) {
+                int id = ControlProtocol.STANDBY_CLAIM_BASE - rank;
+                long warmNanos = standbys.frame(id, type, payload);
+                if (warmNanos >= 0) {
+                    events.add(new JobEvent.StandbyReady(id, warmNanos));
+                }
+                return;
+            }
             lastHeard.put(rank, System.nanoTime());
             try {
                 if (type == ControlProtocol.RANK_ROUND) {
@@ -662,7 +845,10 @@ public final class Job {
 
         @Override
         public void disconnected(int rank, ControlConnection connection) {
-            controls.remove(rank, connection);
+            if (rank >= 0) {
+                controls.remove(rank, connection);
+            } // a standby's connection ends when it becomes a rank or dies (its process exit says which)
         }
     }
 }
+

@@ -16,6 +16,10 @@ sealed interface JobEvent {
     record RankReady(int rank) implements JobEvent {
     }
 
+    /** A warm standby finished warming up and waits for a rank. */
+    record StandbyReady(int id, long warmNanos) implements JobEvent {
+    }
+
     /** A rank said how its program ended (before its process exits). */
     record RankReported(int rank, RankExit exit) implements JobEvent {
     }

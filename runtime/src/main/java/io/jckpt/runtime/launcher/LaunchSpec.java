@@ -15,16 +15,40 @@ import java.util.jar.JarFile;
  *
  * <pre>
  * ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]
+ *          [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors] ...
  *          [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]
  * </pre>
+ * (the full list in {@code USAGE} and the README).
  */
 public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn|relaunch] [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
+            + " [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors]"
+            + " [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
             + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
+
+    /** {@code --help}: the usage line and what each option does. */
+    static final String HELP = USAGE + "\n\n"
+            + "  -np N                      number of ranks (1-1024)\n"
+            + "  --dev niodev|multicore     one JVM per rank over loopback (default), or ranks as threads of one JVM\n"
+            + "  -cp CLASSPATH              the program's class path (not MPJ Express: each MPJ world gets its own loader)\n"
+            + "  --on-failure POLICY        fail (default): stop the job; respawn: replace failed ranks, survivors\n"
+            + "                             re-enter main in a fresh world; relaunch: restart every rank\n"
+            + "  --standby N                warm standby JVMs ready to take over failed ranks (default 1 with\n"
+            + "                             respawn or relaunch; 0 = fork a new JVM per failed rank)\n"
+            + "  --retry-program-errors     also recover a program's own exception or exit code (by default they fail\n"
+            + "                             the job unless a rank process failed within 1 s of them)\n"
+            + "  --max-recoveries N         recoveries before the job fails (default 10)\n"
+            + "  --detector heartbeat:MS    also declare hung or stopped ranks failed; class:NAME plugs in a detector\n"
+            + "  --kill RANKS@WHEN[:wipe]   inject failures: 2@3.5s, 1,2@round=40:wipe, all@round=100, 3@recovery\n"
+            + "  --mtbf SECONDS [--seed S]  random SIGKILLs with exponential inter-arrival times\n"
+            + "  --job-id ID                name the job (a failed job restarted with the same id restores)\n"
+            + "  --quiet, --log FILE        hide rank output (events stay); copy everything to FILE\n"
+            + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
+            + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
+            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.";
 
     /** What the launcher does when a rank fails. */
     public enum FailurePolicy {
@@ -53,11 +77,17 @@ public final class LaunchSpec {
     private final double mtbfSeconds;
     private final List<FailureDetector> detectors;
     private final long seed;
+    private final int standbys;
+    private final boolean retryProgramErrors;
+
+    /** Most warm standbys a job may keep. */
+    static final int MAX_STANDBYS = 16;
 
     private LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
                        long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
-                       String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors) {
+                       String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors, int standbys,
+                       boolean retryProgramErrors) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -75,6 +105,8 @@ public final class LaunchSpec {
         this.mtbfSeconds = mtbfSeconds;
         this.detectors = List.copyOf(detectors);
         this.seed = seed;
+        this.standbys = standbys;
+        this.retryProgramErrors = retryProgramErrors;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
@@ -93,6 +125,8 @@ public final class LaunchSpec {
         double mtbf = 0;
         List<FailureDetector> detectors = new ArrayList<>();
         long seed = 1;
+        Integer standbys = null;
+        boolean retryProgramErrors = false;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -114,7 +148,9 @@ public final class LaunchSpec {
                 case "--detector" -> detectors.add(parseDetector(value(args, ++i, arg)));
                 case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
-                case "-h", "--help" -> throw new UsageException(USAGE);
+                case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
+                case "--retry-program-errors" -> retryProgramErrors = true;
+                case "-h", "--help" -> throw UsageException.helpRequested(HELP);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
         }
@@ -144,6 +180,21 @@ public final class LaunchSpec {
             throw new UsageException("--on-failure " + onFailure.name().toLowerCase(java.util.Locale.ROOT)
                     + " needs --dev niodev: the ranks of a multicore job share one JVM");
         }
+        if (standbys != null && standbys < 0) {
+            throw new UsageException("--standby must not be negative, got " + standbys);
+        }
+        if (standbys != null && standbys > MAX_STANDBYS) {
+            throw new UsageException("--standby " + standbys + " is more than this launcher keeps (" + MAX_STANDBYS + ")");
+        }
+        if (standbys != null && standbys > 0 && (onFailure == FailurePolicy.FAIL || device != Device.NIODEV)) {
+            throw new UsageException("--standby needs --on-failure respawn or relaunch on niodev: a standby only"
+                    + " ever replaces a failed rank");
+        }
+        if (retryProgramErrors && onFailure == FailurePolicy.FAIL) {
+            throw new UsageException("--retry-program-errors needs --on-failure respawn or relaunch");
+        }
+        // one warm standby by default when failed ranks are replaced
+        int standbyCount = standbys != null ? standbys : onFailure == FailurePolicy.FAIL ? 0 : 1;
         if (i >= args.length) {
             throw new UsageException("no main class given; " + USAGE);
         }
@@ -158,7 +209,8 @@ public final class LaunchSpec {
             }
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
-                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors);
+                startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
+                retryProgramErrors);
     }
 
     /** {@code heartbeat:MILLIS}, or {@code class:NAME} for a {@link FailureDetector} with a no-argument constructor. */
@@ -340,6 +392,22 @@ public final class LaunchSpec {
     /** Seed of the random failure injection, so a rehearsal can be repeated. */
     public long seed() {
         return seed;
+    }
+
+    /**
+     * Warm standby JVMs kept ready to replace failed ranks (default 1 with --on-failure respawn or
+     * relaunch, else 0).
+     */
+    public int standbys() {
+        return standbys;
+    }
+
+    /**
+     * Whether a program's own error (an exception out of main or System.exit(non-zero) while no
+     * other rank failed) is recovered like a process failure instead of failing the job.
+     */
+    public boolean retryProgramErrors() {
+        return retryProgramErrors;
     }
 
     /** How long ranks may take to start and join the MPJ world. */

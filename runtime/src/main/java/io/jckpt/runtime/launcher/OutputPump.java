@@ -9,12 +9,14 @@ import java.nio.charset.StandardCharsets;
 /** Forwards one stream of a rank process, line by line, to the job console. One named thread. */
 final class OutputPump {
     private final Thread thread;
+    private volatile String prefix;
 
     OutputPump(InputStream stream, String prefix, boolean stderr, JobConsole console, String name) {
+        this.prefix = prefix;
         this.thread = new Thread(() -> {
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                    console.rankLine(prefix, line, stderr);
+                    console.rankLine(this.prefix, line, stderr);
                 }
             } catch (IOException ignored) {
                 // the process is gone and its pipe closed: nothing more to forward
@@ -22,6 +24,11 @@ final class OutputPump {
         }, name);
         this.thread.setDaemon(true);
         this.thread.start();
+    }
+
+    /** Lines from now on carry {@code newPrefix} (a standby became a rank). */
+    void prefix(String newPrefix) {
+        this.prefix = newPrefix;
     }
 
     /** Waits (bounded) until everything the process wrote has been forwarded. */

@@ -8,11 +8,12 @@ import java.util.function.IntConsumer;
 
 /**
  * One operating-system process of the job and the ranks it hosts: one rank for niodev, all of
- * them for multicore. Owns the process and the pumps forwarding its output.
+ * them for multicore, none for a warm standby until it is assigned one. Owns the process and the
+ * pumps forwarding its output.
  */
 final class RankHost {
     private final String name;
-    private final List<Integer> ranks;
+    private volatile List<Integer> ranks;
     private final Process process;
     private final OutputPump stdout;
     private final OutputPump stderr;
@@ -50,6 +51,13 @@ final class RankHost {
 
     List<Integer> ranks() {
         return ranks;
+    }
+
+    /** A standby became {@code rank}: it hosts that rank from now on, and its lines say so. */
+    void assign(int rank, String prefix) {
+        ranks = List.of(rank);
+        stdout.prefix(prefix);
+        stderr.prefix(prefix);
     }
 
     long pid() {

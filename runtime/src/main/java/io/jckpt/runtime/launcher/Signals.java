@@ -5,9 +5,14 @@ final class Signals {
     private Signals() {
     }
 
+    /** Whether an exit status is a death by a signal (the JDK reports signal s as 128 + s). */
+    static boolean bySignal(int status) {
+        return status > 128 && status < 128 + 65;
+    }
+
     /** "exited with code 3", "killed by SIGKILL" (the JDK reports death by signal s as 128 + s). */
     static String describeExit(int status) {
-        if (status > 128 && status < 128 + 65) {
+        if (bySignal(status)) {
             return "killed by " + name(status - 128) + " (exit status " + status + ")";
         }
         return "exited with code " + status;

@@ -59,8 +59,12 @@ public final class RankControl {
 
     /** Connects with what the launcher put in the environment. */
     public static RankControl connect(RankEnvironment env, int rank) throws IOException {
-        return connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank,
-                env.requireInt(RankEnvironment.EPOCH));
+        return connect(env, rank, env.requireInt(RankEnvironment.EPOCH));
+    }
+
+    /** Connects with what the launcher put in the environment, as a rank of world {@code epoch}. */
+    public static RankControl connect(RankEnvironment env, int rank, int epoch) throws IOException {
+        return connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank, epoch);
     }
 
     public int rank() {
@@ -93,7 +97,12 @@ public final class RankControl {
      * and this report, and a stale end must not count as a failure of the new world.
      */
     public void exited(int status, String reason, int programEpoch) {
-        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, programEpoch).encode());
+        exited(status, reason, programEpoch, "");
+    }
+
+    /** As {@link #exited(int, String, int)}, with the stack trace of what the program threw. */
+    public void exited(int status, String reason, int programEpoch, String stackTrace) {
+        send(ControlProtocol.RANK_EXIT, new RankExit(status, reason, programEpoch, stackTrace).encode());
     }
 
     /** Checkpoint progress (see {@link ProgressReporter}). */

@@ -26,6 +26,8 @@ public final class RankEnvironment {
     public static final String LIB_CLASSPATH = "JCKPT_LIB_CLASSPATH";
     /** Heartbeat period in milliseconds (0 or unset: no heartbeats). */
     public static final String HEARTBEAT_MILLIS = "JCKPT_HEARTBEAT_MILLIS";
+    /** Set (to the standby's id) in a warm standby JVM, which has no rank until one is assigned. */
+    public static final String STANDBY = "JCKPT_STANDBY";
     /** "fail" or "respawn": what the launcher does when a rank fails. */
     public static final String ON_FAILURE = "JCKPT_ON_FAILURE";
 
@@ -56,6 +58,12 @@ public final class RankEnvironment {
         } catch (NumberFormatException e) {
             throw new IllegalStateException("environment variable " + name + "=" + value + " is not a number");
         }
+    }
+
+    /** The standby id of a warm standby JVM, or -1 in a rank JVM. */
+    public int standbyId() {
+        String value = env.get(STANDBY);
+        return value == null || value.isEmpty() ? -1 : requireInt(STANDBY);
     }
 
     public int rank() {

@@ -2,6 +2,8 @@ package io.jckpt.runtime.rank;
 
 import io.jckpt.runtime.control.RecoverFrame;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +20,11 @@ import java.util.concurrent.LinkedBlockingQueue;
  * re-spawned), the current world is abandoned (its threads may stay blocked in MPJ Express
  * forever; they are daemon threads, fenced from the library by {@link RankServices#checkCurrentWorld})
  * and the program re-enters main in a fresh world class loader, with MPJ's static state fresh and
- * the library's state, held by this JVM's application loader, intact.
+ * the library's state, held by this JVM's application loader, intact. The fresh loader is
+ * prepared in the background while the current world runs ({@link WorldLoaders}).
+ *
+ * <p>With {@code JCKPT_STANDBY} set the JVM starts as a warm standby ({@link Standby}): no rank
+ * until the launcher assigns it one, then the same life as a re-spawned rank.
  *
  * <p>A rank whose program completed stays until the launcher says the whole job completed, so it
  * can rejoin a new world if another rank fails late. A rank never outlives its launcher: when the
@@ -48,14 +54,38 @@ public final class RankMain {
             Runtime.getRuntime().halt(2);
         }
         RankEnvironment env = RankEnvironment.current();
-        int rank = env.rank();
+        String mainClass = args[0];
+        String[] programArgs = Arrays.copyOfRange(args, 1, args.length);
+        List<String> worldClassPath = new ArrayList<>(env.classPath(RankEnvironment.MPJ_CLASSPATH));
+        worldClassPath.addAll(env.classPath(RankEnvironment.APP_CLASSPATH));
+        int standby = env.standbyId();
+        if (standby >= 0) {
+            Standby.Assignment assignment = Standby.await(env, standby, mainClass, worldClassPath);
+            RecoverFrame frame = assignment.world();
+            run(env, assignment.rank(), new WorldInfo(frame.epoch(), true, true, frame.failedRanks()), frame.mpjConf(),
+                    mainClass, programArgs, worldClassPath, assignment.loader(), assignment.standbyConnection());
+        } else {
+            WorldInfo world = new WorldInfo(env.requireInt(RankEnvironment.EPOCH),
+                    Boolean.parseBoolean(env.require(RankEnvironment.RECOVERY)),
+                    Boolean.parseBoolean(env.require(RankEnvironment.NEW_RANK)), new int[0]);
+            run(env, env.rank(), world, env.require(RankEnvironment.MPJ_CONF), mainClass, programArgs, worldClassPath,
+                    null, null);
+        }
+    }
+
+    private static void run(RankEnvironment env, int rank, WorldInfo firstWorld, String firstConf, String mainClass,
+                            String[] programArgs, List<String> worldClassPath, WorldClassLoader prepared,
+                            AutoCloseable standbyConnection) throws InterruptedException {
         RankControl control;
         try {
-            control = RankControl.connect(env, rank);
+            control = RankControl.connect(env, rank, firstWorld.epoch());
         } catch (IOException e) {
             System.err.println("rank " + rank + ": cannot reach the launcher: " + e.getMessage());
             Runtime.getRuntime().halt(EXIT_FAILED);
             return;
+        }
+        if (standbyConnection != null) {
+            closeQuietly(standbyConnection); // it is this rank now: the standby's connection is done
         }
         RankServices.install(control);
         RuntimeJobServices.install(control, env);
@@ -72,17 +102,15 @@ public final class RankMain {
             }
         });
 
-        String mainClass = args[0];
-        String[] programArgs = Arrays.copyOfRange(args, 1, args.length);
-        List<String> worldClassPath = new ArrayList<>(env.classPath(RankEnvironment.MPJ_CLASSPATH));
-        worldClassPath.addAll(env.classPath(RankEnvironment.APP_CLASSPATH));
-        WorldInfo world = new WorldInfo(env.requireInt(RankEnvironment.EPOCH),
-                Boolean.parseBoolean(env.require(RankEnvironment.RECOVERY)),
-                Boolean.parseBoolean(env.require(RankEnvironment.NEW_RANK)), new int[0]);
-        String conf = env.require(RankEnvironment.MPJ_CONF);
+        WorldLoaders loaders = new WorldLoaders(worldClassPath, RankMain.class.getClassLoader(), rank);
+        if (prepared != null) {
+            loaders.adopt(prepared);
+        }
+        WorldInfo world = firstWorld;
+        String conf = firstConf;
         boolean respawn = "respawn".equals(System.getenv(RankEnvironment.ON_FAILURE));
         boolean completed = false;
-        startProgram(world, conf, rank, mainClass, programArgs, worldClassPath, control, signals);
+        startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
         for (;;) {
             // no timeout needed: the control reader halts this JVM if the launcher goes away
             Signal signal = signals.take();
@@ -94,20 +122,20 @@ public final class RankMain {
                 System.err.flush();
                 if (ended.failure() != null) {
                     Throwable t = ended.failure();
+                    String trace = stackTrace(t);
                     System.err.println("rank " + rank + ": " + mainClass + " threw " + t);
                     if (!respawn) {
-                        t.printStackTrace();
+                        System.err.print(trace);
                     } else {
-                        // most often the echo of another rank's death: one line here, the launcher decides
-                        System.err.println("rank " + rank + ": waiting for the launcher to recover or replace this rank");
+                        // the launcher decides: a program error (it shows the stack trace and ends the
+                        // job) or the echo of another rank's death (this rank re-enters the program)
+                        System.err.println("rank " + rank + ": waiting for the launcher to decide");
                     }
                     System.err.flush();
-                    control.exited(EXIT_FAILED, "threw " + t, ended.epoch());
+                    control.exited(EXIT_FAILED, "threw " + t, ended.epoch(), trace);
                     if (!respawn) {
                         Runtime.getRuntime().halt(EXIT_FAILED);
                     }
-                    // often the echo of another rank's death in MPJ Express (a closed channel):
-                    // the launcher decides, and either sends RECOVER or replaces this process
                     continue;
                 }
                 completed = true;
@@ -116,8 +144,9 @@ public final class RankMain {
                 completed = false;
                 world = new WorldInfo(recover.frame().epoch(), true, false, recover.frame().failedRanks());
                 conf = recover.frame().mpjConf();
-                startProgram(world, conf, rank, mainClass, programArgs, worldClassPath, control, signals);
+                startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
             } else if (signal instanceof JobComplete done && completed && done.epoch() == control.epoch()) {
+                loaders.stop();
                 System.out.flush();
                 System.err.flush();
                 // MPJ Express leaves non-daemon threads behind: the rank's end is decided here
@@ -127,9 +156,9 @@ public final class RankMain {
     }
 
     private static void startProgram(WorldInfo world, String conf, int rank, String mainClass, String[] programArgs,
-                                     List<String> worldClassPath, RankControl control, BlockingQueue<Signal> signals) {
-        WorldClassLoader loader = new WorldClassLoader("mpj-world-" + world.epoch(), worldClassPath,
-                RankMain.class.getClassLoader());
+                                     WorldLoaders loaders, boolean respawn, RankControl control,
+                                     BlockingQueue<Signal> signals) {
+        WorldClassLoader loader = loaders.take(world.epoch());
         RankServices.enterWorld(world); // before the thread exists: it inherits the world's epoch
         Thread program = new Thread(() -> {
             Throwable failure = null;
@@ -145,5 +174,23 @@ public final class RankMain {
         program.setContextClassLoader(loader);
         program.setDaemon(true); // an abandoned world's thread must not keep the JVM alive
         program.start();
+        if (respawn) {
+            // only a recovering job ever needs another world
+            loaders.prepareNext(loader, world.epoch() + 1, WorldLoaders.PREPARE_DELAY_MILLIS);
+        }
+    }
+
+    private static String stackTrace(Throwable t) {
+        StringWriter text = new StringWriter();
+        t.printStackTrace(new PrintWriter(text));
+        return text.toString();
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // a standby connection that is already broken: nothing to release
+        }
     }
 }

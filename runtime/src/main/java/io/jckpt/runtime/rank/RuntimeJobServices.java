@@ -91,3 +91,4 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
         }
     }
 }
+
