@@ -682,7 +682,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         byte[] mine = ByteBuffer.allocate(8).putLong(overflow).array();
         agreementRound = round + 1; // called in here() before the round is counted
         java.time.Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
-        agreement = agreementThread.submit(() -> exchange.allgather(mine, bound));
+        int epoch = context.epoch();
+        long about = agreementRound;
+        agreement = agreementThread.submit(() -> {
+            // this thread is not fenced like the program's: a late task of an abandoned world must not
+            // take part in the next world's exchanges
+            JobServices services = JobServices.current();
+            if (services != null && services.context().epoch() != epoch) {
+                throw new CkptStateException("rank " + rank() + ": the size agreement of round " + about
+                        + " belongs to world " + epoch + ", abandoned after a failure");
+            }
+            return exchange.allgather(mine, bound);
+        });
     }
 
     /** Waits (bounded) for the size agreement in flight, keeping its result for the next here(). */
