@@ -150,8 +150,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** Set at close once every rank's flushes are done: a rank file not durable by then never will be. */
     private volatile boolean flushesSettled;
     private final Object pinLock = new Object();
-    private int pinnedSlot = -1;
-    private ReplicaStore pinnedStore;
+    /**
+     * Slots a disk flush still reads (submitted, not yet released by the flusher), and how many per
+     * store: a pinned slot is not overwritten, a store with pins is not unmapped. Several rounds can be
+     * in the flusher at once (one writing, one pending), so one pin is not enough.
+     */
+    private final java.util.IdentityHashMap<ReplicaSlot, Integer> slotPins = new java.util.IdentityHashMap<>();
+    private final java.util.IdentityHashMap<ReplicaStore, Integer> storePins = new java.util.IdentityHashMap<>();
 
     private long round;
     private boolean recovery;
@@ -837,7 +842,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             return;
         }
         synchronized (pinLock) {
-            if (pinnedStore == retiringStore && pinnedSlot >= 0) {
+            if (storePins.containsKey(retiringStore)) {
                 return;
             }
         }
@@ -863,9 +868,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** A disk round: flush this round from its memory slot in the background (the slot is pinned until then). */
     private void diskRound(ReplicaWrite write) {
+        ReplicaSlot slot = write.slot();
+        ReplicaStore from = store;
         synchronized (pinLock) {
-            pinnedSlot = write.slot().index();
-            pinnedStore = store;
+            slotPins.merge(slot, 1, Integer::sum);
+            storePins.merge(from, 1, Integer::sum);
         }
         CheckpointImage view = CheckpointImage.of(write.image());
         flusher.submit(round, new CheckpointImage() {
@@ -882,7 +889,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             @Override
             public void release() {
                 synchronized (pinLock) {
-                    pinnedSlot = -1;
+                    slotPins.computeIfPresent(slot, (k, v) -> v == 1 ? null : v - 1);
+                    storePins.computeIfPresent(from, (k, v) -> v == 1 ? null : v - 1);
                     pinLock.notifyAll();
                 }
             }
@@ -935,7 +943,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         ReplicaSlot victim = store.nextWritable(rank());
         synchronized (pinLock) {
             long deadline = System.nanoTime() + options.hereWaitTimeout().toNanos();
-            while (victim != null && pinnedStore == store && pinnedSlot == victim.index()) {
+            while (victim != null && slotPins.containsKey(victim)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new StorageException(options.diskDirectory(), "rank " + rank()
