@@ -574,9 +574,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         boolean fixed = requested.slotCapacity() > 0;
         long need = 0; // the largest image of the previous round that did not fit its slot, on any rank
         byte[][] previous = fixed ? null : takeAgreement();
+        int needRank = -1;
         if (previous != null) {
-            for (byte[] part : previous) {
-                need = Math.max(need, ByteBuffer.wrap(part).getLong());
+            for (int r = 0; r < previous.length; r++) {
+                long l = ByteBuffer.wrap(previous[r]).getLong();
+                if (l > need) {
+                    need = l;
+                    needRank = r;
+                }
             }
         }
         // without an agent nothing tells when the new layout's first round is complete everywhere: every
@@ -600,7 +605,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             startAgreement(length);
             return false;
         }
-        reconfigure(length, need, barrier);
+        reconfigure(length, need, barrier, need > 0 ? "rank " + needRank + "'s image of round " + round + " (" + need
+                + " bytes) outgrew the slots; that round is not taken there" : pendingReplicas >= 0 ? "ctrl(replicas="
+                + pendingReplicas + ")" : "the first here()");
         if (!fixed) {
             startAgreement(0);
         }
@@ -608,7 +615,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     /** The collective part: every rank's image length and budget, then a switch if anything changes. */
-    private void reconfigure(long length, long need, boolean barrier) {
+    private void reconfigure(long length, long need, boolean barrier, String why) {
         boolean fixed = requested.slotCapacity() > 0;
         MemoryPolicy.Budget own = layouts.budget();
         byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
@@ -667,7 +674,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             return;
         }
         // a round some rank skipped is complete nowhere: the switch waits for the one before it
-        switchTo(target, need > 0 ? round - 1 : round);
+        switchTo(target, need > 0 ? round - 1 : round, largest > capacityBefore() ? why + "; an image of round "
+                + (round + 1) + " has " + largest + " bytes" : why);
         pendingReplicas = -1;
     }
 
@@ -743,6 +751,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return round == incompleteRound ? round - 1 : round;
     }
 
+    private long capacityBefore() {
+        return layout == null ? Long.MAX_VALUE : layout.slotCapacity();
+    }
+
     /** The largest image x 1.25, 4 KiB aligned: room to grow a little without a switch. */
     private static long sizedFor(long largest) {
         long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
@@ -756,7 +768,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * round is complete everywhere, so a complete round is restorable at every moment: the old one, or
      * the new one, whichever a recovery finds newest (it reads both layouts).
      */
-    private void switchTo(StoreLayout target, long last) {
+    private void switchTo(StoreLayout target, long last, String why) {
         StoreLayout from = layout;
         if (from != null) {
             String problem = null;
@@ -819,7 +831,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (from != null) {
             reconfigurations++;
-            String what = "store layout switched from " + from.describe() + " to " + target.describe();
+            String what = "store layout switched from " + from.describe() + " to " + target.describe() + " (" + why + ")";
             LOG.info("rank {}: {} in {} us", rank(), what, (System.nanoTime() - t0) / 1000);
             if (rank() == 0) {
                 event(what);
