@@ -41,10 +41,14 @@ public interface Checkpointer extends AutoCloseable {
     void register(String tag, Object data);
 
     /**
-     * Checkpoints everything registered (the paper's MPI_Ckpt_here); collective.
+     * Checkpoints everything registered (the paper's MPI_Ckpt_here); collective. A pending
+     * {@link #ctrl(CtrlOptions) ctrl(m)} is applied here, on every rank at the same round. When the
+     * slots grow ({@link CkptOptions#slotCapacity()} 0) and this rank's image outgrew them, the round
+     * is not taken on this rank and every rank grows the slots at the next here().
      *
      * @throws CkptStateException when closed
-     * @throws StorageException    when the store cannot hold the checkpoint
+     * @throws StorageException    when the store cannot hold the checkpoint (memory for m copies, a fixed
+     *                             slot capacity exceeded), naming the numbers; nothing checkpointed is lost
      */
     void here();
 

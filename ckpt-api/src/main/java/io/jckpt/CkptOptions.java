@@ -181,7 +181,8 @@ public final class CkptOptions {
     /**
      * @return the slot capacity in bytes fixed by the program, or 0 (the default) when it is agreed at
      *         the first here() (largest image of any rank x 1.25) and grown collectively when an image
-     *         outgrows it; growing costs one small status exchange at every here() (see {@code README})
+     *         outgrows it (the round where it does not fit is skipped on that rank, every rank grows at
+     *         the next here(); each here() runs a small status exchange in the background for that)
      */
     public long slotCapacity() {
         return slotCapacity;
@@ -390,7 +391,7 @@ public final class CkptOptions {
          *              here() (which still checks memory collectively), here() exchanges nothing unless a
          *              ctrl(m) is pending, and an image beyond it fails here() with a clear error), or 0
          *              (the default) to agree it at the first here() and grow it collectively when an
-         *              image outgrows it, at the cost of one small status exchange per here()
+         *              image outgrows it, at the cost of a small background status exchange per here()
          * @return this builder
          */
         public Builder slotCapacity(long bytes) {

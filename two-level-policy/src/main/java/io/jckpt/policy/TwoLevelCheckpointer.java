@@ -150,8 +150,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** Set at close once every rank's flushes are done: a rank file not durable by then never will be. */
     private volatile boolean flushesSettled;
     private final Object pinLock = new Object();
-    private int pinnedSlot = -1;
-    private ReplicaStore pinnedStore;
+    /**
+     * Slots a disk flush still reads (submitted, not yet released by the flusher), and how many per
+     * store: a pinned slot is not overwritten, a store with pins is not unmapped. Several rounds can be
+     * in the flusher at once (one writing, one pending), so one pin is not enough.
+     */
+    private final java.util.IdentityHashMap<ReplicaSlot, Integer> slotPins = new java.util.IdentityHashMap<>();
+    private final java.util.IdentityHashMap<ReplicaStore, Integer> storePins = new java.util.IdentityHashMap<>();
 
     private long round;
     private boolean recovery;
@@ -569,9 +574,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         boolean fixed = requested.slotCapacity() > 0;
         long need = 0; // the largest image of the previous round that did not fit its slot, on any rank
         byte[][] previous = fixed ? null : takeAgreement();
+        int needRank = -1;
         if (previous != null) {
-            for (byte[] part : previous) {
-                need = Math.max(need, ByteBuffer.wrap(part).getLong());
+            for (int r = 0; r < previous.length; r++) {
+                long l = ByteBuffer.wrap(previous[r]).getLong();
+                if (l > need) {
+                    need = l;
+                    needRank = r;
+                }
             }
         }
         // without an agent nothing tells when the new layout's first round is complete everywhere: every
@@ -595,7 +605,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             startAgreement(length);
             return false;
         }
-        reconfigure(length, need, barrier);
+        reconfigure(length, need, barrier, need > 0 ? "rank " + needRank + "'s image of round " + round + " (" + need
+                + " bytes) outgrew the slots; that round is not taken there" : pendingReplicas >= 0 ? "ctrl(replicas="
+                + pendingReplicas + ")" : "the first here()");
         if (!fixed) {
             startAgreement(0);
         }
@@ -603,7 +615,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     /** The collective part: every rank's image length and budget, then a switch if anything changes. */
-    private void reconfigure(long length, long need, boolean barrier) {
+    private void reconfigure(long length, long need, boolean barrier, String why) {
         boolean fixed = requested.slotCapacity() > 0;
         MemoryPolicy.Budget own = layouts.budget();
         byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
@@ -662,7 +674,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             return;
         }
         // a round some rank skipped is complete nowhere: the switch waits for the one before it
-        switchTo(target, need > 0 ? round - 1 : round);
+        switchTo(target, need > 0 ? round - 1 : round, largest > capacityBefore() ? why + "; an image of round "
+                + (round + 1) + " has " + largest + " bytes" : why);
         pendingReplicas = -1;
     }
 
@@ -682,7 +695,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         byte[] mine = ByteBuffer.allocate(8).putLong(overflow).array();
         agreementRound = round + 1; // called in here() before the round is counted
         java.time.Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
-        agreement = agreementThread.submit(() -> exchange.allgather(mine, bound));
+        int epoch = context.epoch();
+        long about = agreementRound;
+        agreement = agreementThread.submit(() -> {
+            // this thread is not fenced like the program's: a late task of an abandoned world must not
+            // take part in the next world's exchanges
+            JobServices services = JobServices.current();
+            if (services != null && services.context().epoch() != epoch) {
+                throw new CkptStateException("rank " + rank() + ": the size agreement of round " + about
+                        + " belongs to world " + epoch + ", abandoned after a failure");
+            }
+            return exchange.allgather(mine, bound);
+        });
     }
 
     /** Waits (bounded) for the size agreement in flight, keeping its result for the next here(). */
@@ -727,6 +751,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return round == incompleteRound ? round - 1 : round;
     }
 
+    private long capacityBefore() {
+        return layout == null ? Long.MAX_VALUE : layout.slotCapacity();
+    }
+
     /** The largest image x 1.25, 4 KiB aligned: room to grow a little without a switch. */
     private static long sizedFor(long largest) {
         long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
@@ -740,7 +768,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * round is complete everywhere, so a complete round is restorable at every moment: the old one, or
      * the new one, whichever a recovery finds newest (it reads both layouts).
      */
-    private void switchTo(StoreLayout target, long last) {
+    private void switchTo(StoreLayout target, long last, String why) {
         StoreLayout from = layout;
         if (from != null) {
             String problem = null;
@@ -803,7 +831,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (from != null) {
             reconfigurations++;
-            String what = "store layout switched from " + from.describe() + " to " + target.describe();
+            String what = "store layout switched from " + from.describe() + " to " + target.describe() + " (" + why + ")";
             LOG.info("rank {}: {} in {} us", rank(), what, (System.nanoTime() - t0) / 1000);
             if (rank() == 0) {
                 event(what);
@@ -826,7 +854,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             return;
         }
         synchronized (pinLock) {
-            if (pinnedStore == retiringStore && pinnedSlot >= 0) {
+            if (storePins.containsKey(retiringStore)) {
                 return;
             }
         }
@@ -852,9 +880,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** A disk round: flush this round from its memory slot in the background (the slot is pinned until then). */
     private void diskRound(ReplicaWrite write) {
+        ReplicaSlot slot = write.slot();
+        ReplicaStore from = store;
         synchronized (pinLock) {
-            pinnedSlot = write.slot().index();
-            pinnedStore = store;
+            slotPins.merge(slot, 1, Integer::sum);
+            storePins.merge(from, 1, Integer::sum);
         }
         CheckpointImage view = CheckpointImage.of(write.image());
         flusher.submit(round, new CheckpointImage() {
@@ -871,7 +901,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             @Override
             public void release() {
                 synchronized (pinLock) {
-                    pinnedSlot = -1;
+                    slotPins.computeIfPresent(slot, (k, v) -> v == 1 ? null : v - 1);
+                    storePins.computeIfPresent(from, (k, v) -> v == 1 ? null : v - 1);
                     pinLock.notifyAll();
                 }
             }
@@ -924,7 +955,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         ReplicaSlot victim = store.nextWritable(rank());
         synchronized (pinLock) {
             long deadline = System.nanoTime() + options.hereWaitTimeout().toNanos();
-            while (victim != null && pinnedStore == store && pinnedSlot == victim.index()) {
+            while (victim != null && slotPins.containsKey(victim)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new StorageException(options.diskDirectory(), "rank " + rank()

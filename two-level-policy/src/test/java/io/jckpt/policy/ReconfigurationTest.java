@@ -408,10 +408,14 @@ class ReconfigurationTest {
                 if (k == 3) {
                     c.ctrl(CtrlOptions.builder().replicas(0).build());
                 } else if (k == 5) {
-                    assertEquals(List.of("layout-3"), layouts(nodes, "zero", rank), "released at the barrier of round 4");
                     c.ctrl(CtrlOptions.builder().replicas(1).build());
                 }
                 c.here();
+                if (k == 5) {
+                    // layout-1 went at the barrier of round 4, or, if a disk flush still read one of its
+                    // slots then, at this switch (which waits for the flusher): never unmapped under it
+                    assertEquals(List.of("layout-3", "layout-5"), layouts(nodes, "zero", rank));
+                }
                 assertEquals(k >= 3 && k < 5 ? 0 : 1, c.stats().replicas(), "round " + k);
             }
             assertEquals(2, c.stats().reconfigurations());

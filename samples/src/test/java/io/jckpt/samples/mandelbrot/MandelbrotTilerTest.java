@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -92,6 +93,24 @@ class MandelbrotTilerTest {
             assertTrue(rolledBack.get(0).matches(".*rolled back to round [1-9][0-9]*, .*"), rolledBack.get(0));
             assertEquals(restoredFromThere, job.linesContaining("restored round").stream()
                     .filter(line -> line.contains(source)).count(), job.output());
+        }
+    }
+
+    /**
+     * Without pre-allocation the master's mosaic grows with every round of tiles: the slots grow
+     * collectively several times (the round that outgrew them is skipped on the master, every rank
+     * switches at the next one); the master's node lost after that restores from the grown store of
+     * its next rank.
+     */
+    @Test
+    void aGrowingMosaicGrowsTheSlotsAndStillRecoversAfterANodeLoss() throws Exception {
+        try (LaunchedJob job = start("-np 4 --on-failure respawn --kill 0@round=7:wipe",
+                "--ckpt-every 1 --sleep-ms 10 --replicas 1 --preallocate false")) {
+            assertExactResult(job);
+            assertTrue(job.linesContaining("store layout switched").size() >= 2, job.output());
+            String out = job.output();
+            assertTrue(out.indexOf("store layout switched") < out.indexOf("FAILURE: rank 0"), "grown before the failure: " + out);
+            assertEquals(1, job.linesContaining("from memory (RECEIVE)").size(), job.output());
         }
     }
 }
