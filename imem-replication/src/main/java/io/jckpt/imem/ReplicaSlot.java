@@ -25,6 +25,8 @@ public final class ReplicaSlot {
     private final long capacity;
     private volatile boolean corrupt;
     private volatile boolean inUse;
+    /** The image was CRC-verified (or its CRC computed over the bytes written) and not begun again since. */
+    private volatile boolean verified;
 
     ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity) {
         this.path = path;
@@ -103,6 +105,7 @@ public final class ReplicaSlot {
      */
     ByteBuffer begin(int owner, long round, long length) {
         corrupt = false;
+        verified = false;
         inUse = true;
         map.putInt(STATE_OFFSET, STATE_WRITING);
         VarHandle.fullFence();
@@ -139,6 +142,7 @@ public final class ReplicaSlot {
         VarHandle.fullFence();
         map.putInt(STATE_OFFSET, STATE_COMPLETE);
         VarHandle.fullFence();
+        verified = true;
         inUse = false;
         return crc;
     }
@@ -147,6 +151,7 @@ public final class ReplicaSlot {
         map.putInt(STATE_OFFSET, STATE_EMPTY);
         VarHandle.fullFence();
         corrupt = false;
+        verified = false;
         inUse = false;
     }
 
@@ -167,7 +172,22 @@ public final class ReplicaSlot {
         boolean ok = headerValid() && map.getInt(HEADER_CRC_OFFSET) == headerCrc(map)
                 && length() >= 0 && length() <= capacity && computeCrc() == crc32c();
         corrupt = !ok;
+        verified = ok;
         return ok;
+    }
+
+    /**
+     * Like {@link #verify()}, but a slot verified earlier in this process (at store open, or by the
+     * CRC32C computed over the bytes as they were written or received) and not written since is
+     * trusted without reading it again: only this process writes the store.
+     *
+     * @return true if intact
+     */
+    public boolean verifyUnlessVerified() {
+        if (verified && state() == STATE_COMPLETE && !corrupt) {
+            return true;
+        }
+        return verify();
     }
 
     private int computeCrc() {

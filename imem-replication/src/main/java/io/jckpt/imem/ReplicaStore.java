@@ -337,12 +337,27 @@ public final class ReplicaStore implements AutoCloseable {
      * @return the copies held
      */
     public synchronized List<CopyStatus> verifiedCopies() {
+        return copies(true);
+    }
+
+    /**
+     * What this store holds, each COMPLETE slot verified unless it was verified earlier in this process
+     * (at open, or when its image was written or received) and not written since: for a recovery
+     * that opened the store itself, so every copy is read once, not once per step.
+     *
+     * @return the copies held
+     */
+    public synchronized List<CopyStatus> copiesAsVerified() {
+        return copies(false);
+    }
+
+    private List<CopyStatus> copies(boolean reverify) {
         requireOpen();
         List<CopyStatus> out = new ArrayList<>();
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {
                 if (s.state() == STATE_COMPLETE) {
-                    boolean ok = s.verify();
+                    boolean ok = reverify ? s.verify() : s.verifyUnlessVerified();
                     if (s.owner() >= 0 && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
                         out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), ok));
                     }
@@ -359,6 +374,16 @@ public final class ReplicaStore implements AutoCloseable {
      */
     public RankStatus rankStatus(boolean fresh) {
         return new RankStatus(config.rank(), fresh, verifiedCopies());
+    }
+
+    /**
+     * @param fresh    whether this process is re-spawned
+     * @param reverify read every copy again ({@link #verifiedCopies()}), or trust a verification done
+     *                 earlier in this process ({@link #copiesAsVerified()})
+     * @return this rank's status for the exchange
+     */
+    public RankStatus rankStatus(boolean fresh, boolean reverify) {
+        return new RankStatus(config.rank(), fresh, reverify ? verifiedCopies() : copiesAsVerified());
     }
 
     /**

@@ -29,6 +29,7 @@ import io.jckpt.image.ImageWriter;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.JobSecret;
+import io.jckpt.imem.RecoverySteps;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaStoreConfig;
@@ -126,6 +127,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private long totalBlockingNanos;
     private long rollbacks;
     private long lastRollbackNanos;
+    private CkptStats.HereTimings lastHere = CkptStats.HereTimings.NONE;
+    private CkptStats.RecoveryTimings lastRecovery = CkptStats.RecoveryTimings.NONE;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, StatusExchange exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
@@ -179,6 +182,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     private void start() throws IOException {
+        long openStart = System.nanoTime();
+        // the store is opened (every copy verified) in this very open: the recovery steps reuse that
+        RecoverySteps steps = new RecoverySteps(true);
+        long storeOpenNanos = 0;
+        long exchangeNanos = 0;
+        long transferNanos = 0;
+        long bytesReceived = 0;
         // 1. what survived on this node
         long capacity = readCapacityFile();
         if (capacity > 0) {
@@ -197,10 +207,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // 2. one exchange: options, store, endpoint, disk inventory
         ReplicaSlot ownNewest = store == null ? null : store.newestComplete(rank());
         OpenStatus mine = new OpenStatus(options.globalFingerprint(), capacity,
-                store == null ? 0 : store.verifiedCopies().size(), ownNewest == null ? 0 : ownNewest.round(),
+                store == null ? 0 : store.copiesAsVerified().size(), ownNewest == null ? 0 : ownNewest.round(),
                 endpoint.address(),
                 disk == null ? new byte[0] : disk.inventory().encode());
+        long exchangeStart = System.nanoTime();
+        storeOpenNanos += exchangeStart - openStart;
         byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
+        long decideStart = System.nanoTime();
+        exchangeNanos += decideStart - exchangeStart;
         List<OpenStatus> statuses = new ArrayList<>();
         for (int r = 0; r < all.length; r++) {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
@@ -214,33 +228,41 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             copiesAnywhere += statuses.get(r).copiesHeld();
         }
         // 3. decide, identically on every rank, where to restore from
+        long decideNanos = System.nanoTime() - decideStart;
         long restoredRound = 0;
         RollbackPlan plan = null;
         if (agreed > 0) {
             if (store == null || store.config().slotCapacity() != agreed) {
+                long t = System.nanoTime();
                 if (store != null) {
                     store.close();
                 }
                 ReplicaStore.wipe(storeDirectory);
                 store = ReplicaStore.open(storeConfig(agreed));
                 writeCapacityFile(agreed);
+                storeOpenNanos += System.nanoTime() - t;
             }
             if (copiesAnywhere > 0) {
-                plan = ImemRecovery.plan(exchange::allgather, store, context.isNewRank(), options.exchangeTimeout());
+                plan = ImemRecovery.plan(exchange::allgather, store, context.isNewRank(), options.exchangeTimeout(),
+                        steps);
             }
         }
         String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
         if (plan != null && plan.recoverable()) {
-            ReplicaSlot slot = ImemRecovery.restore(plan, store, endpoint, endpoints, options.replicationTimeout());
+            ReplicaSlot slot = ImemRecovery.restore(plan, store, endpoint, endpoints, options.replicationTimeout(),
+                    steps);
             restoredRound = plan.round();
             restoreFrom(BytesStore.follow(slot.image()), "memory (" + plan.action(rank()).kind() + ")");
         } else {
             DiskSelection selection = selectDisk(statuses);
             if (selection instanceof DiskSelection.Restore restore) {
                 restoredRound = restore.round();
-                ByteBuffer image = disk.readImage(restoredRound);
+                long t = System.nanoTime();
+                ByteBuffer image = disk.readImage(restoredRound); // verified by the disk level as it reads
                 ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining());
                 direct.put(image).flip();
+                transferNanos += System.nanoTime() - t;
+                bytesReceived += direct.remaining();
                 restoreFrom(BytesStore.follow(direct), "disk generation of round " + restoredRound);
             } else if (neverCompletedAnywhere(statuses) && !hasAnyGeneration(statuses)) {
                 // a rank whose store survived holds no complete round of its own: it never completed
@@ -269,6 +291,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // 4. join the ring now if the store exists; otherwise at the first here(). The rollback
         // transfers accept on the same data endpoint as the ring: every rank must be done with
         // them before any ring connection is made (one more exchange, at recovery only).
+        long joinStart = System.nanoTime();
         if (plan != null) {
             exchange.allgather(new byte[0], options.exchangeTimeout());
         }
@@ -279,6 +302,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             // need it: make them now, so the first here() does not pay for them
             links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
         }
+        long joinNanos = System.nanoTime() - joinStart;
         if (disk != null) {
             lastCommitted = disk.committedRounds().stream().mapToLong(Long::longValue).max().orElse(0);
             committer = Executors.newSingleThreadExecutor(r -> {
@@ -300,6 +324,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     event("disk flush of round " + failedRound + " failed: " + error.getMessage());
                 }
             });
+        }
+        if (recovery) {
+            lastRecovery = new CkptStats.RecoveryTimings(storeOpenNanos, exchangeNanos + steps.statusExchangeNanos(),
+                    decideNanos + steps.planNanos(), transferNanos + steps.transferNanos(), steps.bytesSent(),
+                    bytesReceived + steps.bytesReceived(), steps.verifyNanos(), joinNanos,
+                    System.nanoTime() - openStart);
         }
     }
 
@@ -439,20 +469,30 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     + " bytes fixed at the first checkpoint (largest image then x 1.25)", null);
         }
         long next = round + 1;
+        long waited;
+        long written;
+        long handedOff;
         try {
+            long t0 = System.nanoTime();
             awaitUnpinned();
             ReplicaWrite write = agent != null
                     ? agent.beginRound(next, length, options.hereWaitTimeout())
                     : store.beginWrite(rank(), next, length);
+            long t1 = System.nanoTime();
             ByteBuffer image = write.image();
             // one reusable pointer over the slot's mapping: no allocation, no reference counting per here()
             slotView.set(Jvm.address(image), image.capacity());
             writer.write(slotView, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
+            long t2 = System.nanoTime();
             if (agent != null) {
                 agent.commitRoundInBackground(write);
             } else {
                 write.commit();
             }
+            long t3 = System.nanoTime();
+            waited = t1 - t0;
+            written = t2 - t1;
+            handedOff = t3 - t2;
             round = next;
             if (disk != null && options.diskRatio() > 0 && round % options.diskRatio() == 0) {
                 diskRound(write);
@@ -468,6 +508,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         lastImageBytes = length;
         lastBlockingNanos = blocked;
         totalBlockingNanos += blocked;
+        lastHere = new CkptStats.HereTimings(waited, written, handedOff, blocked);
         JobServices services = JobServices.current();
         if (services != null) {
             services.checkpointed(round, length, blocked);
@@ -661,7 +702,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long hereWaits = agent == null ? 0 : agent.counters().overlapWaits();
         long flushNanos = flusher == null ? 0 : flusher.counters().lastFlushNanos();
         return new CkptStats(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos);
+                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos, lastHere, lastRecovery);
     }
 
     /**
