@@ -43,6 +43,7 @@ public final class ReplicaStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);
     private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> FILE_PERMS = PosixFilePermissions.fromString("rw-------");
+    private static final int ALLOCATE_CHUNK = 1 << 20;
 
     private final ReplicaStoreConfig config;
     private final ReplicaSlot[][] slots; // [distance d = 0..m][version]
@@ -153,7 +154,7 @@ public final class ReplicaStore implements AutoCloseable {
             }
             if (size != fileSize) {
                 ch.truncate(0);
-                ch.write(ByteBuffer.allocate(1), fileSize - 1); // sparse file of the right size
+                allocate(ch, fileSize);
             }
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileSize);
             ReplicaSlot s = new ReplicaSlot(p, version, ch, map, capacity);
@@ -169,6 +170,23 @@ public final class ReplicaStore implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    /**
+     * Gives a new slot file its pages with write(2) of zeros in large chunks: the kernel allocates
+     * them about twice as fast as one page fault per page through the mapping would (measured on
+     * /dev/shm), and a pre-touch afterwards only maps them.
+     */
+    private static void allocate(FileChannel ch, long fileSize) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(fileSize, ALLOCATE_CHUNK));
+        try {
+            for (long pos = 0; pos < fileSize; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), fileSize - pos));
+                pos += ch.write(zeros, pos);
+            }
+        } finally {
+            Unmapper.free(zeros);
         }
     }
 
@@ -477,6 +495,17 @@ public final class ReplicaStore implements AutoCloseable {
         }
 
         private Unmapper() {
+        }
+
+        /** Frees a direct buffer at once (the same cleaner hook). */
+        static void free(ByteBuffer b) {
+            if (INVOKE_CLEANER != null && b.isDirect()) {
+                try {
+                    INVOKE_CLEANER.invoke(UNSAFE, b);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    LOG.debug("free failed", e);
+                }
+            }
         }
 
         static void unmap(MappedByteBuffer b) {

@@ -24,7 +24,12 @@ import org.slf4j.LoggerFactory;
  * non-blocking {@link RingLinks} (no spinning: it sleeps in {@code select} with a bound).
  *
  * <p>Protocol: rank i sends each new own round to (i+1)%n as DATA hop 1; a rank receiving DATA hop h
- * verifies its CRC32C, marks the slot COMPLETE, and forwards it as hop h+1 until h = m. ACKs flow
+ * &lt; m forwards it as hop h+1 while it arrives (cut-through: each chunk goes on as soon as it is
+ * stored, so m hops cost about one transfer, not m), and verifies its own copy's CRC32C chunk by
+ * chunk, marking the slot COMPLETE only when the whole image matches the owner's CRC32C. The next
+ * rank verifies its copy against the owner's CRC32C too, so a chunk damaged anywhere is caught by
+ * every rank that stored it; a forwarder that finds a mismatch fails its agent, which closes its
+ * connections, so the next rank's half copy is discarded as after any broken transfer. ACKs flow
  * back: the hop-m holder acknowledges at once, every other holder when its next has acknowledged, so
  * an ACK hop 1 reaching the owner means all m copies are stored: the owner's round moves from
  * pending to completed. Each rank's newest completed round travels forward around the ring in
@@ -42,6 +47,13 @@ import org.slf4j.LoggerFactory;
 public final class ReplicationAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     private static final long POLL_MILLIS = 100;
+    /**
+     * Inbound copies are read at most this much per read: the CRC32C runs over bytes still in the
+     * cache, and a forwarded copy moves on to the next rank in steps of this size.
+     */
+    static final int READ_CHUNK = 256 << 10;
+    /** Frames up to this payload size go out as one gathering write (header and payload in one segment). */
+    static final int GATHER_MAX = 64 << 10;
 
     private final ReplicaStore store;
     private final RingLinks links;
@@ -79,6 +91,9 @@ public final class ReplicationAgent implements AutoCloseable {
     private ReplicaWrite inWrite;
     private final java.util.zip.CRC32C inCrc = new java.util.zip.CRC32C();
     private ByteBuffer inPayload;
+    /** The cut-through forward of the copy being received (hop &lt; m), or null. */
+    private Outgoing inForward;
+    private final ByteBuffer[] gather = new ByteBuffer[2];
     private final ByteBuffer ackIn = allocateHeader();
     private long lastOutProgress;
     private long lastInProgress;
@@ -403,8 +418,11 @@ public final class ReplicationAgent implements AutoCloseable {
             outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, n * Long.BYTES, 0),
                     payload.flip(), null, 0, 0));
         }
-        boolean outPending = sending != null || !outQueue.isEmpty();
-        outKey.interestOps(SelectionKey.OP_READ | (outPending ? SelectionKey.OP_WRITE : 0));
+        boolean outWritable = sending != null ? sending.canWrite() : !outQueue.isEmpty();
+        if (sending != null && !outWritable) {
+            lastOutProgress = now0; // a forward waiting for its bytes to arrive: the input's clock runs
+        }
+        outKey.interestOps(SelectionKey.OP_READ | (outWritable ? SelectionKey.OP_WRITE : 0));
         inKey.interestOps(SelectionKey.OP_READ | (ackQueue.isEmpty() ? 0 : SelectionKey.OP_WRITE));
         selector.select(POLL_MILLIS);
         if (!running) {
@@ -457,11 +475,7 @@ public final class ReplicationAgent implements AutoCloseable {
                     + " vanished before it was sent (overwritten too early)");
         }
         ByteBuffer header = encode(allocateHeader(), TYPE_DATA, owner, hop, round, slot.length(), slot.crc32c());
-        outQueue.add(new Outgoing(header, zeroCopy ? null : slot.image(), zeroCopy ? slot : null,
-                ReplicaSlotDescriptor.HEADER_LENGTH, slot.length()));
-        if (owner != rank) {
-            counters.framesForwarded.incrementAndGet();
-        }
+        outQueue.add(new Outgoing(header, null, slot, slot.length(), slot.length()));
     }
 
     private void writeOut() throws IOException {
@@ -473,7 +487,7 @@ public final class ReplicationAgent implements AutoCloseable {
                     return;
                 }
             }
-            long wrote = sending.writeTo(ch);
+            long wrote = sending.writeTo(ch, zeroCopy, gather);
             if (wrote > 0) {
                 lastOutProgress = System.nanoTime();
                 if (sending.isData()) {
@@ -481,7 +495,7 @@ public final class ReplicationAgent implements AutoCloseable {
                 }
             }
             if (!sending.done()) {
-                return; // socket buffer full: wait for OP_WRITE
+                return; // socket buffer full (wait for OP_WRITE), or a forward waiting for its bytes
             }
             sending = null;
         }
@@ -575,7 +589,10 @@ public final class ReplicationAgent implements AutoCloseable {
                     continue;
                 }
             }
+            int end0 = inPayload.limit();
+            inPayload.limit(Math.min(end0, inPayload.position() + READ_CHUNK));
             int r = ch.read(inPayload);
+            inPayload.limit(end0);
             if (r < 0) {
                 throw new ReplicationException("rank " + rank + ": rank " + links.previous()
                         + " closed the connection in the middle of a copy", new EOFException());
@@ -586,6 +603,9 @@ public final class ReplicationAgent implements AutoCloseable {
                     counters.bytesReceived.addAndGet(r);
                     int end = inPayload.position();
                     inCrc.update(inPayload.duplicate().position(end - r).limit(end)); // still in cache
+                    if (inForward != null) {
+                        inForward.available = end; // stored: the next rank may have it now
+                    }
                 }
             }
             if (inPayload.hasRemaining()) {
@@ -608,6 +628,13 @@ public final class ReplicationAgent implements AutoCloseable {
             inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
             inPayload = inWrite.image();
             inCrc.reset();
+            if (hop < m) {
+                // cut-through: the copy goes on to the next holder as it arrives, under the owner's CRC32C
+                inForward = new Outgoing(encode(allocateHeader(), TYPE_DATA, owner, hop + 1, inWrite.round(), length,
+                        inHeader.getInt(CRC_OFFSET)), null, inWrite.slot(), length, 0);
+                outQueue.add(inForward);
+                counters.framesForwarded.incrementAndGet();
+            }
         } else if (type == TYPE_WATERMARK) {
             if (length != (long) n * Long.BYTES) {
                 throw new ReplicationException("rank " + rank + ": watermark of " + length + " bytes for " + n + " ranks");
@@ -631,11 +658,13 @@ public final class ReplicationAgent implements AutoCloseable {
             int hop = inHeader.getInt(HOP_OFFSET);
             ReplicaWrite w = inWrite;
             inWrite = null;
-            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails
+            inForward = null;
+            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails, which
+            // closes its connections: the next rank drops its half of the forwarded copy. The forward's
+            // last bytes are written only after this (writeOut runs later in the duty cycle), so no
+            // ACK for this copy can arrive before it is verified here.
             w.commitComputed((int) inCrc.getValue(), inHeader.getInt(CRC_OFFSET));
-            if (hop < m) {
-                enqueueData(owner, round, hop + 1);
-            } else {
+            if (hop == m) {
                 ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
             }
         } else {
@@ -755,42 +784,79 @@ public final class ReplicationAgent implements AutoCloseable {
     private record Submission(long round, long at, ReplicaWrite write) {
     }
 
-    /** One frame on its way to the next rank: header, then a payload buffer or a file region. */
+    /**
+     * One frame on its way to the next rank: its header, then a payload held in memory (a watermark)
+     * or an image in a slot. A forwarded image may still be arriving: only its first
+     * {@code available} bytes are stored, and the frame waits (without asking for OP_WRITE) until
+     * more arrive.
+     */
     private static final class Outgoing {
         final ByteBuffer header;
-        final ByteBuffer payload;
-        final ReplicaSlot file;
-        long filePos;
-        long fileLeft;
+        final ByteBuffer bytes;
+        final ReplicaSlot slot;
+        final long length;
+        long sent;
+        long available;
 
-        Outgoing(ByteBuffer header, ByteBuffer payload, ReplicaSlot file, long filePos, long fileLeft) {
+        Outgoing(ByteBuffer header, ByteBuffer bytes, ReplicaSlot slot, long length, long available) {
             this.header = header;
-            this.payload = payload;
-            this.file = file;
-            this.filePos = filePos;
-            this.fileLeft = file == null ? 0 : fileLeft;
+            this.bytes = bytes;
+            this.slot = slot;
+            this.length = bytes != null ? bytes.remaining() : length;
+            this.available = bytes != null ? this.length : available;
         }
 
         boolean isData() {
-            return header.getInt(TYPE_OFFSET) == TYPE_DATA;
+            return slot != null;
         }
 
-        long writeTo(SocketChannel ch) throws IOException {
-            long wrote;
+        /** @return whether a write could make progress now */
+        boolean canWrite() {
+            return header.hasRemaining() || (bytes != null ? bytes.hasRemaining() : sent < available);
+        }
+
+        private ByteBuffer slotView(long from, long to) {
+            return slot.mapping().duplicate()
+                    .position(ReplicaSlotDescriptor.HEADER_LENGTH + (int) from)
+                    .limit(ReplicaSlotDescriptor.HEADER_LENGTH + (int) to);
+        }
+
+        long writeTo(SocketChannel ch, boolean zeroCopy, ByteBuffer[] gather) throws IOException {
             if (header.hasRemaining()) {
-                wrote = ch.write(header);
-            } else if (file == null) {
-                wrote = ch.write(payload);
-            } else {
-                wrote = file.channel().transferTo(filePos, fileLeft, ch);
-                filePos += wrote;
-                fileLeft -= wrote;
+                ByteBuffer payload = bytes != null ? bytes
+                        : length <= GATHER_MAX && available > sent ? slotView(sent, available) : null;
+                if (payload == null) {
+                    return ch.write(header);
+                }
+                // a small frame: header and payload in one write, one segment, one wake-up of the reader
+                int before = payload.position();
+                gather[0] = header;
+                gather[1] = payload;
+                long wrote = ch.write(gather);
+                gather[0] = gather[1] = null;
+                if (bytes == null) {
+                    sent += payload.position() - before;
+                }
+                return wrote;
             }
+            if (bytes != null) {
+                return ch.write(bytes);
+            }
+            if (sent >= available) {
+                return 0;
+            }
+            long wrote;
+            if (zeroCopy && length > GATHER_MAX) {
+                wrote = slot.channel().transferTo(ReplicaSlotDescriptor.HEADER_LENGTH + sent, available - sent, ch);
+            } else {
+                wrote = ch.write(slotView(sent, available));
+            }
+            sent += wrote;
             return wrote;
         }
 
         boolean done() {
-            return !header.hasRemaining() && (payload == null || !payload.hasRemaining()) && fileLeft == 0;
+            return !header.hasRemaining() && (bytes != null ? !bytes.hasRemaining() : sent == length);
         }
     }
 }
