@@ -93,6 +93,9 @@ public final class ReplicationAgent implements AutoCloseable {
     private ByteBuffer inPayload;
     /** The cut-through forward of the copy being received (hop &lt; m), or null. */
     private Outgoing inForward;
+    /** The copy being received had FLAG_CRC_FOLLOWS: its payload is in, its DATA_END frame is next. */
+    private boolean inAwaitingEnd;
+    private boolean inTrails;
     private final ByteBuffer[] gather = new ByteBuffer[2];
     private final ByteBuffer ackIn = allocateHeader();
     private long lastOutProgress;
@@ -381,6 +384,12 @@ public final class ReplicationAgent implements AutoCloseable {
                     s.write().commit(); // the local copy is complete in memory: keep it
                 }
             }
+            if (sending != null) {
+                sending.commitOwnCopy();
+            }
+            for (Outgoing o : outQueue) {
+                o.commitOwnCopy();
+            }
             if (failure == null || failure.getMessage().endsWith("deliberately")) {
                 sayGoodbye(); // a deliberate end travels around the ring quietly
             }
@@ -403,10 +412,17 @@ public final class ReplicationAgent implements AutoCloseable {
             lastInProgress = now0;
         }
         for (Submission s; (s = submitted.poll()) != null; ) {
-            if (s.write() != null) {
-                s.write().commit(); // CRC32C off the caller's thread, then COMPLETE
-            }
             ownSubmitTimes.add(new long[] {s.round(), s.at()});
+            ReplicaWrite w = s.write();
+            if (w != null && w.slot().length() > GATHER_MAX) {
+                // the CRC32C runs chunk by chunk just ahead of the send, the copy is COMPLETE at the end
+                outQueue.add(Outgoing.ownWithCrcFollowing(encode(allocateHeader(), TYPE_DATA, rank, 1, s.round(),
+                        w.slot().length(), 0, FLAG_CRC_FOLLOWS), w));
+                continue;
+            }
+            if (w != null) {
+                w.commit(); // a small image: CRC32C off the caller's thread, then COMPLETE
+            }
             enqueueData(rank, s.round(), 1);
         }
         if (watermarkDirty) {
@@ -618,6 +634,10 @@ public final class ReplicationAgent implements AutoCloseable {
     private void startPayload() throws IOException {
         int type = inHeader.getInt(TYPE_OFFSET);
         long length = inHeader.getLong(LENGTH_OFFSET);
+        if (inAwaitingEnd) {
+            finishCopyAtEnd(type, length);
+            return;
+        }
         if (type == TYPE_DATA) {
             int owner = inHeader.getInt(OWNER_OFFSET);
             int hop = inHeader.getInt(HOP_OFFSET);
@@ -628,10 +648,13 @@ public final class ReplicationAgent implements AutoCloseable {
             inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
             inPayload = inWrite.image();
             inCrc.reset();
+            int flags = inHeader.getInt(FLAGS_OFFSET);
+            inTrails = (flags & FLAG_CRC_FOLLOWS) != 0;
             if (hop < m) {
                 // cut-through: the copy goes on to the next holder as it arrives, under the owner's CRC32C
                 inForward = new Outgoing(encode(allocateHeader(), TYPE_DATA, owner, hop + 1, inWrite.round(), length,
-                        inHeader.getInt(CRC_OFFSET)), null, inWrite.slot(), length, 0);
+                        inHeader.getInt(CRC_OFFSET), flags & FLAG_CRC_FOLLOWS), null, inWrite.slot(), length, 0);
+                inForward.trails = inTrails;
                 outQueue.add(inForward);
                 counters.framesForwarded.incrementAndGet();
             }
@@ -652,6 +675,13 @@ public final class ReplicationAgent implements AutoCloseable {
 
     private void finishPayload() throws IOException {
         int type = inHeader.getInt(TYPE_OFFSET);
+        if (type == TYPE_DATA && inTrails) {
+            // the payload is in; the copy completes when its DATA_END frame brings the owner's CRC32C
+            inAwaitingEnd = true;
+            inPayload = null;
+            inHeader.clear();
+            return;
+        }
         if (type == TYPE_DATA) {
             int owner = inWrite.owner();
             long round = inWrite.round();
@@ -690,6 +720,35 @@ public final class ReplicationAgent implements AutoCloseable {
         }
         inPayload = null;
         inHeader.clear();
+    }
+
+    /** The frame after a FLAG_CRC_FOLLOWS payload: must be its DATA_END; verifies and completes the copy. */
+    private void finishCopyAtEnd(int type, long length) throws IOException {
+        ReplicaWrite w = inWrite;
+        int owner = w.owner();
+        long round = w.round();
+        int hop = Math.floorMod(rank - owner, n);
+        if (type != TYPE_DATA_END || inHeader.getInt(OWNER_OFFSET) != owner || inHeader.getLong(ROUND_OFFSET) != round
+                || inHeader.getInt(HOP_OFFSET) != hop || length != w.slot().length()) {
+            throw new ReplicationException("rank " + rank + ": expected the end of rank " + owner + "'s round " + round
+                    + " from rank " + links.previous() + ", got frame type " + type);
+        }
+        int crc = inHeader.getInt(CRC_OFFSET);
+        Outgoing forward = inForward;
+        inWrite = null;
+        inForward = null;
+        inAwaitingEnd = false;
+        inTrails = false;
+        inHeader.clear();
+        // verified before COMPLETE (a mismatch leaves the slot EMPTY and fails the agent); only then
+        // does the forward get its DATA_END, so the next rank cannot complete a copy this rank rejected
+        w.commitComputed((int) inCrc.getValue(), crc);
+        if (forward != null) {
+            forward.trailer = encode(allocateHeader(), TYPE_DATA_END, owner, hop + 1, round, length, crc);
+        }
+        if (hop == m) {
+            ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
+        }
     }
 
     private void writeAcks() throws IOException {
@@ -797,6 +856,30 @@ public final class ReplicationAgent implements AutoCloseable {
         final long length;
         long sent;
         long available;
+        /** A DATA_END frame follows the payload; {@link #trailer} is it once the CRC32C is known. */
+        boolean trails;
+        ByteBuffer trailer;
+        /** An own copy whose CRC32C is computed as it is sent and which is committed at the end. */
+        ReplicaWrite ownWrite;
+        java.util.zip.CRC32C crc;
+        long crcUpTo;
+
+        static Outgoing ownWithCrcFollowing(ByteBuffer header, ReplicaWrite write) {
+            long length = write.slot().length();
+            Outgoing o = new Outgoing(header, null, write.slot(), length, length);
+            o.trails = true;
+            o.ownWrite = write;
+            o.crc = new java.util.zip.CRC32C();
+            return o;
+        }
+
+        /** The own copy is complete in memory: keep it even though it was not sent (agent stopping). */
+        void commitOwnCopy() {
+            if (ownWrite != null) {
+                ownWrite.commit();
+                ownWrite = null;
+            }
+        }
 
         Outgoing(ByteBuffer header, ByteBuffer bytes, ReplicaSlot slot, long length, long available) {
             this.header = header;
@@ -812,7 +895,10 @@ public final class ReplicationAgent implements AutoCloseable {
 
         /** @return whether a write could make progress now */
         boolean canWrite() {
-            return header.hasRemaining() || (bytes != null ? bytes.hasRemaining() : sent < available);
+            if (header.hasRemaining() || (bytes != null ? bytes.hasRemaining() : sent < available)) {
+                return true;
+            }
+            return trails && sent == length && (trailer != null ? trailer.hasRemaining() : ownWrite != null);
         }
 
         private ByteBuffer slotView(long from, long to) {
@@ -843,20 +929,43 @@ public final class ReplicationAgent implements AutoCloseable {
                 return ch.write(bytes);
             }
             if (sent >= available) {
-                return 0;
+                return trails && sent == length ? writeTrailer(ch) : 0;
+            }
+            long upTo = available;
+            if (crc != null) {
+                // CRC32C one step ahead of the send: the bytes are in cache for the kernel's copy, and the
+                // receiver works on the previous chunk meanwhile
+                if (crcUpTo <= sent) {
+                    long step = Math.min(READ_CHUNK, length - crcUpTo);
+                    crc.update(slotView(crcUpTo, crcUpTo + step));
+                    crcUpTo += step;
+                }
+                upTo = crcUpTo;
             }
             long wrote;
             if (zeroCopy && length > GATHER_MAX) {
-                wrote = slot.channel().transferTo(ReplicaSlotDescriptor.HEADER_LENGTH + sent, available - sent, ch);
+                wrote = slot.channel().transferTo(ReplicaSlotDescriptor.HEADER_LENGTH + sent, upTo - sent, ch);
             } else {
-                wrote = ch.write(slotView(sent, available));
+                wrote = ch.write(slotView(sent, upTo));
             }
             sent += wrote;
             return wrote;
         }
 
+        private long writeTrailer(SocketChannel ch) throws IOException {
+            if (trailer == null && ownWrite != null) {
+                int value = (int) crc.getValue();
+                ownWrite.commitComputed(value, value); // the local copy is COMPLETE before its DATA_END leaves
+                ownWrite = null;
+                trailer = encode(allocateHeader(), TYPE_DATA_END, header.getInt(OWNER_OFFSET),
+                        header.getInt(HOP_OFFSET), header.getLong(ROUND_OFFSET), length, value);
+            }
+            return trailer == null ? 0 : ch.write(trailer);
+        }
+
         boolean done() {
-            return !header.hasRemaining() && (bytes != null ? !bytes.hasRemaining() : sent == length);
+            return !header.hasRemaining() && (bytes != null ? !bytes.hasRemaining() : sent == length)
+                    && (!trails || (trailer != null && !trailer.hasRemaining()));
         }
     }
 }

@@ -124,9 +124,9 @@ class CutThroughForwardingTest {
         byte[] img = RingReplicationTest.image(0, 2, SIZE - 100);
         int half = img.length / 2;
         SocketChannel out = fake.toNext();
+        long before = agents[2].counters().bytesReceived();
         ChannelIo.writeFully(out, encode(allocateHeader(), TYPE_DATA, 0, 1, 2, img.length, crc(img)), deadline(), "fake");
         ChannelIo.writeFully(out, ByteBuffer.wrap(img, 0, half), deadline(), "fake");
-        long before = agents[2].counters().bytesReceived();
         // cut-through: the last holder gets bytes of round 2 while the owner has sent only half of it
         awaitReceivedAtLastHolder(before + 1);
         fake.close(); // the owner dies in the middle of the copy
@@ -140,8 +140,10 @@ class CutThroughForwardingTest {
             }
         }
         assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
-        assertTrue(agents[1].failure().getMessage().contains("rank 0"), agents[1].failure().getMessage());
-        // rank 2 sees its predecessor or (its NEXT being rank 0) rank 0 go away first: either stops it
+        // each sees one neighbour go away first (rank 2's NEXT is rank 0 too, so the order varies)
+        for (int r = 1; r < 3; r++) {
+            assertTrue(agents[r].failure().getMessage().contains("closed the connection"), agents[r].failure().getMessage());
+        }
         assertTrue(agents[2].counters().bytesReceived() - before < img.length);
         assertRoundOneIntactAndRoundTwoNowhere(round1);
     }
@@ -170,6 +172,37 @@ class CutThroughForwardingTest {
         ReplicationException closed = org.junit.jupiter.api.Assertions.assertThrows(ReplicationException.class,
                 () -> ChannelIo.readFully(fake.toNext(), allocateHeader(), deadline(), "awaiting an ACK"));
         assertTrue(closed.getMessage().contains("closed by the peer"), closed.getMessage());
+        assertRoundOneIntactAndRoundTwoNowhere(round1);
+    }
+
+    @Test
+    void aCopyWhoseCrcFollowsIsCompletedOnlyByAMatchingEndFrameAndTheForwardWaitsForIt() throws Exception {
+        byte[] round1 = replicateRoundOne();
+        byte[] img = RingReplicationTest.image(0, 2, SIZE - 100);
+        long before = agents[2].counters().bytesReceived();
+        ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_DATA, 0, 1, 2, img.length, 0, FLAG_CRC_FOLLOWS),
+                deadline(), "fake");
+        ChannelIo.writeFully(fake.toNext(), ByteBuffer.wrap(img), deadline(), "fake");
+        // every byte reaches the last holder, but without its DATA_END neither holder completes the copy
+        awaitReceivedAtLastHolder(before + img.length);
+        Thread.sleep(200);
+        for (int r = 1; r < 3; r++) {
+            assertNull(stores[r].find(0, 2), "rank " + r + " completed a copy before its CRC32C arrived");
+            assertNull(agents[r].failure());
+        }
+        // the DATA_END brings a CRC32C the bytes do not have: the forwarder rejects it and never passes it on
+        ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_DATA_END, 0, 1, 2, img.length, crc(img) ^ 1),
+                deadline(), "fake");
+        for (int r = 1; r < 3; r++) {
+            ReplicationAgent a = agents[r];
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (a.failure() == null) {
+                assertTrue(System.nanoTime() < deadline, "rank " + r + " did not stop");
+                Thread.sleep(5);
+            }
+        }
+        assertTrue(agents[1].failure().getMessage().contains("CRC32C"), agents[1].failure().getMessage());
+        assertTrue(agents[2].failure().getMessage().contains("rank 1"), agents[2].failure().getMessage());
         assertRoundOneIntactAndRoundTwoNowhere(round1);
     }
 }
