@@ -111,7 +111,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private ExecutorService committer;
     private volatile long lastCommitted;
     private final Object pinLock = new Object();
-    private int pinnedSlot = -1;
+    /** Written under pinLock; volatile so that here() can see "nothing pinned" without the lock or a slot scan. */
+    private volatile int pinnedSlot = -1;
 
     private long round;
     private boolean recovery;
@@ -600,8 +601,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** The slot of a round still being flushed is not overwritten: wait (bounded) for the flusher. */
     private void awaitUnpinned() throws InterruptedException {
-        if (store == null) {
-            return;
+        if (store == null || pinnedSlot < 0) {
+            return; // nothing is being flushed: no slot can be pinned (the common case, and off the lock)
         }
         ReplicaSlot victim = store.nextWritable(rank());
         synchronized (pinLock) {
