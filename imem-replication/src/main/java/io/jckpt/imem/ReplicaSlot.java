@@ -29,8 +29,12 @@ public final class ReplicaSlot {
     private volatile boolean verified;
     @SuppressWarnings("unused")
     private long touched;
+    private boolean prepared; // guarded by this
+    /** The file was created (sparse) by this open: its pages still need their memory. */
+    private final boolean created;
 
-    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity) {
+    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity, boolean created) {
+        this.created = created;
         this.path = path;
         this.index = index;
         this.channel = channel;
@@ -222,17 +226,33 @@ public final class ReplicaSlot {
     }
 
     /**
-     * Maps every page of the slot into this process, so here() never takes a page fault. Reads only:
-     * on a shared file mapping the kernel maps up to 16 pages already in the page cache per read
-     * fault (fault-around) and, for tmpfs, maps them writable; writes would fault once per page.
-     * Reading never changes a byte, so it is safe while the slot is in use.
+     * Allocates (a new file: write(2) of zeros over everything after the header's page, never
+     * written before) and maps every page of the slot into this process, once, before its first
+     * write, so the write never takes a page fault. The mapping is touched by reads only: on a
+     * shared file mapping the kernel maps up to 16 pages already in the page cache per read fault
+     * (fault-around) and, for tmpfs, maps them writable; writes would fault once per page. Reading
+     * never changes a byte, so it is safe while the slot is in use.
+     *
+     * @throws IOException if the file system is full
      */
-    void preTouch() {
+    synchronized void prepare() throws IOException {
+        if (prepared) {
+            return;
+        }
+        if (created && state() == STATE_EMPTY && !inUse) {
+            ReplicaStore.allocate(channel, PAGE, map.capacity()); // never written: only zeros to replace
+        }
         long sum = 0;
         for (int p = 0; p < map.capacity(); p += PAGE) {
             sum += map.get(p);
         }
         touched = sum; // keeps the reads
+        prepared = true;
+    }
+
+    /** @return whether {@link #prepare()} has run */
+    synchronized boolean prepared() {
+        return prepared;
     }
 
     MappedByteBuffer mapping() {
