@@ -73,7 +73,8 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
 
     /**
      * The steps of one recovery open() (the paper's MPI_Ckpt_open after a failure), in the order they
-     * run. The steps do not overlap; {@code totalNanos} also holds what lies between them.
+     * run. The steps do not overlap; {@code totalNanos} also holds what lies between them, except the
+     * ring re-join after an in-memory rollback, which happens at the first here() after it.
      *
      * @param storeOpenNanos      reopening (or creating) the node-local store: mapping its slot files
      *                            and verifying the surviving copies (CRC32C, once each)
@@ -88,7 +89,9 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
      * @param verifyNanos         the verification of the image used, before it is used (0 when it was
      *                            verified on receipt or at store open and not touched since)
      * @param ringJoinNanos       the end-of-transfer barrier, the ring re-connection and the start of the
-     *                            replication agent
+     *                            replication agent; after an in-memory rollback this runs in the first
+     *                            here() (so a rank restoring locally does not wait in open() for the
+     *                            others' transfers) and is 0 until then
      * @param totalNanos          the whole open()
      */
     public record RecoveryTimings(long storeOpenNanos, long statusExchangeNanos, long planNanos, long transferNanos,

@@ -115,6 +115,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private volatile int pinnedSlot = -1;
 
     private long round;
+    /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
+    private boolean ringJoinPending;
     private boolean recovery;
     private String restoredFrom = "nothing";
     private BytesStore<?, ?> restoreImage;
@@ -291,19 +293,20 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         // 4. join the ring now if the store exists; otherwise at the first here(). The rollback
         // transfers accept on the same data endpoint as the ring: every rank must be done with
-        // them before any ring connection is made (one more exchange, at recovery only).
+        // them before any ring connection is made, which takes one more exchange. After an
+        // in-memory rollback that exchange and the ring join wait for the first here(), so that a
+        // rank restoring its own local copy leaves open() without waiting for the others' transfers.
         long joinStart = System.nanoTime();
         if (plan != null) {
-            exchange.allgather(new byte[0], options.exchangeTimeout());
-        }
-        if (store != null) {
+            ringJoinPending = true;
+        } else if (store != null) {
             startReplication();
         } else if (options.replicas() > 0 && context.size() > 1) {
             // no store until the first here() knows the image size, but the ring connections do not
             // need it: make them now, so the first here() does not pay for them
             links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
         }
-        long joinNanos = System.nanoTime() - joinStart;
+        long joinNanos = ringJoinPending ? 0 : System.nanoTime() - joinStart; // else set at the first here()
         if (disk != null) {
             lastCommitted = disk.committedRounds().stream().mapToLong(Long::longValue).max().orElse(0);
             committer = Executors.newSingleThreadExecutor(r -> {
@@ -463,6 +466,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long length = writer.prepare(registry.entries());
         if (store == null) {
             createStoreCollectively(length);
+        } else if (ringJoinPending) {
+            joinRingAfterRollback();
         }
         if (length > store.config().slotCapacity()) {
             throw new StorageException(storeDirectory, "rank " + rank() + ": the checkpoint image grew to " + length
@@ -514,6 +519,26 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         if (services != null) {
             services.checkpointed(round, length, blocked);
         }
+    }
+
+    /**
+     * First here() after an in-memory rollback (a collective): once every rank is done with its
+     * rollback transfers (one exchange), the ring is joined and the agent started.
+     */
+    private void joinRingAfterRollback() {
+        long t0 = System.nanoTime();
+        exchange.allgather(new byte[0], options.exchangeTimeout());
+        try {
+            startReplication();
+        } catch (IOException e) {
+            throw new CkptException("rank " + rank() + ": cannot rejoin the replication ring after the rollback: "
+                    + e.getMessage(), e);
+        }
+        ringJoinPending = false;
+        CkptStats.RecoveryTimings r = lastRecovery;
+        lastRecovery = new CkptStats.RecoveryTimings(r.storeOpenNanos(), r.statusExchangeNanos(), r.planNanos(),
+                r.transferNanos(), r.bytesSent(), r.bytesReceived(), r.verifyNanos(), System.nanoTime() - t0,
+                r.totalNanos());
     }
 
     /** First here(): agree the slot capacity over all ranks' image sizes, create the store, join the ring. */
