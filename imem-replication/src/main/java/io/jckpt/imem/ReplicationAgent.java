@@ -434,6 +434,10 @@ public final class ReplicationAgent implements AutoCloseable {
             outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, n * Long.BYTES, 0),
                     payload.flip(), null, 0, 0));
         }
+        // write what can go now: the sockets are nearly always writable, so a frame (or ACK) queued by
+        // the last duty cycle leaves without a select round and an interest change first; only what
+        // the socket does not take waits for OP_WRITE
+        flushNow();
         boolean outWritable = sending != null ? sending.canWrite() : !outQueue.isEmpty();
         if (sending != null && !outWritable) {
             lastOutProgress = now0; // a forward waiting for its bytes to arrive: the input's clock runs
@@ -481,6 +485,29 @@ public final class ReplicationAgent implements AutoCloseable {
         if ((inWrite != null || inHeader.position() > 0) && now - lastInProgress > ioTimeoutNanos) {
             throw new ReplicationException("rank " + rank + ": no progress receiving from rank " + links.previous()
                     + " for " + TimeUnit.NANOSECONDS.toMillis(now - lastInProgress) + " ms (peer stalled or dead)");
+        }
+    }
+
+    private void flushNow() throws IOException {
+        try {
+            if (sending != null ? sending.canWrite() : !outQueue.isEmpty()) {
+                writeOut();
+            }
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new ReplicationException("rank " + rank + ": connection with rank " + links.next() + " failed ("
+                    + e.getMessage() + ")", e);
+        }
+        try {
+            if (!ackQueue.isEmpty()) {
+                writeAcks();
+            }
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new ReplicationException("rank " + rank + ": connection with rank " + links.previous() + " failed ("
+                    + e.getMessage() + ")" + (inWrite != null ? " in the middle of a copy" : ""), e);
         }
     }
 

@@ -140,9 +140,11 @@ class CutThroughForwardingTest {
             }
         }
         assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
-        // each sees one neighbour go away first (rank 2's NEXT is rank 0 too, so the order varies)
+        // each sees one neighbour go away first (rank 2's NEXT is rank 0 too, so the order varies), as
+        // a closed connection on a read or a broken pipe on a write
         for (int r = 1; r < 3; r++) {
-            assertTrue(agents[r].failure().getMessage().contains("closed the connection"), agents[r].failure().getMessage());
+            String why = agents[r].failure().getMessage();
+            assertTrue(why.contains("closed the connection") || why.contains("connection with rank"), why);
         }
         assertTrue(agents[2].counters().bytesReceived() - before < img.length);
         assertRoundOneIntactAndRoundTwoNowhere(round1);
