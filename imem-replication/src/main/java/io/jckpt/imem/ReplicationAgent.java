@@ -52,6 +52,8 @@ public final class ReplicationAgent implements AutoCloseable {
      * cache, and a forwarded copy moves on to the next rank in steps of this size.
      */
     static final int READ_CHUNK = 256 << 10;
+    /** Writes per duty cycle on the outbound connection before the agent looks at its inbound side again. */
+    static final int WRITES_PER_CYCLE = 16;
     /** Frames up to this payload size go out as one gathering write (header and payload in one segment). */
     static final int GATHER_MAX = 64 << 10;
 
@@ -523,7 +525,8 @@ public final class ReplicationAgent implements AutoCloseable {
 
     private void writeOut() throws IOException {
         SocketChannel ch = links.toNext();
-        for (;;) {
+        // bounded, so that a long image does not keep the agent from its inbound side (ACKs, copies)
+        for (int writes = 0; writes < WRITES_PER_CYCLE; writes++) {
             if (sending == null) {
                 sending = outQueue.poll();
                 if (sending == null) {
@@ -538,6 +541,9 @@ public final class ReplicationAgent implements AutoCloseable {
                 }
             }
             if (!sending.done()) {
+                if (wrote > 0 && sending.canWrite()) {
+                    continue; // the socket took what was offered (one CRC32C step): offer the next
+                }
                 return; // socket buffer full (wait for OP_WRITE), or a forward waiting for its bytes
             }
             sending = null;
