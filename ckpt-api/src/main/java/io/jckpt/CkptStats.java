@@ -17,23 +17,34 @@ package io.jckpt;
  * @param lastFlushNanos       time the newest disk round took (write + force + rename)
  * @param hereWaits            here() calls that had to wait for the previous round to finish replicating
  * @param rollbacks            recoveries this rank took part in
- * @param lastRollbackNanos    time of the newest recovery, from the status exchange to data restored
+ * @param lastRollbackNanos    time of the newest rollback(tag) call (the copy of a verified image into the data)
  * @param replicas             effective replication degree m (copies on other ranks), -1 = not known
  * @param diskRatio            effective disk ratio (every k-th round also goes to disk; 0 = off), -1 = not known
  * @param slotCapacity         slot capacity of the node-local store in bytes (0 = no store yet)
  * @param reconfigurations     store layout switches (m changed, slots grown) since open
  * @param degraded             whether fewer copies than asked for are kept because memory does not suffice
+ * @param lastHere             where the newest here() spent its time ({@link HereTimings#NONE} before the first)
+ * @param lastRecovery         the steps of the newest recovery open() ({@link RecoveryTimings#NONE} when this
+ *                             open restored nothing)
  */
 public record CkptStats(long round, long checkpoints, long diskCheckpoints, long lastImageBytes,
                         long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
                         long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos,
-                        int replicas, int diskRatio, long slotCapacity, long reconfigurations, boolean degraded) {
+                        int replicas, int diskRatio, long slotCapacity, long reconfigurations, boolean degraded,
+                        HereTimings lastHere, RecoveryTimings lastRecovery) {
 
     /** Stats of a checkpointer that has done nothing yet. */
     public static final CkptStats EMPTY = new CkptStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
+    /** Null step records become their NONE values, so callers never test for null. */
+    public CkptStats {
+        lastHere = lastHere == null ? HereTimings.NONE : lastHere;
+        lastRecovery = lastRecovery == null ? RecoveryTimings.NONE : lastRecovery;
+    }
+
     /**
-     * Stats without the effective configuration (an implementation that does not change it).
+     * The counters without the effective configuration and the step timings (checkpointers that
+     * record neither).
      *
      * @param round                see the record
      * @param checkpoints          see the record
@@ -51,6 +62,52 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
                      long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
                      long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos) {
         this(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                lastReplicationNanos, lastFlushNanos, hereWaits, rollbacks, lastRollbackNanos, -1, -1, 0, 0, false);
+                lastReplicationNanos, lastFlushNanos, hereWaits, rollbacks, lastRollbackNanos, -1, -1, 0, 0, false,
+                HereTimings.NONE, RecoveryTimings.NONE);
+    }
+
+    /**
+     * Where one here() spent its blocking time. The parts add up to about the whole (the rest is
+     * bookkeeping: the registry walk, the disk hand-off).
+     *
+     * @param waitNanos    waiting for a free slot: the version to overwrite is not yet older than the
+     *                     round complete on every rank, or is still being flushed to disk (0 when not)
+     * @param writeNanos   writing the image (header, tag table, payloads) into the node-local slot
+     * @param handOffNanos handing the slot to the replication agent (or sealing it when there is none)
+     * @param totalNanos   the whole here() call
+     */
+    public record HereTimings(long waitNanos, long writeNanos, long handOffNanos, long totalNanos) {
+        /** No here() yet. */
+        public static final HereTimings NONE = new HereTimings(0, 0, 0, 0);
+    }
+
+    /**
+     * The steps of one recovery open() (the paper's MPI_Ckpt_open after a failure), in the order they
+     * run. The steps do not overlap; {@code totalNanos} also holds what lies between them, except the
+     * ring re-join after an in-memory rollback, which happens at the first here() after it.
+     *
+     * @param storeOpenNanos      reopening (or creating) the node-local store: mapping its slot files
+     *                            and verifying the surviving copies (CRC32C, once each)
+     * @param statusExchangeNanos the status exchanges (every rank's options, store and disk status)
+     * @param planNanos           computing the rollback plan (identical on every rank) and the restore
+     *                            decision
+     * @param transferNanos       the rollback transfers: sending copies to new ranks, receiving this
+     *                            rank's own copy (verified chunk by chunk while it arrives), or reading
+     *                            a disk generation
+     * @param bytesSent           image bytes this rank sent in the rollback transfers
+     * @param bytesReceived       image bytes this rank received (or read from disk)
+     * @param verifyNanos         the verification of the image used, before it is used (0 when it was
+     *                            verified on receipt or at store open and not touched since)
+     * @param ringJoinNanos       the end-of-transfer barrier, the ring re-connection and the start of the
+     *                            replication agent; after an in-memory rollback this runs in the first
+     *                            here() (so a rank restoring locally does not wait in open() for the
+     *                            others' transfers) and is 0 until then
+     * @param totalNanos          the whole open()
+     */
+    public record RecoveryTimings(long storeOpenNanos, long statusExchangeNanos, long planNanos, long transferNanos,
+                                  long bytesSent, long bytesReceived, long verifyNanos, long ringJoinNanos,
+                                  long totalNanos) {
+        /** No recovery. */
+        public static final RecoveryTimings NONE = new RecoveryTimings(0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 }

@@ -30,7 +30,29 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout)
             throws IOException {
-        byte[][] all = exchange.allgather(RankStatusDescriptor.encode(store.rankStatus(fresh)), timeout);
+        return plan(exchange, store, fresh, timeout, new RecoverySteps(false));
+    }
+
+    /**
+     * Exchanges every rank's store status and plans the rollback (a collective), recording the steps.
+     *
+     * @param exchange the allgather
+     * @param store    this rank's store
+     * @param fresh    whether this process was re-spawned
+     * @param timeout  bound on the exchange
+     * @param steps    records the times; its {@code trustVerification} says whether copies verified
+     *                 at the store's open are read again
+     * @return the plan, identical on every rank
+     * @throws IOException if the exchange fails or a rank's status does not decode
+     */
+    public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout,
+                                    RecoverySteps steps) throws IOException {
+        long t0 = System.nanoTime();
+        byte[] mine = RankStatusDescriptor.encode(store.rankStatus(fresh, !steps.trustVerification));
+        long t1 = System.nanoTime();
+        byte[][] all = exchange.allgather(mine, timeout);
+        long t2 = System.nanoTime();
+        steps.statusExchangeNanos += t2 - t1;
         List<RankStatus> statuses = new ArrayList<>(all.length);
         for (int r = 0; r < all.length; r++) {
             try {
@@ -39,7 +61,9 @@ public final class ImemRecovery {
                 throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
             }
         }
-        return RollbackPlanner.plan(statuses);
+        RollbackPlan plan = RollbackPlanner.plan(statuses);
+        steps.planNanos += (t1 - t0) + (System.nanoTime() - t2);
+        return plan;
     }
 
     /**
@@ -58,14 +82,37 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
                                     Duration timeout) throws IOException {
+        return plan(exchange, rank, stores, fresh, timeout, new RecoverySteps(false));
+    }
+
+    /**
+     * As {@link #plan(StatusExchange, int, List, boolean, Duration)}, recording the steps.
+     *
+     * @param exchange the allgather
+     * @param rank     this rank
+     * @param stores   this rank's stores, possibly none
+     * @param fresh    whether this process was re-spawned
+     * @param timeout  bound on the exchange
+     * @param steps    records the times; its {@code trustVerification} says whether copies verified
+     *                 at the stores' open are read again
+     * @return the plan, identical on every rank
+     * @throws IOException if the exchange fails or a rank's status does not decode
+     */
+    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
+                                    Duration timeout, RecoverySteps steps) throws IOException {
+        long t0 = System.nanoTime();
         List<CopyStatus> copies = new ArrayList<>();
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
                 throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
             }
-            copies.addAll(store.verifiedCopies());
+            copies.addAll(steps.trustVerification ? store.copiesAsVerified() : store.verifiedCopies());
         }
-        byte[][] all = exchange.allgather(RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies)), timeout);
+        byte[] mine = RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
+        long t1 = System.nanoTime();
+        byte[][] all = exchange.allgather(mine, timeout);
+        long t2 = System.nanoTime();
+        steps.statusExchangeNanos += t2 - t1;
         List<RankStatus> statuses = new ArrayList<>(all.length);
         for (int r = 0; r < all.length; r++) {
             try {
@@ -74,7 +121,9 @@ public final class ImemRecovery {
                 throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
             }
         }
-        return RollbackPlanner.plan(statuses);
+        RollbackPlan plan = RollbackPlanner.plan(statuses);
+        steps.planNanos += (t1 - t0) + (System.nanoTime() - t2);
+        return plan;
     }
 
     /**
@@ -117,5 +166,23 @@ public final class ImemRecovery {
     public static ReplicaSlot restore(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
                                       InetSocketAddress[] addresses, Duration timeout) throws ReplicationException {
         return RollbackTransfer.execute(plan, store, endpoint, addresses, timeout);
+    }
+
+    /**
+     * Runs this rank's part of a recoverable plan (a collective), recording the steps.
+     *
+     * @param plan      the plan
+     * @param store     this rank's store
+     * @param endpoint  this rank's endpoint
+     * @param addresses every rank's endpoint address
+     * @param timeout   bound on the transfers
+     * @param steps     records the transfer and verification
+     * @return the verified slot holding this rank's image of the plan's round
+     * @throws ReplicationException if a transfer fails
+     */
+    public static ReplicaSlot restore(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
+                                      InetSocketAddress[] addresses, Duration timeout, RecoverySteps steps)
+            throws ReplicationException {
+        return RollbackTransfer.execute(plan, store, endpoint, addresses, timeout, steps);
     }
 }

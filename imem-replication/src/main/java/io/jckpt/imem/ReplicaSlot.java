@@ -25,8 +25,16 @@ public final class ReplicaSlot {
     private final long capacity;
     private volatile boolean corrupt;
     private volatile boolean inUse;
+    /** The image was CRC-verified (or its CRC computed over the bytes written) and not begun again since. */
+    private volatile boolean verified;
+    @SuppressWarnings("unused")
+    private long touched;
+    private boolean prepared; // guarded by this
+    /** The file was created (sparse) by this open: its pages still need their memory. */
+    private final boolean created;
 
-    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity) {
+    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity, boolean created) {
+        this.created = created;
         this.path = path;
         this.index = index;
         this.channel = channel;
@@ -103,6 +111,7 @@ public final class ReplicaSlot {
      */
     ByteBuffer begin(int owner, long round, long length) {
         corrupt = false;
+        verified = false;
         inUse = true;
         map.putInt(STATE_OFFSET, STATE_WRITING);
         VarHandle.fullFence();
@@ -139,6 +148,7 @@ public final class ReplicaSlot {
         VarHandle.fullFence();
         map.putInt(STATE_OFFSET, STATE_COMPLETE);
         VarHandle.fullFence();
+        verified = true;
         inUse = false;
         return crc;
     }
@@ -147,6 +157,7 @@ public final class ReplicaSlot {
         map.putInt(STATE_OFFSET, STATE_EMPTY);
         VarHandle.fullFence();
         corrupt = false;
+        verified = false;
         inUse = false;
     }
 
@@ -167,7 +178,22 @@ public final class ReplicaSlot {
         boolean ok = headerValid() && map.getInt(HEADER_CRC_OFFSET) == headerCrc(map)
                 && length() >= 0 && length() <= capacity && computeCrc() == crc32c();
         corrupt = !ok;
+        verified = ok;
         return ok;
+    }
+
+    /**
+     * Like {@link #verify()}, but a slot verified earlier in this process (at store open, or by the
+     * CRC32C computed over the bytes as they were written or received) and not written since is
+     * trusted without reading it again: only this process writes the store.
+     *
+     * @return true if intact
+     */
+    public boolean verifyUnlessVerified() {
+        if (verified && state() == STATE_COMPLETE && !corrupt) {
+            return true;
+        }
+        return verify();
     }
 
     private int computeCrc() {
@@ -199,10 +225,34 @@ public final class ReplicaSlot {
         return channel;
     }
 
-    void preTouch() {
-        for (int p = 0; p < map.capacity(); p += PAGE) {
-            map.put(p, map.get(p));
+    /**
+     * Allocates (a new file: write(2) of zeros over everything after the header's page, never
+     * written before) and maps every page of the slot into this process, once, before its first
+     * write, so the write never takes a page fault. The mapping is touched by reads only: on a
+     * shared file mapping the kernel maps up to 16 pages already in the page cache per read fault
+     * (fault-around) and, for tmpfs, maps them writable; writes would fault once per page. Reading
+     * never changes a byte, so it is safe while the slot is in use.
+     *
+     * @throws IOException if the file system is full
+     */
+    synchronized void prepare() throws IOException {
+        if (prepared) {
+            return;
         }
+        if (created && state() == STATE_EMPTY && !inUse) {
+            ReplicaStore.allocate(channel, PAGE, map.capacity()); // never written: only zeros to replace
+        }
+        long sum = 0;
+        for (int p = 0; p < map.capacity(); p += PAGE) {
+            sum += map.get(p);
+        }
+        touched = sum; // keeps the reads
+        prepared = true;
+    }
+
+    /** @return whether {@link #prepare()} has run */
+    synchronized boolean prepared() {
+        return prepared;
     }
 
     MappedByteBuffer mapping() {

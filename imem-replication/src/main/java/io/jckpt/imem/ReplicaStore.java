@@ -28,9 +28,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The node-local store of one rank: its own checkpoint images and the replicas of its m
  * predecessors, {@code versionsKept} versions each, in memory-mapped files (by default under
- * /dev/shm, so they survive the death of the JVM). One fixed-size file per (owner, version), created,
- * mapped and pre-touched once at open and reused. Owner-only permissions; a file lock keeps a second
- * live process for the same rank out (the kernel drops the lock when the process dies).
+ * /dev/shm, so they survive the death of the JVM). One fixed-size file per (owner, version), created
+ * and mapped once at open and reused. Its pages are allocated and mapped ("prepared") before its
+ * first write: at open for this rank's own versions (so here() never takes a page fault) and for
+ * every file that already existed; the new files of the predecessors' replicas are prepared by a
+ * named background thread, or by their first write if it comes first, so that a new rank's open
+ * (after a node loss) does not allocate them all before it can restore. Owner-only permissions; a
+ * file lock keeps a second live process for the same rank out (the kernel drops the lock when the
+ * process dies).
  *
  * <p>Reopening after a crash re-verifies every COMPLETE slot; torn (WRITING) slots are discarded and
  * counted. A write never goes into the owner's newest COMPLETE version, so the previous complete
@@ -43,6 +48,7 @@ public final class ReplicaStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);
     private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> FILE_PERMS = PosixFilePermissions.fromString("rw-------");
+    private static final int ALLOCATE_CHUNK = 1 << 20;
 
     private final ReplicaStoreConfig config;
     private final ReplicaSlot[][] slots; // [distance d = 0..m][version]
@@ -50,6 +56,8 @@ public final class ReplicaStore implements AutoCloseable {
     private final FileLock lock;
     private final int tornFound;
     private final int corruptFound;
+    private final Thread preparer;
+    private volatile boolean closing;
     private boolean closed;
 
     private ReplicaStore(ReplicaStoreConfig config, ReplicaSlot[][] slots, FileChannel lockChannel, FileLock lock,
@@ -60,6 +68,34 @@ public final class ReplicaStore implements AutoCloseable {
         this.lock = lock;
         this.tornFound = tornFound;
         this.corruptFound = corruptFound;
+        boolean anyUnprepared = false;
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                anyUnprepared |= !s.prepared();
+            }
+        }
+        this.preparer = anyUnprepared ? new Thread(this::prepareRemaining, "jckpt-store-prepare-r" + config.rank()) : null;
+        if (preparer != null) {
+            preparer.setDaemon(true);
+            preparer.start();
+        }
+    }
+
+    /** The background preparation of the replicas' new slot files; stops between slots at close. */
+    private void prepareRemaining() {
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                if (closing) {
+                    return;
+                }
+                try {
+                    s.prepare();
+                } catch (IOException | RuntimeException e) {
+                    // not fatal here: the slot's first write prepares it again and reports the error
+                    LOG.warn("rank {}: preparing {} in the background failed: {}", config.rank(), s.path(), e.toString());
+                }
+            }
+        }
     }
 
     /**
@@ -118,7 +154,8 @@ public final class ReplicaStore implements AutoCloseable {
             for (int d = 0; d <= config.replicas(); d++) {
                 int owner = config.ownerAt(d);
                 for (int v = 0; v < config.versionsKept(); v++) {
-                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize);
+                    // own versions are prepared now: here() must never fault; new replica files later
+                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0);
                     slots[d][v] = s;
                     int state = s.state();
                     if (state == STATE_WRITING) {
@@ -141,7 +178,8 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
-    private static ReplicaSlot mapSlot(Path p, int version, long capacity, long fileSize) throws IOException {
+    private static ReplicaSlot mapSlot(Path p, int version, long capacity, long fileSize, boolean prepareNew)
+            throws IOException {
         boolean fresh = !Files.exists(p);
         FileChannel ch = FileChannel.open(p, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), perms(FILE_PERMS));
@@ -151,13 +189,17 @@ public final class ReplicaStore implements AutoCloseable {
                 throw new StoreCapacityException("slot file " + p + " has " + size + " bytes, the configuration needs "
                         + fileSize + "; the slot capacity changed: wipe the store or use the earlier capacity");
             }
-            if (size != fileSize) {
+            boolean created = size != fileSize;
+            if (created) {
                 ch.truncate(0);
-                ch.write(ByteBuffer.allocate(1), fileSize - 1); // sparse file of the right size
+                ch.write(ByteBuffer.allocate(PAGE), 0); // the header's page; the rest is allocated by prepare()
+                ch.write(ByteBuffer.allocate(1), fileSize - 1);
             }
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileSize);
-            ReplicaSlot s = new ReplicaSlot(p, version, ch, map, capacity);
-            s.preTouch();
+            ReplicaSlot s = new ReplicaSlot(p, version, ch, map, capacity, created);
+            if (!created || prepareNew) {
+                s.prepare();
+            }
             if (!s.headerValid()) {
                 if (s.state() != STATE_EMPTY && !fresh) {
                     LOG.warn("slot file {} has an unknown header; reinitialised", p);
@@ -169,6 +211,24 @@ public final class ReplicaStore implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    /**
+     * Gives a slot file's pages in {@code [from, to)} their memory with write(2) of zeros in large
+     * chunks: the kernel allocates them about twice as fast as one page fault per page through the
+     * mapping would (measured on /dev/shm), and a full file system is a clean IOException here
+     * rather than a SIGBUS in a later write through the mapping. Only for a region never written.
+     */
+    static void allocate(FileChannel ch, long from, long to) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(Math.max(to - from, 1), ALLOCATE_CHUNK));
+        try {
+            for (long pos = from; pos < to; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), to - pos));
+                pos += ch.write(zeros, pos);
+            }
+        } finally {
+            Unmapper.free(zeros);
         }
     }
 
@@ -293,6 +353,12 @@ public final class ReplicaStore implements AutoCloseable {
             throw new IllegalStateException("rank " + config.rank() + ": no free version for rank " + owner + " round "
                     + round + " (every other version has a write in progress)");
         }
+        try {
+            slot.prepare(); // at once unless the background thread has not reached it yet
+        } catch (IOException e) {
+            throw new StoreCapacityException("rank " + config.rank() + ": cannot allocate " + slot.path() + ": "
+                    + e.getMessage());
+        }
         ByteBuffer image = slot.begin(owner, round, length);
         return new ReplicaWrite(slot, owner, round, image);
     }
@@ -337,12 +403,27 @@ public final class ReplicaStore implements AutoCloseable {
      * @return the copies held
      */
     public synchronized List<CopyStatus> verifiedCopies() {
+        return copies(true);
+    }
+
+    /**
+     * What this store holds, each COMPLETE slot verified unless it was verified earlier in this process
+     * (at open, or when its image was written or received) and not written since: for a recovery
+     * that opened the store itself, so every copy is read once, not once per step.
+     *
+     * @return the copies held
+     */
+    public synchronized List<CopyStatus> copiesAsVerified() {
+        return copies(false);
+    }
+
+    private List<CopyStatus> copies(boolean reverify) {
         requireOpen();
         List<CopyStatus> out = new ArrayList<>();
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {
                 if (s.state() == STATE_COMPLETE) {
-                    boolean ok = s.verify();
+                    boolean ok = reverify ? s.verify() : s.verifyUnlessVerified();
                     if (s.owner() >= 0 && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
                         out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), ok));
                     }
@@ -359,6 +440,16 @@ public final class ReplicaStore implements AutoCloseable {
      */
     public RankStatus rankStatus(boolean fresh) {
         return new RankStatus(config.rank(), fresh, verifiedCopies());
+    }
+
+    /**
+     * @param fresh    whether this process is re-spawned
+     * @param reverify read every copy again ({@link #verifiedCopies()}), or trust a verification done
+     *                 earlier in this process ({@link #copiesAsVerified()})
+     * @return this rank's status for the exchange
+     */
+    public RankStatus rankStatus(boolean fresh, boolean reverify) {
+        return new RankStatus(config.rank(), fresh, reverify ? verifiedCopies() : copiesAsVerified());
     }
 
     /**
@@ -395,6 +486,20 @@ public final class ReplicaStore implements AutoCloseable {
             return;
         }
         closed = true;
+        closing = true;
+        if (preparer != null) {
+            try {
+                preparer.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (preparer.isAlive()) {
+                // it may still touch the mappings: leave them to the GC rather than unmap under it
+                LOG.error("rank {}: slot preparation did not stop within 10 s; mappings left to the GC", config.rank());
+                releaseLock();
+                return;
+            }
+        }
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {
                 try {
@@ -405,6 +510,10 @@ public final class ReplicaStore implements AutoCloseable {
                 Unmapper.unmap(s.mapping());
             }
         }
+        releaseLock();
+    }
+
+    private void releaseLock() {
         try {
             lock.release();
             lockChannel.close();
@@ -452,6 +561,17 @@ public final class ReplicaStore implements AutoCloseable {
         }
 
         private Unmapper() {
+        }
+
+        /** Frees a direct buffer at once (the same cleaner hook). */
+        static void free(ByteBuffer b) {
+            if (INVOKE_CLEANER != null && b.isDirect()) {
+                try {
+                    INVOKE_CLEANER.invoke(UNSAFE, b);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    LOG.debug("free failed", e);
+                }
+            }
         }
 
         static void unmap(MappedByteBuffer b) {

@@ -24,7 +24,12 @@ import org.slf4j.LoggerFactory;
  * non-blocking {@link RingLinks} (no spinning: it sleeps in {@code select} with a bound).
  *
  * <p>Protocol: rank i sends each new own round to (i+1)%n as DATA hop 1; a rank receiving DATA hop h
- * verifies its CRC32C, marks the slot COMPLETE, and forwards it as hop h+1 until h = m. ACKs flow
+ * &lt; m forwards it as hop h+1 while it arrives (cut-through: each chunk goes on as soon as it is
+ * stored, so m hops cost about one transfer, not m), and verifies its own copy's CRC32C chunk by
+ * chunk, marking the slot COMPLETE only when the whole image matches the owner's CRC32C. The next
+ * rank verifies its copy against the owner's CRC32C too, so a chunk damaged anywhere is caught by
+ * every rank that stored it; a forwarder that finds a mismatch fails its agent, which closes its
+ * connections, so the next rank's half copy is discarded as after any broken transfer. ACKs flow
  * back: the hop-m holder acknowledges at once, every other holder when its next has acknowledged, so
  * an ACK hop 1 reaching the owner means all m copies are stored: the owner's round moves from
  * pending to completed. Each rank's newest completed round travels forward around the ring in
@@ -42,6 +47,15 @@ import org.slf4j.LoggerFactory;
 public final class ReplicationAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     private static final long POLL_MILLIS = 100;
+    /**
+     * Inbound copies are read at most this much per read: the CRC32C runs over bytes still in the
+     * cache, and a forwarded copy moves on to the next rank in steps of this size.
+     */
+    static final int READ_CHUNK = 256 << 10;
+    /** Writes per duty cycle on the outbound connection before the agent looks at its inbound side again. */
+    static final int WRITES_PER_CYCLE = 16;
+    /** Frames up to this payload size go out as one gathering write (header and payload in one segment). */
+    static final int GATHER_MAX = 64 << 10;
 
     private final ReplicaStore store;
     private final RingLinks links;
@@ -79,6 +93,12 @@ public final class ReplicationAgent implements AutoCloseable {
     private ReplicaWrite inWrite;
     private final java.util.zip.CRC32C inCrc = new java.util.zip.CRC32C();
     private ByteBuffer inPayload;
+    /** The cut-through forward of the copy being received (hop &lt; m), or null. */
+    private Outgoing inForward;
+    /** The copy being received had FLAG_CRC_FOLLOWS: its payload is in, its DATA_END frame is next. */
+    private boolean inAwaitingEnd;
+    private boolean inTrails;
+    private final ByteBuffer[] gather = new ByteBuffer[2];
     private final ByteBuffer ackIn = allocateHeader();
     private long lastOutProgress;
     private long lastInProgress;
@@ -366,6 +386,12 @@ public final class ReplicationAgent implements AutoCloseable {
                     s.write().commit(); // the local copy is complete in memory: keep it
                 }
             }
+            if (sending != null) {
+                sending.commitOwnCopy();
+            }
+            for (Outgoing o : outQueue) {
+                o.commitOwnCopy();
+            }
             if (failure == null || failure.getMessage().endsWith("deliberately")) {
                 sayGoodbye(); // a deliberate end travels around the ring quietly
             }
@@ -388,10 +414,17 @@ public final class ReplicationAgent implements AutoCloseable {
             lastInProgress = now0;
         }
         for (Submission s; (s = submitted.poll()) != null; ) {
-            if (s.write() != null) {
-                s.write().commit(); // CRC32C off the caller's thread, then COMPLETE
-            }
             ownSubmitTimes.add(new long[] {s.round(), s.at()});
+            ReplicaWrite w = s.write();
+            if (w != null && w.slot().length() > GATHER_MAX) {
+                // the CRC32C runs chunk by chunk just ahead of the send, the copy is COMPLETE at the end
+                outQueue.add(Outgoing.ownWithCrcFollowing(encode(allocateHeader(), TYPE_DATA, rank, 1, s.round(),
+                        w.slot().length(), 0, FLAG_CRC_FOLLOWS), w));
+                continue;
+            }
+            if (w != null) {
+                w.commit(); // a small image: CRC32C off the caller's thread, then COMPLETE
+            }
             enqueueData(rank, s.round(), 1);
         }
         if (watermarkDirty) {
@@ -403,8 +436,15 @@ public final class ReplicationAgent implements AutoCloseable {
             outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, n * Long.BYTES, 0),
                     payload.flip(), null, 0, 0));
         }
-        boolean outPending = sending != null || !outQueue.isEmpty();
-        outKey.interestOps(SelectionKey.OP_READ | (outPending ? SelectionKey.OP_WRITE : 0));
+        // write what can go now: the sockets are nearly always writable, so a frame (or ACK) queued by
+        // the last duty cycle leaves without a select round and an interest change first; only what
+        // the socket does not take waits for OP_WRITE
+        flushNow();
+        boolean outWritable = sending != null ? sending.canWrite() : !outQueue.isEmpty();
+        if (sending != null && !outWritable) {
+            lastOutProgress = now0; // a forward waiting for its bytes to arrive: the input's clock runs
+        }
+        outKey.interestOps(SelectionKey.OP_READ | (outWritable ? SelectionKey.OP_WRITE : 0));
         inKey.interestOps(SelectionKey.OP_READ | (ackQueue.isEmpty() ? 0 : SelectionKey.OP_WRITE));
         selector.select(POLL_MILLIS);
         if (!running) {
@@ -450,6 +490,29 @@ public final class ReplicationAgent implements AutoCloseable {
         }
     }
 
+    private void flushNow() throws IOException {
+        try {
+            if (sending != null ? sending.canWrite() : !outQueue.isEmpty()) {
+                writeOut();
+            }
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new ReplicationException("rank " + rank + ": connection with rank " + links.next() + " failed ("
+                    + e.getMessage() + ")", e);
+        }
+        try {
+            if (!ackQueue.isEmpty()) {
+                writeAcks();
+            }
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new ReplicationException("rank " + rank + ": connection with rank " + links.previous() + " failed ("
+                    + e.getMessage() + ")" + (inWrite != null ? " in the middle of a copy" : ""), e);
+        }
+    }
+
     private void enqueueData(int owner, long round, int hop) throws ReplicationException {
         ReplicaSlot slot = store.find(owner, round);
         if (slot == null) {
@@ -457,23 +520,20 @@ public final class ReplicationAgent implements AutoCloseable {
                     + " vanished before it was sent (overwritten too early)");
         }
         ByteBuffer header = encode(allocateHeader(), TYPE_DATA, owner, hop, round, slot.length(), slot.crc32c());
-        outQueue.add(new Outgoing(header, zeroCopy ? null : slot.image(), zeroCopy ? slot : null,
-                ReplicaSlotDescriptor.HEADER_LENGTH, slot.length()));
-        if (owner != rank) {
-            counters.framesForwarded.incrementAndGet();
-        }
+        outQueue.add(new Outgoing(header, null, slot, slot.length(), slot.length()));
     }
 
     private void writeOut() throws IOException {
         SocketChannel ch = links.toNext();
-        for (;;) {
+        // bounded, so that a long image does not keep the agent from its inbound side (ACKs, copies)
+        for (int writes = 0; writes < WRITES_PER_CYCLE; writes++) {
             if (sending == null) {
                 sending = outQueue.poll();
                 if (sending == null) {
                     return;
                 }
             }
-            long wrote = sending.writeTo(ch);
+            long wrote = sending.writeTo(ch, zeroCopy, gather);
             if (wrote > 0) {
                 lastOutProgress = System.nanoTime();
                 if (sending.isData()) {
@@ -481,7 +541,10 @@ public final class ReplicationAgent implements AutoCloseable {
                 }
             }
             if (!sending.done()) {
-                return; // socket buffer full: wait for OP_WRITE
+                if (wrote > 0 && sending.canWrite()) {
+                    continue; // the socket took what was offered (one CRC32C step): offer the next
+                }
+                return; // socket buffer full (wait for OP_WRITE), or a forward waiting for its bytes
             }
             sending = null;
         }
@@ -575,7 +638,10 @@ public final class ReplicationAgent implements AutoCloseable {
                     continue;
                 }
             }
+            int end0 = inPayload.limit();
+            inPayload.limit(Math.min(end0, inPayload.position() + READ_CHUNK));
             int r = ch.read(inPayload);
+            inPayload.limit(end0);
             if (r < 0) {
                 throw new ReplicationException("rank " + rank + ": rank " + links.previous()
                         + " closed the connection in the middle of a copy", new EOFException());
@@ -586,6 +652,9 @@ public final class ReplicationAgent implements AutoCloseable {
                     counters.bytesReceived.addAndGet(r);
                     int end = inPayload.position();
                     inCrc.update(inPayload.duplicate().position(end - r).limit(end)); // still in cache
+                    if (inForward != null) {
+                        inForward.available = end; // stored: the next rank may have it now
+                    }
                 }
             }
             if (inPayload.hasRemaining()) {
@@ -598,6 +667,10 @@ public final class ReplicationAgent implements AutoCloseable {
     private void startPayload() throws IOException {
         int type = inHeader.getInt(TYPE_OFFSET);
         long length = inHeader.getLong(LENGTH_OFFSET);
+        if (inAwaitingEnd) {
+            finishCopyAtEnd(type, length);
+            return;
+        }
         if (type == TYPE_DATA) {
             int owner = inHeader.getInt(OWNER_OFFSET);
             int hop = inHeader.getInt(HOP_OFFSET);
@@ -608,6 +681,16 @@ public final class ReplicationAgent implements AutoCloseable {
             inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
             inPayload = inWrite.image();
             inCrc.reset();
+            int flags = inHeader.getInt(FLAGS_OFFSET);
+            inTrails = (flags & FLAG_CRC_FOLLOWS) != 0;
+            if (hop < m) {
+                // cut-through: the copy goes on to the next holder as it arrives, under the owner's CRC32C
+                inForward = new Outgoing(encode(allocateHeader(), TYPE_DATA, owner, hop + 1, inWrite.round(), length,
+                        inHeader.getInt(CRC_OFFSET), flags & FLAG_CRC_FOLLOWS), null, inWrite.slot(), length, 0);
+                inForward.trails = inTrails;
+                outQueue.add(inForward);
+                counters.framesForwarded.incrementAndGet();
+            }
         } else if (type == TYPE_WATERMARK) {
             if (length != (long) n * Long.BYTES) {
                 throw new ReplicationException("rank " + rank + ": watermark of " + length + " bytes for " + n + " ranks");
@@ -625,17 +708,26 @@ public final class ReplicationAgent implements AutoCloseable {
 
     private void finishPayload() throws IOException {
         int type = inHeader.getInt(TYPE_OFFSET);
+        if (type == TYPE_DATA && inTrails) {
+            // the payload is in; the copy completes when its DATA_END frame brings the owner's CRC32C
+            inAwaitingEnd = true;
+            inPayload = null;
+            inHeader.clear();
+            return;
+        }
         if (type == TYPE_DATA) {
             int owner = inWrite.owner();
             long round = inWrite.round();
             int hop = inHeader.getInt(HOP_OFFSET);
             ReplicaWrite w = inWrite;
             inWrite = null;
-            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails
+            inForward = null;
+            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails, which
+            // closes its connections: the next rank drops its half of the forwarded copy. The forward's
+            // last bytes are written only after this (writeOut runs later in the duty cycle), so no
+            // ACK for this copy can arrive before it is verified here.
             w.commitComputed((int) inCrc.getValue(), inHeader.getInt(CRC_OFFSET));
-            if (hop < m) {
-                enqueueData(owner, round, hop + 1);
-            } else {
+            if (hop == m) {
                 ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
             }
         } else {
@@ -661,6 +753,35 @@ public final class ReplicationAgent implements AutoCloseable {
         }
         inPayload = null;
         inHeader.clear();
+    }
+
+    /** The frame after a FLAG_CRC_FOLLOWS payload: must be its DATA_END; verifies and completes the copy. */
+    private void finishCopyAtEnd(int type, long length) throws IOException {
+        ReplicaWrite w = inWrite;
+        int owner = w.owner();
+        long round = w.round();
+        int hop = Math.floorMod(rank - owner, n);
+        if (type != TYPE_DATA_END || inHeader.getInt(OWNER_OFFSET) != owner || inHeader.getLong(ROUND_OFFSET) != round
+                || inHeader.getInt(HOP_OFFSET) != hop || length != w.slot().length()) {
+            throw new ReplicationException("rank " + rank + ": expected the end of rank " + owner + "'s round " + round
+                    + " from rank " + links.previous() + ", got frame type " + type);
+        }
+        int crc = inHeader.getInt(CRC_OFFSET);
+        Outgoing forward = inForward;
+        inWrite = null;
+        inForward = null;
+        inAwaitingEnd = false;
+        inTrails = false;
+        inHeader.clear();
+        // verified before COMPLETE (a mismatch leaves the slot EMPTY and fails the agent); only then
+        // does the forward get its DATA_END, so the next rank cannot complete a copy this rank rejected
+        w.commitComputed((int) inCrc.getValue(), crc);
+        if (forward != null) {
+            forward.trailer = encode(allocateHeader(), TYPE_DATA_END, owner, hop + 1, round, length, crc);
+        }
+        if (hop == m) {
+            ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
+        }
     }
 
     private void writeAcks() throws IOException {
@@ -755,42 +876,129 @@ public final class ReplicationAgent implements AutoCloseable {
     private record Submission(long round, long at, ReplicaWrite write) {
     }
 
-    /** One frame on its way to the next rank: header, then a payload buffer or a file region. */
+    /**
+     * One frame on its way to the next rank: its header, then a payload held in memory (a watermark)
+     * or an image in a slot. A forwarded image may still be arriving: only its first
+     * {@code available} bytes are stored, and the frame waits (without asking for OP_WRITE) until
+     * more arrive.
+     */
     private static final class Outgoing {
         final ByteBuffer header;
-        final ByteBuffer payload;
-        final ReplicaSlot file;
-        long filePos;
-        long fileLeft;
+        final ByteBuffer bytes;
+        final ReplicaSlot slot;
+        final long length;
+        long sent;
+        long available;
+        /** A DATA_END frame follows the payload; {@link #trailer} is it once the CRC32C is known. */
+        boolean trails;
+        ByteBuffer trailer;
+        /** An own copy whose CRC32C is computed as it is sent and which is committed at the end. */
+        ReplicaWrite ownWrite;
+        java.util.zip.CRC32C crc;
+        long crcUpTo;
 
-        Outgoing(ByteBuffer header, ByteBuffer payload, ReplicaSlot file, long filePos, long fileLeft) {
+        static Outgoing ownWithCrcFollowing(ByteBuffer header, ReplicaWrite write) {
+            long length = write.slot().length();
+            Outgoing o = new Outgoing(header, null, write.slot(), length, length);
+            o.trails = true;
+            o.ownWrite = write;
+            o.crc = new java.util.zip.CRC32C();
+            return o;
+        }
+
+        /** The own copy is complete in memory: keep it even though it was not sent (agent stopping). */
+        void commitOwnCopy() {
+            if (ownWrite != null) {
+                ownWrite.commit();
+                ownWrite = null;
+            }
+        }
+
+        Outgoing(ByteBuffer header, ByteBuffer bytes, ReplicaSlot slot, long length, long available) {
             this.header = header;
-            this.payload = payload;
-            this.file = file;
-            this.filePos = filePos;
-            this.fileLeft = file == null ? 0 : fileLeft;
+            this.bytes = bytes;
+            this.slot = slot;
+            this.length = bytes != null ? bytes.remaining() : length;
+            this.available = bytes != null ? this.length : available;
         }
 
         boolean isData() {
-            return header.getInt(TYPE_OFFSET) == TYPE_DATA;
+            return slot != null;
         }
 
-        long writeTo(SocketChannel ch) throws IOException {
-            long wrote;
-            if (header.hasRemaining()) {
-                wrote = ch.write(header);
-            } else if (file == null) {
-                wrote = ch.write(payload);
-            } else {
-                wrote = file.channel().transferTo(filePos, fileLeft, ch);
-                filePos += wrote;
-                fileLeft -= wrote;
+        /** @return whether a write could make progress now */
+        boolean canWrite() {
+            if (header.hasRemaining() || (bytes != null ? bytes.hasRemaining() : sent < available)) {
+                return true;
             }
+            return trails && sent == length && (trailer != null ? trailer.hasRemaining() : ownWrite != null);
+        }
+
+        private ByteBuffer slotView(long from, long to) {
+            return slot.mapping().duplicate()
+                    .position(ReplicaSlotDescriptor.HEADER_LENGTH + (int) from)
+                    .limit(ReplicaSlotDescriptor.HEADER_LENGTH + (int) to);
+        }
+
+        long writeTo(SocketChannel ch, boolean zeroCopy, ByteBuffer[] gather) throws IOException {
+            if (header.hasRemaining()) {
+                ByteBuffer payload = bytes != null ? bytes
+                        : length <= GATHER_MAX && available > sent ? slotView(sent, available) : null;
+                if (payload == null) {
+                    return ch.write(header);
+                }
+                // a small frame: header and payload in one write, one segment, one wake-up of the reader
+                int before = payload.position();
+                gather[0] = header;
+                gather[1] = payload;
+                long wrote = ch.write(gather);
+                gather[0] = gather[1] = null;
+                if (bytes == null) {
+                    sent += payload.position() - before;
+                }
+                return wrote;
+            }
+            if (bytes != null) {
+                return ch.write(bytes);
+            }
+            if (sent >= available) {
+                return trails && sent == length ? writeTrailer(ch) : 0;
+            }
+            long upTo = available;
+            if (crc != null) {
+                // CRC32C one step ahead of the send: the bytes are in cache for the kernel's copy, and the
+                // receiver works on the previous chunk meanwhile
+                if (crcUpTo <= sent) {
+                    long step = Math.min(READ_CHUNK, length - crcUpTo);
+                    crc.update(slotView(crcUpTo, crcUpTo + step));
+                    crcUpTo += step;
+                }
+                upTo = crcUpTo;
+            }
+            long wrote;
+            if (zeroCopy && length > GATHER_MAX) {
+                wrote = slot.channel().transferTo(ReplicaSlotDescriptor.HEADER_LENGTH + sent, upTo - sent, ch);
+            } else {
+                wrote = ch.write(slotView(sent, upTo));
+            }
+            sent += wrote;
             return wrote;
         }
 
+        private long writeTrailer(SocketChannel ch) throws IOException {
+            if (trailer == null && ownWrite != null) {
+                int value = (int) crc.getValue();
+                ownWrite.commitComputed(value, value); // the local copy is COMPLETE before its DATA_END leaves
+                ownWrite = null;
+                trailer = encode(allocateHeader(), TYPE_DATA_END, header.getInt(OWNER_OFFSET),
+                        header.getInt(HOP_OFFSET), header.getLong(ROUND_OFFSET), length, value);
+            }
+            return trailer == null ? 0 : ch.write(trailer);
+        }
+
         boolean done() {
-            return !header.hasRemaining() && (payload == null || !payload.hasRemaining()) && fileLeft == 0;
+            return !header.hasRemaining() && (bytes != null ? !bytes.hasRemaining() : sent == length)
+                    && (!trails || (trailer != null && !trailer.hasRemaining()));
         }
     }
 }

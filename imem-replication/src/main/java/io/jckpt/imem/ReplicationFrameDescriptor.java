@@ -13,11 +13,15 @@ import java.nio.ByteOrder;
  *  12  int  HOP      ring distance of the receiver from the owner (1..m); 0 for a rollback transfer
  *  16  long ROUND
  *  24  long LENGTH   payload length
- *  32  int  CRC32C   of the payload (DATA)
- *  36  int  reserved
+ *  32  int  CRC32C   of the payload (DATA, DATA_END)
+ *  36  int  FLAGS    FLAG_CRC_FOLLOWS (DATA); 0 otherwise
  * </pre>
- * DATA: an image copy. ACK (to the previous rank): the receiver and every rank after it up to hop m
- * stored (OWNER, ROUND) verified. WATERMARK: payload is n longs, the newest round known fully
+ * DATA: an image copy. With FLAG_CRC_FOLLOWS its CRC32C field is 0 and a DATA_END frame (header
+ * only, same OWNER, HOP, ROUND and LENGTH) follows the payload with the image's CRC32C: the owner
+ * computes the CRC32C chunk by chunk just ahead of sending each chunk instead of in a pass before
+ * the first byte goes out. A receiver completes its copy only at DATA_END, after its own CRC32C of
+ * the bytes stored matched. ACK (to the previous rank): the receiver and every rank after it up to
+ * hop m stored (OWNER, ROUND) verified. WATERMARK: payload is n longs, the newest round known fully
  * replicated per owner.
  */
 public final class ReplicationFrameDescriptor {
@@ -37,6 +41,10 @@ public final class ReplicationFrameDescriptor {
     public static final int LENGTH_OFFSET = 24;
     /** Offset of the payload CRC32C. */
     public static final int CRC_OFFSET = 32;
+    /** Offset of the flags. */
+    public static final int FLAGS_OFFSET = 36;
+    /** Flag of a DATA frame: the CRC32C comes after the payload, in a DATA_END frame. */
+    public static final int FLAG_CRC_FOLLOWS = 1;
     /** Header length. */
     public static final int HEADER_LENGTH = 40;
 
@@ -48,6 +56,8 @@ public final class ReplicationFrameDescriptor {
     public static final int TYPE_WATERMARK = 3;
     /** Type: the sender is closing the ring deliberately (no payload). */
     public static final int TYPE_GOODBYE = 4;
+    /** Type: the end of a DATA frame sent with FLAG_CRC_FOLLOWS, carrying the image's CRC32C (no payload). */
+    public static final int TYPE_DATA_END = 5;
 
     private ReplicationFrameDescriptor() {
     }
@@ -72,9 +82,28 @@ public final class ReplicationFrameDescriptor {
      * @return {@code b}, position 0, limit HEADER_LENGTH
      */
     public static ByteBuffer encode(ByteBuffer b, int type, int owner, int hop, long round, long length, int crc) {
+        return encode(b, type, owner, hop, round, length, crc, 0);
+    }
+
+    /**
+     * Writes a header with flags into {@code b} (absolute puts) and rewinds it.
+     *
+     * @param b      the header buffer
+     * @param type   frame type
+     * @param owner  owner rank
+     * @param hop    hop
+     * @param round  round
+     * @param length payload length
+     * @param crc    payload CRC32C
+     * @param flags  {@link #FLAG_CRC_FOLLOWS} or 0
+     * @return {@code b}, position 0, limit HEADER_LENGTH
+     */
+    public static ByteBuffer encode(ByteBuffer b, int type, int owner, int hop, long round, long length, int crc,
+                                    int flags) {
         b.clear();
         b.putInt(MAGIC_OFFSET, MAGIC).putInt(TYPE_OFFSET, type).putInt(OWNER_OFFSET, owner).putInt(HOP_OFFSET, hop)
-                .putLong(ROUND_OFFSET, round).putLong(LENGTH_OFFSET, length).putInt(CRC_OFFSET, crc).putInt(36, 0);
+                .putLong(ROUND_OFFSET, round).putLong(LENGTH_OFFSET, length).putInt(CRC_OFFSET, crc)
+                .putInt(FLAGS_OFFSET, flags);
         return b.limit(HEADER_LENGTH);
     }
 }

@@ -40,17 +40,39 @@ public final class RollbackTransfer {
      */
     public static ReplicaSlot execute(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
                                       InetSocketAddress[] addresses, Duration timeout) throws ReplicationException {
+        return execute(plan, store, endpoint, addresses, timeout, new RecoverySteps(false));
+    }
+
+    /**
+     * Runs this rank's part of the plan, recording the steps.
+     *
+     * @param plan      a recoverable plan (identical on every rank)
+     * @param store     this rank's store
+     * @param endpoint  this rank's data endpoint (for receiving)
+     * @param addresses every rank's data endpoint address, indexed by rank (for sending)
+     * @param timeout   bound on the whole transfer
+     * @param steps     records the transfer and the verification; with {@code trustVerification} a copy
+     *                  verified at the store's open (or on receipt) is not read again
+     * @return the slot holding this rank's own image of the plan's round, verified
+     * @throws ReplicationException if a transfer fails, times out, or a copy does not verify
+     */
+    public static ReplicaSlot execute(RollbackPlan plan, ReplicaStore store, DataEndpoint endpoint,
+                                      InetSocketAddress[] addresses, Duration timeout, RecoverySteps steps)
+            throws ReplicationException {
+        long started = System.nanoTime();
+        long verifiedBefore = steps.verifyNanos; // the senders' checks are verification, not transfer
         int rank = store.rank();
         long round = plan.round();
         long deadline = ChannelIo.deadline(timeout);
         store.discardNewerThan(round);
         RestoreAction mine = plan.action(rank);
         AtomicReference<Throwable> receiveError = new AtomicReference<>();
+        long[] received = new long[1]; // written by the receive thread, read after its join
         Thread receiver = null;
         if (mine.kind() == RestoreAction.Kind.RECEIVE) {
             receiver = new Thread(() -> {
                 try {
-                    receive(mine, round, store, endpoint, deadline);
+                    received[0] = receive(mine, round, store, endpoint, deadline);
                 } catch (Throwable t) {
                     receiveError.set(t);
                 }
@@ -60,7 +82,7 @@ public final class RollbackTransfer {
         }
         try {
             for (int target : plan.sendsTo(rank)) {
-                send(rank, target, round, store, endpoint, addresses[target], deadline);
+                steps.bytesSent += send(rank, target, round, store, endpoint, addresses[target], deadline, steps);
             }
         } catch (IOException e) {
             throw e instanceof ReplicationException re ? re
@@ -91,18 +113,26 @@ public final class RollbackTransfer {
             throw t instanceof ReplicationException re ? re
                     : new ReplicationException("rank " + rank + ": rollback receive from rank " + mine.source() + " failed: " + t, t);
         }
+        steps.bytesReceived += received[0];
+        long verifyStart = System.nanoTime();
+        steps.transferNanos += verifyStart - started - (steps.verifyNanos - verifiedBefore);
         ReplicaSlot slot = store.find(rank, round);
-        if (slot == null || !slot.verify() || slot.length() != mine.length() || slot.crc32c() != mine.crc32c()) {
+        boolean intact = slot != null && (steps.trustVerification ? slot.verifyUnlessVerified() : slot.verify());
+        steps.verifyNanos += System.nanoTime() - verifyStart;
+        if (!intact || slot.length() != mine.length() || slot.crc32c() != mine.crc32c()) {
             throw new ReplicationException("rank " + rank + ": no verified local copy of round " + round
                     + " after the rollback transfer (" + slot + ")");
         }
         return slot;
     }
 
-    private static void send(int rank, int target, long round, ReplicaStore store, DataEndpoint endpoint,
-                             InetSocketAddress to, long deadline) throws IOException {
+    private static long send(int rank, int target, long round, ReplicaStore store, DataEndpoint endpoint,
+                             InetSocketAddress to, long deadline, RecoverySteps steps) throws IOException {
         ReplicaSlot slot = store.find(target, round);
-        if (slot == null || !slot.verify()) {
+        long verifyStart = System.nanoTime();
+        boolean intact = slot != null && (steps.trustVerification ? slot.verifyUnlessVerified() : slot.verify());
+        steps.verifyNanos += System.nanoTime() - verifyStart;
+        if (!intact) {
             throw new ReplicationException("rank " + rank + " was to send rank " + target + "'s round " + round
                     + " but no longer holds an intact copy");
         }
@@ -119,9 +149,10 @@ public final class RollbackTransfer {
             }
         }
         LOG.debug("rank {} sent rank {}'s round {} ({} bytes)", rank, target, round, slot.length());
+        return slot.length();
     }
 
-    private static void receive(RestoreAction mine, long round, ReplicaStore store, DataEndpoint endpoint, long deadline)
+    private static long receive(RestoreAction mine, long round, ReplicaStore store, DataEndpoint endpoint, long deadline)
             throws IOException {
         int rank = store.rank();
         for (;;) {
@@ -154,7 +185,7 @@ public final class RollbackTransfer {
                     w.abort(); // no-op after a commit
                 }
                 ChannelIo.writeFully(ch, encode(allocateHeader(), TYPE_ACK, rank, 0, round, 0, 0), deadline, what);
-                return;
+                return mine.length();
             }
         }
     }

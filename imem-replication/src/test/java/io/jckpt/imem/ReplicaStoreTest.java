@@ -258,4 +258,59 @@ class ReplicaStoreTest {
             }
         }
     }
+
+    private static boolean preparerRunning(int rank) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("jckpt-store-prepare-r" + rank) && t.isAlive());
+    }
+
+    /** Allocated bytes of a file (stat's block count): a sparse hole has none. */
+    private static long allocatedBytes(Path f) throws Exception {
+        Process p = new ProcessBuilder("stat", "-c", "%b %B", f.toString()).redirectErrorStream(true).start();
+        String out;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            out = r.readLine();
+        }
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "stat " + f + ": " + out);
+        String[] parts = out.trim().split(" ");
+        return Long.parseLong(parts[0]) * Long.parseLong(parts[1]);
+    }
+
+    @Test
+    void newReplicaFilesArePreparedInTheBackgroundOrByTheirFirstWriteWhicheverComesFirst() throws Exception {
+        int capacity = 24 << 20; // big enough that the background thread is still at work after open
+        ReplicaStoreConfig cfg = new ReplicaStoreConfig(root.resolve("prep"), 3, 4, 2, 2, capacity, 1L << 30);
+        byte[] own = data(1, capacity - 10);
+        byte[] replica = data(2, capacity - 20);
+        try (ReplicaStore s = ReplicaStore.open(cfg)) {
+            // the own versions were prepared at open; a replica written at once, racing the background
+            // thread for its slot, is stored bit-identically
+            write(s, 2, 1, replica);
+            write(s, 3, 1, own);
+            assertEquals(2, s.verifiedCopies().size());
+            assertTrue(java.util.Arrays.equals(replica, read(s.find(2, 1))));
+            assertTrue(java.util.Arrays.equals(own, read(s.find(3, 1))));
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (preparerRunning(3)) {
+                assertTrue(System.nanoTime() < deadline, "the preparation thread did not finish");
+                Thread.sleep(10);
+            }
+            // every slot file has its full size, allocated (not a hole: its blocks are counted)
+            for (Path f : Files.list(cfg.directory()).filter(f -> f.toString().endsWith(".slot")).toList()) {
+                assertEquals(ReplicaSlotDescriptor.fileSize(capacity), Files.size(f), f.toString());
+                long allocated = allocatedBytes(f);
+                assertTrue(allocated >= ReplicaSlotDescriptor.fileSize(capacity), f + " has only " + allocated + " bytes allocated");
+            }
+        }
+        // a store closed while its preparation runs stops it (bounded) before unmapping
+        ReplicaStore.wipe(cfg.directory());
+        ReplicaStore s = ReplicaStore.open(cfg);
+        s.close();
+        assertFalse(preparerRunning(3));
+        // reopened: every file exists with its size, the copies of before are gone with the wipe
+        try (ReplicaStore again = ReplicaStore.open(cfg)) {
+            assertEquals(0, again.verifiedCopies().size());
+            assertFalse(preparerRunning(3));
+        }
+    }
 }

@@ -56,6 +56,9 @@ final class PaperTables {
         final Samples rollbackCall = new Samples();
         final Samples rollbackTotal = new Samples();
         final Samples flush = new Samples();
+        /** The recovery open()'s steps from {@code CkptStats.lastRecovery}, in {@link #STEPS} order. */
+        final Samples[] steps = {new Samples(), new Samples(), new Samples(), new Samples(), new Samples(),
+                new Samples(), new Samples()};
         final TreeSet<String> restoredFrom = new TreeSet<>();
         int mismatches;
     }
@@ -64,6 +67,10 @@ final class PaperTables {
     record Result(int size, boolean disk, Map<String, RoleSamples> roles, Samples memcpy, Samples tcp, Samples durable,
                   Samples read) {
     }
+
+    /** The recovery steps printed by {@link #reportSteps}. */
+    static final List<String> STEPS = List.of("store open", "status exchanges", "plan", "transfer",
+            "verification", "ring re-join", "bytes sent / received");
 
     private final Path root;
     private final Path diskRoot;
@@ -161,6 +168,12 @@ final class PaperTables {
                         mine.rollbackCall.add(call);
                         mine.rollbackTotal.add(openNanos[rank] + call);
                         mine.restoredFrom.add(c.restoredFrom().replaceAll("round [0-9]+", "round R"));
+                        io.jckpt.CkptStats.RecoveryTimings t = c.stats().lastRecovery();
+                        double[] v = {t.storeOpenNanos(), t.statusExchangeNanos(), t.planNanos(), t.transferNanos(),
+                                t.verifyNanos(), t.ringJoinNanos(), t.bytesSent() + t.bytesReceived()};
+                        for (int k = 0; k < v.length; k++) {
+                            mine.steps[k].add(v[k]);
+                        }
                         if (!Arrays.equals(targets[rank], data[rank])) {
                             mine.mismatches++;
                         }
@@ -224,6 +237,25 @@ final class PaperTables {
         report.table(List.of("size", "role", "T_imem ckpt: here() blocking (paper)", "T_ckpt total: here() → replicated everywhere (paper)",
                 "T_imem rollback: rollback(tag) copy (paper)", "T_rollback total: recovery open() + rollback(tag) [spread] (paper)",
                 "of which open()", "baseline", "total / baseline", "restored from"), rows);
+    }
+
+    /** The recovery open() of Table 2 step by step ({@code CkptStats.lastRecovery}), medians per role. */
+    static void reportSteps(Report report, List<Result> results) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Result r : results) {
+            for (String roleName : List.of("Sender", "Recver", "Normal")) {
+                RoleSamples s = r.roles().get(roleName);
+                List<String> row = new ArrayList<>(List.of(Samples.size(r.size()), roleName, Samples.time(s.open.median())));
+                for (int k = 0; k < STEPS.size() - 1; k++) {
+                    row.add(Samples.time(s.steps[k].median()));
+                }
+                row.add(Long.toString((long) s.steps[STEPS.size() - 1].median()));
+                rows.add(row);
+            }
+        }
+        List<String> head = new ArrayList<>(List.of("size", "role", "open() total"));
+        head.addAll(STEPS);
+        report.table(head, rows);
     }
 
     static void reportTable1(Report report, List<Result> results) {

@@ -29,6 +29,7 @@ import io.jckpt.image.ImageWriter;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.JobSecret;
+import io.jckpt.imem.RecoverySteps;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaWrite;
@@ -159,6 +160,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final java.util.IdentityHashMap<ReplicaStore, Integer> storePins = new java.util.IdentityHashMap<>();
 
     private long round;
+    /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
+    private boolean ringJoinPending;
     private boolean recovery;
     private String restoredFrom = "nothing";
     private BytesStore<?, ?> restoreImage;
@@ -174,6 +177,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private long totalBlockingNanos;
     private long rollbacks;
     private long lastRollbackNanos;
+    private CkptStats.HereTimings lastHere = CkptStats.HereTimings.NONE;
+    private CkptStats.RecoveryTimings lastRecovery = CkptStats.RecoveryTimings.NONE;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, StatusExchange exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
@@ -230,6 +235,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     private void start() throws IOException {
+        long openStart = System.nanoTime();
+        // the stores are opened (every copy verified) in this very open: the recovery steps reuse that
+        RecoverySteps steps = new RecoverySteps(true);
+        long storeOpenNanos = 0;
+        long exchangeNanos = 0;
+        long transferNanos = 0;
+        long bytesReceived = 0;
         // 1. what survived on this node: its store layouts (one; two when a failure hit a switch of m
         // or of the slot capacity), each with the m and capacity it was made with
         List<StoreLayouts.Held> held = layouts.openSurviving();
@@ -243,13 +255,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         for (StoreLayouts.Held h : held) {
             ReplicaSlot own = h.store().newestComplete(rank());
             ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
-            copiesHeld += h.store().verifiedCopies().size();
+            copiesHeld += h.store().copiesAsVerified().size();
         }
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
                 endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
                 held.stream().map(StoreLayouts.Held::layout).toList());
+        long exchangeStart = System.nanoTime();
+        storeOpenNanos += exchangeStart - openStart;
         byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
+        long decideStart = System.nanoTime();
+        exchangeNanos += decideStart - exchangeStart;
         List<OpenStatus> statuses = new ArrayList<>();
         for (int r = 0; r < all.length; r++) {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
@@ -261,27 +277,35 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             copiesAnywhere += statuses.get(r).copiesHeld();
         }
         // 3. decide, identically on every rank, where to restore from
+        long decideNanos = System.nanoTime() - decideStart;
         long restoredRound = 0;
         RollbackPlan plan = null;
         if (copiesAnywhere > 0) {
-            plan = ImemRecovery.plan(exchange::allgather, rank(), survivors, context.isNewRank(), options.exchangeTimeout());
+            plan = ImemRecovery.plan(exchange::allgather, rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
+                    steps);
         }
         StoreLayouts.Held active = null;
         String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
         if (plan != null && plan.recoverable()) {
             restoredRound = plan.round();
             // the round's copies are all in the layout that was current at that round, on every rank
+            long t = System.nanoTime();
             active = ensureLayout(held, layoutFor(restoredRound, statuses));
-            ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout());
+            storeOpenNanos += System.nanoTime() - t;
+            ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout(),
+                    steps);
             restoreFrom(BytesStore.follow(slot.image()), "memory (" + plan.action(rank()).kind() + ")");
             restoreStore = active.store();
         } else {
             DiskSelection selection = selectDisk(statuses);
             if (selection instanceof DiskSelection.Restore restore) {
                 restoredRound = restore.round();
-                ByteBuffer image = disk.readImage(restoredRound);
+                long t = System.nanoTime();
+                ByteBuffer image = disk.readImage(restoredRound); // verified by the disk level as it reads
                 ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining());
                 direct.put(image).flip();
+                transferNanos += System.nanoTime() - t;
+                bytesReceived += direct.remaining();
                 restoreFrom(BytesStore.follow(direct), "disk generation of round " + restoredRound);
                 StoreLayout then = layoutFor(restoredRound, statuses);
                 if (then != null) {
@@ -326,11 +350,19 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         // 4. join the ring now if the store exists; otherwise at the first here(). The rollback
         // transfers accept on the same data endpoint as the ring: every rank must be done with
-        // them before any ring connection is made (one more exchange, at recovery only).
-        if (plan != null) {
+        // them before any ring connection is made, which takes one more exchange. After an
+        // in-memory rollback (the same decision on every rank) that exchange and the ring join wait
+        // for the first here(), so that a rank restoring its own local copy leaves open() without
+        // waiting for the others' transfers.
+        long joinStart = System.nanoTime();
+        if (plan != null && plan.recoverable()) {
+            ringJoinPending = true;
+        } else if (plan != null) {
             exchange.allgather(new byte[0], options.exchangeTimeout());
         }
-        if (store != null) {
+        if (ringJoinPending) {
+            // joined at the first here()
+        } else if (store != null) {
             startReplication();
         } else if (requested.replicas() > 0 && context.size() > 1) {
             // no store until the first here() knows the image size, but the ring connections do not
@@ -358,6 +390,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     event("disk flush of round " + failedRound + " failed: " + error.getMessage());
                 }
             });
+        }
+        long joinNanos = ringJoinPending ? 0 : System.nanoTime() - joinStart; // else set at the first here()
+        if (recovery) {
+            lastRecovery = new CkptStats.RecoveryTimings(storeOpenNanos, exchangeNanos + steps.statusExchangeNanos(),
+                    decideNanos + steps.planNanos(), transferNanos + steps.transferNanos(), steps.bytesSent(),
+                    bytesReceived + steps.bytesReceived(), steps.verifyNanos(), joinNanos,
+                    System.nanoTime() - openStart);
         }
     }
 
@@ -509,26 +548,39 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         checkOpen("here");
         long start = System.nanoTime();
         long length = writer.prepare(registry.entries());
+        if (ringJoinPending) {
+            joinRingAfterRollback();
+        }
         if (!applyPendingReconfiguration(length)) {
             round++; // not taken on this rank: its image outgrew the slots, which grow at the next here()
             skippedRounds++;
             return;
         }
         long next = round + 1;
+        long waited;
+        long written;
+        long handedOff;
         try {
+            long t0 = System.nanoTime();
             awaitUnpinned();
             ReplicaWrite write = agent != null
                     ? agent.beginRound(next, length, options.hereWaitTimeout())
                     : store.beginWrite(rank(), next, length);
+            long t1 = System.nanoTime();
             ByteBuffer image = write.image();
             // one reusable pointer over the slot's mapping: no allocation, no reference counting per here()
             slotView.set(Jvm.address(image), image.capacity());
             writer.write(slotView, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
+            long t2 = System.nanoTime();
             if (agent != null) {
                 agent.commitRoundInBackground(write);
             } else {
                 write.commit();
             }
+            long t3 = System.nanoTime();
+            waited = t1 - t0;
+            written = t2 - t1;
+            handedOff = t3 - t2;
             round = next;
             if (disk != null && options.diskRatio() > 0 && round % options.diskRatio() == 0) {
                 diskRound(write);
@@ -544,10 +596,32 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         lastImageBytes = length;
         lastBlockingNanos = blocked;
         totalBlockingNanos += blocked;
+        lastHere = new CkptStats.HereTimings(waited, written, handedOff, blocked);
         JobServices services = JobServices.current();
         if (services != null) {
             services.checkpointed(round, length, blocked);
         }
+    }
+
+    /**
+     * First here() after an in-memory rollback (a collective, entered by every rank since the plan is
+     * the same everywhere): once every rank is done with its rollback transfers (one exchange), the
+     * ring is joined and the agent started.
+     */
+    private void joinRingAfterRollback() {
+        long t0 = System.nanoTime();
+        exchange.allgather(new byte[0], options.exchangeTimeout());
+        try {
+            startReplication();
+        } catch (IOException e) {
+            throw new CkptException("rank " + rank() + ": cannot rejoin the replication ring after the rollback: "
+                    + e.getMessage(), e);
+        }
+        ringJoinPending = false;
+        CkptStats.RecoveryTimings r = lastRecovery;
+        lastRecovery = new CkptStats.RecoveryTimings(r.storeOpenNanos(), r.statusExchangeNanos(), r.planNanos(),
+                r.transferNanos(), r.bytesSent(), r.bytesReceived(), r.verifyNanos(), System.nanoTime() - t0,
+                r.totalNanos());
     }
 
     /**
@@ -1053,7 +1127,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return new CkptStats(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
                 replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos, options.replicas(),
                 options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
-                layout != null && layout.degraded());
+                layout != null && layout.degraded(), lastHere, lastRecovery);
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.CkptOptions;
+import io.jckpt.CkptStats;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.NotRecoverableException;
 import io.jckpt.imem.ReplicaStore;
@@ -88,9 +89,11 @@ class TwoLevelCheckpointerTest {
         }
         List<TwoLevelCheckpointer> world0 = RankGroup.open(n, job, 0, r -> RankGroup.options(nodes, r, m, null, 0),
                 r -> false);
+        long[] imageBytes = new long[n];
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world0.get(rank);
             assertFalse(c.isRecovery());
+            assertEquals(CkptStats.RecoveryTimings.NONE, c.stats().lastRecovery());
             int[] counter = {0};
             c.register("grid", grids.get(rank));
             c.register("counter", counter);
@@ -98,7 +101,9 @@ class TwoLevelCheckpointerTest {
                 System.arraycopy(grid(rank, k), 0, grids.get(rank), 0, grids.get(rank).length);
                 counter[0] = k;
                 c.here();
+                assertHereTimings(c.stats());
             }
+            imageBytes[rank] = c.stats().lastImageBytes();
             // every rank's last round fully replicated before the "failure"
             assertTrue(c.awaitReplicated(java.time.Duration.ofSeconds(30)));
             return null;
@@ -111,6 +116,24 @@ class TwoLevelCheckpointerTest {
         }
         List<TwoLevelCheckpointer> world1 = RankGroup.open(n, job, 1, r -> RankGroup.options(nodes, r, m, null, 0),
                 failed::contains);
+        // the recovery's steps, as CkptStats reports them: every byte received is one rank's whole
+        // image, and every byte sent was received by someone
+        long sent = 0;
+        long received = 0;
+        for (int rank = 0; rank < n; rank++) {
+            CkptStats.RecoveryTimings t = world1.get(rank).stats().lastRecovery();
+            boolean receives = world1.get(rank).restoredFrom().contains("RECEIVE");
+            assertEquals(receives ? imageBytes[rank] : 0, t.bytesReceived(), "rank " + rank + ": " + t);
+            assertTrue(t.storeOpenNanos() > 0 && t.statusExchangeNanos() > 0 && t.planNanos() > 0, "rank " + rank + ": " + t);
+            assertEquals(0, t.ringJoinNanos(), "the ring is re-joined at the first here(): " + t);
+            assertTrue(!receives || t.transferNanos() > 0, "rank " + rank + ": " + t);
+            assertTrue(t.totalNanos() >= t.storeOpenNanos() + t.statusExchangeNanos() + t.planNanos()
+                    + t.transferNanos() + t.verifyNanos() + t.ringJoinNanos(), "rank " + rank + ": " + t);
+            sent += t.bytesSent();
+            received += t.bytesReceived();
+        }
+        assertEquals(received, sent);
+        assertEquals(wiped ? failed.stream().mapToLong(r -> imageBytes[r]).sum() : 0, received);
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world1.get(rank);
             assertTrue(c.isRecovery(), "rank " + rank + " should roll back");
@@ -128,10 +151,19 @@ class TwoLevelCheckpointerTest {
             }
             c.here(); // the job goes on: round ROUNDS + 1 replicates in the new world
             assertEquals(ROUNDS + 1, c.round());
+            assertTrue(c.stats().lastRecovery().ringJoinNanos() > 0, c.stats().lastRecovery().toString());
             assertTrue(c.awaitReplicated(java.time.Duration.ofSeconds(30)));
             return null;
         });
         RankGroup.closeAll(world1);
+    }
+
+    /** here()'s parts are each measured and add up to at most the whole call. */
+    private static void assertHereTimings(CkptStats stats) {
+        CkptStats.HereTimings h = stats.lastHere();
+        assertEquals(stats.lastBlockingNanos(), h.totalNanos());
+        assertTrue(h.waitNanos() >= 0 && h.writeNanos() > 0 && h.handOffNanos() > 0, h.toString());
+        assertTrue(h.waitNanos() + h.writeNanos() + h.handOffNanos() <= h.totalNanos(), h.toString());
     }
 
     private static long[] doubleBits(double[] values) {
@@ -171,6 +203,10 @@ class TwoLevelCheckpointerTest {
             TwoLevelCheckpointer c = world1.get(rank);
             assertTrue(c.isRecovery());
             assertTrue(c.restoredFrom().startsWith("disk generation of round 2"), c.restoredFrom());
+            CkptStats.RecoveryTimings t = c.stats().lastRecovery();
+            assertEquals(0, t.bytesSent());
+            assertTrue(t.bytesReceived() > grid(rank, 0).length * 8L, t.toString()); // the image: data, header, table
+            assertTrue(t.transferNanos() > 0 && t.totalNanos() > t.transferNanos(), t.toString());
             double[] target = new double[grid(rank, 0).length];
             c.rollback("grid", target);
             assertArrayEquals(doubleBits(grid(rank, 2)), doubleBits(target));

@@ -1,0 +1,66 @@
+package io.jckpt.policy;
+
+import io.jckpt.CkptStats;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Benchmark harness (not a test): where here() spends its time at small sizes, from
+ * {@link CkptStats#lastHere()}, n = 2 ranks as threads, m = 1. Args: size, iterations.
+ */
+public final class HereProfile {
+    private HereProfile() {
+    }
+
+    /**
+     * @param args size iterations
+     * @throws Exception on failure
+     */
+    public static void main(String[] args) throws Exception {
+        int size = args.length > 0 ? Integer.parseInt(args[0]) : 400;
+        int iters = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
+        Path nodes = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-hereprof");
+        try {
+            List<TwoLevelCheckpointer> world = RankGroup.open(2, "prof", 0, r -> RankGroup.options(nodes, r, 1, null, 0),
+                    r -> false);
+            CyclicBarrier barrier = new CyclicBarrier(2);
+            long[][] parts = new long[4][iters];
+            RankGroup.parallel(2, rank -> {
+                TwoLevelCheckpointer c = world.get(rank);
+                byte[] data = new byte[rank == 0 ? size : 8];
+                c.register("data", data);
+                for (int i = -iters; i < iters; i++) {
+                    barrier.await(60, TimeUnit.SECONDS);
+                    data[0]++;
+                    c.here();
+                    CkptStats.HereTimings t = c.stats().lastHere();
+                    if (!c.awaitReplicated(Duration.ofSeconds(60))) {
+                        throw new IllegalStateException("not replicated");
+                    }
+                    if (rank == 0 && i >= 0) {
+                        parts[0][i] = t.waitNanos();
+                        parts[1][i] = t.writeNanos();
+                        parts[2][i] = t.handOffNanos();
+                        parts[3][i] = t.totalNanos();
+                    }
+                }
+                return null;
+            });
+            RankGroup.closeAll(world);
+            String[] names = {"wait", "write", "hand-off", "total"};
+            for (int k = 0; k < 4; k++) {
+                long[] v = parts[k].clone();
+                Arrays.sort(v);
+                System.out.printf("%-9s p10 %7.2f us  median %7.2f us  p90 %7.2f us%n", names[k], v[iters / 10] / 1e3,
+                        v[iters / 2] / 1e3, v[iters * 9 / 10] / 1e3);
+            }
+        } finally {
+            io.jckpt.imem.ReplicaStore.wipe(nodes);
+        }
+    }
+}
