@@ -52,6 +52,13 @@ public final class ReplicationAgent implements AutoCloseable {
      * cache, and a forwarded copy moves on to the next rank in steps of this size.
      */
     static final int READ_CHUNK = 256 << 10;
+    /**
+     * Own images larger than this are sent with their CRC32C computed one chunk ahead of the send
+     * and carried by a DATA_END frame; smaller ones get it in one pass first (in the header). At
+     * 4 MiB the single pass measured as fast or faster (0.6 ms of CRC32C against the per-chunk
+     * steps); the overlap pays off only when the CRC32C pass is long.
+     */
+    static final long CRC_FOLLOWS_MIN = 8L << 20;
     /** Writes per duty cycle on the outbound connection before the agent looks at its inbound side again. */
     static final int WRITES_PER_CYCLE = 16;
     /** Frames up to this payload size go out as one gathering write (header and payload in one segment). */
@@ -416,7 +423,7 @@ public final class ReplicationAgent implements AutoCloseable {
         for (Submission s; (s = submitted.poll()) != null; ) {
             ownSubmitTimes.add(new long[] {s.round(), s.at()});
             ReplicaWrite w = s.write();
-            if (w != null && w.slot().length() > GATHER_MAX) {
+            if (w != null && w.slot().length() > CRC_FOLLOWS_MIN) {
                 // the CRC32C runs chunk by chunk just ahead of the send, the copy is COMPLETE at the end
                 outQueue.add(Outgoing.ownWithCrcFollowing(encode(allocateHeader(), TYPE_DATA, rank, 1, s.round(),
                         w.slot().length(), 0, FLAG_CRC_FOLLOWS), w));
