@@ -28,7 +28,7 @@ public final class BenchSuite {
     static final int KB40 = 40_000;
     static final int MB4 = 4 << 20;
     static final int MB64 = 64 << 20;
-    static final List<String> ALL = List.of("baselines", "micro", "table2", "table1", "heat", "recovery");
+    static final List<String> ALL = List.of("baselines", "micro", "table2", "table1", "heat", "handwritten", "recovery");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -168,6 +168,13 @@ public final class BenchSuite {
                         + "variants interleaved per repetition. The solver prints its own loop time (after Ckpt.open, "
                         + "before the final gather), which is the figure compared.");
                 LaunchedBench.reportOverhead(report, variants, nx, iterations);
+            }
+            if (only.contains("handwritten")) {
+                section("handwritten");
+                HandWrittenBench hand = new HandWrittenBench(repo, disk);
+                HandWrittenBench.Result result = hand.run(1024, 400, 20, 210, quick ? 1 : 3);
+                report.heading(2, "6. jckpt vs hand-written checkpoints (Kryo, ObjectOutputStream) and a whole-job restart");
+                HandWrittenBench.report(report, result);
             }
             if (only.contains("recovery")) {
                 section("recovery");
