@@ -28,7 +28,7 @@ public final class BenchSuite {
     static final int KB40 = 40_000;
     static final int MB4 = 4 << 20;
     static final int MB64 = 64 << 20;
-    static final List<String> ALL = List.of("baselines", "micro", "table2", "table1", "heat", "handwritten", "recovery");
+    static final List<String> ALL = List.of("baselines", "jmh", "micro", "table2", "table1", "heat", "handwritten", "recovery");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -92,6 +92,13 @@ public final class BenchSuite {
                         + "400 B and 40 KB memcpy/CRC32C are averaged over 50 calls per sample. The durable write goes "
                         + "to `" + disk + "`.");
                 BaselineBench.report(report, results);
+            }
+            if (only.contains("jmh")) {
+                section("jmh");
+                int[] sizes = quick ? new int[] {KB40, MB4} : new int[] {B400, KB40, MB4, MB64};
+                java.util.Map<Integer, java.util.Map<String, JmhSection.Score>> scores = JmhSection.run(sizes, quick);
+                report.heading(2, "1b. JMH: here() without replication, memcpy, CRC32C");
+                JmhSection.report(report, scores, quick);
             }
             if (only.contains("micro")) {
                 section("micro");
