@@ -328,6 +328,10 @@ public final class BenchSuite {
         return Samples.fmt(v).replaceAll("\\.00$", "") + " " + units[u];
     }
 
+    private static String timeTick(double nanos) {
+        return Samples.time(nanos).replaceAll("\\.0+ ", " ");
+    }
+
     private static String costVsSizePlot(Path dir, String stem, List<MicroBench.Result> results) throws IOException {
         List<SvgPlot.Point> memcpy = new ArrayList<>();
         List<SvgPlot.Point> here = new ArrayList<>();
@@ -347,7 +351,7 @@ public final class BenchSuite {
             }
         }
         SvgPlot plot = new SvgPlot("Cost vs checkpoint size (section 3, median and spread)", "bytes checkpointed by rank 0",
-                "time", true, true).ticks(BenchSuite::bytesTick, Samples::time);
+                "time", true, true).ticks(BenchSuite::bytesTick, BenchSuite::timeTick);
         plot.series("memcpy (baseline)", memcpy, true).series("raw TCP, two JVMs (baseline)", tcp, true)
                 .series("here(), m = 1", here, false).series("replication, m = 1", agent, false)
                 .series("here(), m = 2", here2, false).series("replication, m = 2", agent2, false);
@@ -358,7 +362,7 @@ public final class BenchSuite {
 
     private static String scalingPlot(Path dir, String stem, List<ScalingBench.Result> results) throws IOException {
         SvgPlot plot = new SvgPlot("Replication vs size and m, n = 4, every rank checkpoints (section 4a)",
-                "bytes per rank", "time", true, true).ticks(BenchSuite::bytesTick, Samples::time);
+                "bytes per rank", "time", true, true).ticks(BenchSuite::bytesTick, BenchSuite::timeTick);
         java.util.TreeMap<Integer, List<SvgPlot.Point>> byM = new java.util.TreeMap<>();
         List<SvgPlot.Point> tcp = new ArrayList<>();
         List<SvgPlot.Point> memcpy = new ArrayList<>();
