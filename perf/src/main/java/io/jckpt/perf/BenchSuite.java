@@ -116,7 +116,7 @@ public final class BenchSuite {
                 section("micro");
                 MicroBench bench = new MicroBench(shm, threads, jvms);
                 for (int m : quick ? new int[] {1} : new int[] {1, 2}) {
-                    for (int size : new int[] {B400, KB40, MB4, MB64}) {
+                    for (int size : quick ? new int[] {B400, KB40, MB4} : new int[] {B400, KB40, MB4, MB64}) {
                         int iters = size <= KB40 ? (quick ? 300 : 1500) : size == MB4 ? (quick ? 15 : 41) : (quick ? 5 : 11);
                         int warmup = size <= KB40 ? iters : 3;
                         micro.add(bench.run(size, m, iters, warmup));
@@ -234,7 +234,7 @@ public final class BenchSuite {
                 int nx = 1024;
                 int iterations = quick ? 400 : 1000;
                 int[][] variants = quick
-                        ? new int[][] {{0, 0}, {iterations, 1}, {20, 1}, {20, 2}}
+                        ? new int[][] {{0, 0}, {iterations, 1}, {20, 1}}
                         : new int[][] {{0, 0}, {iterations, 1}, {200, 1}, {40, 1}, {10, 1}, {iterations, 2}, {40, 2}, {10, 2}};
                 List<LaunchedBench.Variant> results = launched.overhead(nx, iterations, variants, quick ? 1 : 3);
                 report.heading(2, "8. Overhead on the heat solver (bin/ckpt-run, 4 rank JVMs, no disk level)");
@@ -248,7 +248,8 @@ public final class BenchSuite {
             if (only.contains("handwritten")) {
                 section("handwritten");
                 HandWrittenBench hand = new HandWrittenBench(repo, disk);
-                HandWrittenBench.Result result = hand.run(1024, 400, 20, 210, quick ? 1 : 3);
+                HandWrittenBench.Result result = hand.run(1024, 400, 20, 210, quick ? 1 : 3,
+                        quick ? List.of("none", "jckpt", "kryo") : HandWrittenBench.VARIANTS);
                 report.heading(2, "9. jckpt vs hand-written checkpoints (Kryo, ObjectOutputStream) and a whole-job restart");
                 HandWrittenBench.report(report, result);
             }
@@ -257,7 +258,7 @@ public final class BenchSuite {
                 LaunchedBench launched = new LaunchedBench(repo);
                 List<LaunchedBench.Case> cases = new ArrayList<>();
                 // 64 KiB, 4 MiB, 32 MiB per rank: (ny/4 + 2) * nx doubles
-                int[][] grids = quick ? new int[][] {{1024, 2040}} : new int[][] {{256, 120}, {1024, 2040}, {2048, 8184}};
+                int[][] grids = quick ? new int[][] {{256, 120}} : new int[][] {{256, 120}, {1024, 2040}, {2048, 8184}};
                 for (int[] g : grids) {
                     cases.add(new LaunchedBench.Case("process death (--kill 2@round=3)", g[0], g[1], false, false, "respawn"));
                     cases.add(new LaunchedBench.Case("node loss (--kill 2@round=3:wipe)", g[0], g[1], false, true, "respawn"));
@@ -282,6 +283,7 @@ public final class BenchSuite {
                         + "run-time recovery alone (T_recover loop) 0.66 s.");
                 LaunchedBench.reportRecovery(report, cases, runs);
             }
+            endSection();
         } finally {
             writers.shutdownNow();
             ReplicaStore.wipe(shm);
@@ -297,8 +299,11 @@ public final class BenchSuite {
         }
         double minutes = (System.nanoTime() - started) / 60e9;
         report.heading(2, "Run");
-        report.paragraph(String.format(Locale.ROOT, "Suite time %.1f min. Load average before: %s; after: %s.",
-                minutes, loadBefore, loadAverage()));
+        StringBuilder perSection = new StringBuilder();
+        SECTION_SECONDS.forEach((name, sec) -> perSection.append(perSection.length() == 0 ? "" : ", ")
+                .append(String.format(Locale.ROOT, "%s %.0f s", name, sec)));
+        report.paragraph(String.format(Locale.ROOT, "Suite time %.1f min (%s). Load average before: %s; after: %s.",
+                minutes, perSection, loadBefore, loadAverage()));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
         System.err.printf(Locale.ROOT, "bench: report written to %s (%.1f min)%n", out, minutes);
@@ -397,8 +402,25 @@ public final class BenchSuite {
         return name;
     }
 
+    /** Seconds each section took, in order (for the report's Run section and docs/benchmarks.md). */
+    private static final Map<String, Double> SECTION_SECONDS = new java.util.LinkedHashMap<>();
+    private static String current;
+    private static long currentStart;
+
     private static void section(String name) {
+        endSection();
+        current = name;
+        currentStart = System.nanoTime();
         System.err.println("bench: " + name + " ...");
+    }
+
+    private static void endSection() {
+        if (current != null) {
+            double seconds = (System.nanoTime() - currentStart) / 1e9;
+            SECTION_SECONDS.put(current, seconds);
+            System.err.printf(Locale.ROOT, "bench: %s took %.0f s%n", current, seconds);
+            current = null;
+        }
     }
 
     private static void header(Report report, boolean quick, Set<String> only) throws IOException {

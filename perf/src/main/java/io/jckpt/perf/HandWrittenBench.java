@@ -74,12 +74,13 @@ final class HandWrittenBench {
         return a;
     }
 
-    Result run(int nx, int iterations, int every, int killAt, int reps) throws Exception {
+    /** {@code names}: some of {@link #VARIANTS}, "none" and "jckpt" first. */
+    Result run(int nx, int iterations, int every, int killAt, int reps, List<String> names) throws Exception {
         Map<String, Variant> variants = new LinkedHashMap<>();
-        VARIANTS.forEach(v -> variants.put(v, new Variant(v)));
+        names.forEach(v -> variants.put(v, new Variant(v)));
         for (int rep = 0; rep < reps; rep++) {
             Map<String, Double> freeWall = new LinkedHashMap<>();
-            for (String name : VARIANTS) { // failure-free
+            for (String name : names) { // failure-free
                 Variant v = variants.get(name);
                 Path dir = Files.createDirectories(disk.resolve("hand-" + name + "-" + rep));
                 try (JobRun job = new JobRun(repo, launch("fail", solver(name, nx, iterations, every, dir)))) {
@@ -101,7 +102,7 @@ final class HandWrittenBench {
                 }
                 System.err.printf(Locale.ROOT, "bench: hand-written %s failure-free rep %d done%n", name, rep);
             }
-            for (String name : VARIANTS.subList(1, VARIANTS.size())) { // one failure each
+            for (String name : names.subList(1, names.size())) { // one failure each
                 Variant v = variants.get(name);
                 Path dir = Files.createDirectories(disk.resolve("hand-" + name + "-fail-" + rep));
                 try {

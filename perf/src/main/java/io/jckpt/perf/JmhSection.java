@@ -43,7 +43,7 @@ final class JmhSection {
                 .param("size", params)
                 .forks(1)
                 .jvmArgs(jvmArgs.toArray(new String[0]))
-                .warmupIterations(quick ? 2 : 3)
+                .warmupIterations(quick ? 1 : 3)
                 .warmupTime(TimeValue.milliseconds(quick ? 100 : 200))
                 .measurementIterations(quick ? 3 : 5)
                 .measurementTime(TimeValue.milliseconds(quick ? 100 : 200))
@@ -67,7 +67,7 @@ final class JmhSection {
 
     static void report(Report report, Map<Integer, Map<String, Score>> scores, boolean quick) {
         report.paragraph("JMH 1.37, average time per call, one forked JVM per benchmark and size (this suite's JVM flags), "
-                + (quick ? "2 x 100 ms warm-up, 3 x 100 ms measurement" : "3 x 200 ms warm-up, 5 x 200 ms measurement")
+                + (quick ? "1 x 100 ms warm-up, 3 x 100 ms measurement" : "3 x 200 ms warm-up, 5 x 200 ms measurement")
                 + " iterations; each cell: median [min–max] of the iteration scores. here() is one rank alone (n = 1, "
                 + "m = 0: its node-local store under /dev/shm, no replication), so it is the copy into the store with "
                 + "the image header and tag table and nothing competing; the data changes by one byte per call. "
