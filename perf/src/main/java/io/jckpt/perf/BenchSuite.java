@@ -330,7 +330,7 @@ public final class BenchSuite {
             v /= 1000;
             u++;
         }
-        return Samples.fmt(v).replaceAll("\\.00$", "") + " " + units[u];
+        return Samples.fmt(v).replaceAll("\\.0+$", "") + " " + units[u];
     }
 
     private static String timeTick(double nanos) {
