@@ -248,8 +248,8 @@ public final class BenchSuite {
             if (only.contains("handwritten")) {
                 section("handwritten");
                 HandWrittenBench hand = new HandWrittenBench(repo, disk);
-                HandWrittenBench.Result result = hand.run(1024, 400, 20, 210, quick ? 1 : 3,
-                        quick ? List.of("none", "jckpt", "kryo") : HandWrittenBench.VARIANTS);
+                HandWrittenBench.Result result = quick ? hand.run(512, 200, 20, 110, 1, List.of("none", "jckpt", "kryo"))
+                        : hand.run(1024, 400, 20, 210, 3, HandWrittenBench.VARIANTS);
                 report.heading(2, "9. jckpt vs hand-written checkpoints (Kryo, ObjectOutputStream) and a whole-job restart");
                 HandWrittenBench.report(report, result);
             }

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 final class HandWrittenBench {
     private static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
     private static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
+    private static final Pattern BLOCKED = Pattern.compile("checkpoint round ([0-9]+): .* here\\(\\) blocked ([0-9.]+) ms");
     private static final Pattern WRITES = Pattern.compile("hand-written checkpoints \\([a-z]+\\): [0-9]+, ([0-9.]+) s");
     static final String HAND = HandWrittenHeat.class.getName();
     static final List<String> VARIANTS = List.of("none", "jckpt", "kryo", "java");
@@ -94,8 +95,14 @@ final class HandWrittenBench {
                     freeWall.put(name, wall);
                     v.checksums.add(job.find(CHECKSUM));
                     String w = job.find(WRITES);
-                    if (w != null) {
-                        v.writes.add(Double.parseDouble(w) * 1e9);
+                    if (w != null) { // rank 0's mean per checkpoint
+                        v.writes.add(Double.parseDouble(w) * 1e9 / (iterations / every));
+                    }
+                    for (JobRun.Line line : job.linesContaining("here() blocked")) {
+                        java.util.regex.Matcher m = BLOCKED.matcher(line.text());
+                        if (m.find() && Long.parseLong(m.group(1)) >= 2) { // round 1 creates the store
+                            v.writes.add(Double.parseDouble(m.group(2)) * 1e6);
+                        }
                     }
                 } finally {
                     BenchSuite.deleteTree(dir);
@@ -167,7 +174,9 @@ final class HandWrittenBench {
                 + "the whole job again (`bin/ckpt-run --on-failure fail` exited 1; restarted at once: a batch "
                 + "scheduler's requeue delay would add to it). The failure: rank 2 SIGKILLed when rank 0 prints sweep %d "
                 + "(%d sweeps after the checkpoint at sweep %d). Variants interleaved; the time lost is paired per "
-                + "repetition (run with the failure − failure-free run of the same variant).",
+                + "repetition (run with the failure − failure-free run of the same variant). jckpt's cost per checkpoint "
+                + "includes its first checkpoint (store creation, ring join, class loading and JIT in 4 JVMs, ~1 s: see "
+                + "section 8 for it separated); the files' include Kryo's or serialization's first use.",
                 r.nx(), r.nx(), r.iterations(), r.every(), checkpoints, Samples.size(bytes), r.killAt(),
                 r.killAt() % r.every(), r.killAt() - r.killAt() % r.every()));
         List<List<String>> rows = new ArrayList<>();
@@ -177,11 +186,11 @@ final class HandWrittenBench {
             rows.add(List.of(label(v.name), Integer.toString(v.loop.count()), v.loop.timeCell(),
                     "**" + Samples.ratio(v.loop.median(), none.loop.median()) + "**",
                     ckpt ? Samples.time(perCkpt) : "-",
-                    v.writes.count() > 0 ? Samples.time(v.writes.median() / checkpoints) : "-",
+                    v.writes.count() > 0 ? v.writes.timeCell() + " (" + v.writes.count() + ")" : "-",
                     v.wall.timeCell(), same(v.checksums, reference)));
         }
         report.table(List.of("failure-free", "n", "solver loop time (rank 0)", "loop / no checkpoints",
-                "cost per checkpoint ((loop − none) / checkpoints)", "rank 0's own time in write + barrier + marker, per checkpoint",
+                "cost per checkpoint ((loop − none) / checkpoints)", "rank 0 stopped per checkpoint (samples): jckpt here() blocking from the launcher's progress lines, rounds ≥ 2; hand-written: write + barrier + marker, mean of a run",
                 "job wall time", "checksum vs no checkpoints"), rows);
         rows = new ArrayList<>();
         Variant jckpt = r.variants().get(1);
