@@ -81,8 +81,9 @@ public final class BenchSuite {
         Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-");
         Path disk = Files.createTempDirectory(repo.resolve("perf/target").toFile().isDirectory()
                 ? repo.resolve("perf/target") : Path.of(System.getProperty("java.io.tmpdir")), "bench-disk-");
+        Report head = new Report();
+        header(head, quick, only);
         Report report = new Report();
-        header(report, quick, only);
         String loadBefore = loadAverage();
         String stem = out.getFileName().toString().replaceFirst("\\.md$", "");
         Path plotDir = out.toAbsolutePath().getParent();
@@ -110,6 +111,11 @@ public final class BenchSuite {
                 Map<Integer, Map<String, JmhSection.Score>> scores = JmhSection.run(sizes, quick);
                 report.heading(2, "2. JMH: here() without replication, memcpy, CRC32C");
                 JmhSection.report(report, scores, quick);
+                Map<String, JmhSection.Score> at4 = scores.get(MB4);
+                if (at4 != null) {
+                    key("JMH: here() alone (n = 1, m = 0), 4 MiB", at4.get("here").median(), "memcpy",
+                            at4.get("memcpy").median(), "2");
+                }
             }
             List<MicroBench.Result> micro = new ArrayList<>();
             if (only.contains("micro")) {
@@ -138,6 +144,14 @@ public final class BenchSuite {
                         + "with m = 2 the data crosses two hops (store and forward), so 0.5 of one raw transfer is "
                         + "the ideal there.");
                 plots.add(costVsSizePlot(plotDir, stem, micro));
+                for (MicroBench.Result r : micro) {
+                    if (r.size() == MB4 && r.m() == 1) {
+                        key("here() blocking, 4 MiB, m = 1 (target ≤ 1.25x)", r.here().median(), "memcpy",
+                                r.memcpy().median(), "3");
+                        key("replication of 4 MiB, m = 1 (target: raw / ours ≥ 0.80, i.e. ≤ 1.25x here)",
+                                r.replicationAgent().median(), "raw TCP two JVMs", r.tcpJvms().median(), "3");
+                    }
+                }
             }
             if (only.contains("scaling")) {
                 section("scaling");
@@ -175,6 +189,12 @@ public final class BenchSuite {
                         + "n = 8 is as far as it is meaningful. On real nodes (one rank per node) the per-rank cost "
                         + "of ring replication does not depend on n.");
                 plots.add(scalingPlot(plotDir, stem, bySize));
+                for (ScalingBench.Result r : bySize) {
+                    if (r.size() == MB4) {
+                        key("replication, every rank 4 MiB, n = 4, m = " + r.m(), r.agent().median(),
+                                r.m() + " x raw TCP two JVMs", r.m() * r.tcp().median(), "4a");
+                    }
+                }
             }
             if (only.contains("table2")) {
                 section("table2");
@@ -211,6 +231,18 @@ public final class BenchSuite {
                         + "same time to one disk, so its baseline is 4 raw durable writers started together (each "
                         + "writer's time); one writer alone is shown too.");
                 PaperTables.reportTable1(report, results);
+                for (PaperTables.Result r : results) {
+                    if (r.size() == MB4) {
+                        Samples flush = new Samples();
+                        r.roles().values().forEach(x -> {
+                            for (double v : x.flush.values()) {
+                                flush.add(v);
+                            }
+                        });
+                        key("Table 1: background flush of 4 MiB, 4 ranks at once", flush.median(),
+                                "4 raw durable writers at once, each", r.durable4().median(), "6");
+                    }
+                }
                 report.paragraph(ROLLBACK_NOTE);
             }
             if (only.contains("diskrounds")) {
@@ -227,6 +259,12 @@ public final class BenchSuite {
                         + "same sizes. Every rank's here() blocking time, pooled; the round is awaited (replicated) before "
                         + "the next one, the flush is not.");
                 ScalingBench.reportDisk(report, results);
+                for (ScalingBench.DiskResult r : results) {
+                    if (r.size() == MB4) {
+                        key("here() on disk rounds, 4 MiB (target: no measurable difference)", r.diskRounds().median(),
+                                "here() on memory-only rounds", r.memoryRounds().median(), "7");
+                    }
+                }
             }
             if (only.contains("heat")) {
                 section("heat");
@@ -244,6 +282,7 @@ public final class BenchSuite {
                         + "(after Ckpt.open, before the final gather), which is the figure compared.");
                 LaunchedBench.reportOverhead(report, results, nx, iterations);
                 plots.add(overheadPlot(plotDir, stem, results, iterations));
+                LaunchedBench.keyFigures(results, iterations);
             }
             if (only.contains("handwritten")) {
                 section("handwritten");
@@ -252,6 +291,7 @@ public final class BenchSuite {
                         : hand.run(1024, 400, 20, 210, 3, HandWrittenBench.VARIANTS);
                 report.heading(2, "9. jckpt vs hand-written checkpoints (Kryo, ObjectOutputStream) and a whole-job restart");
                 HandWrittenBench.report(report, result);
+                HandWrittenBench.keyFigures(result);
             }
             if (only.contains("recovery")) {
                 section("recovery");
@@ -282,6 +322,13 @@ public final class BenchSuite {
                         + "node-local stores). Times as seen by the bench's reader of the launcher's output. Paper: "
                         + "run-time recovery alone (T_recover loop) 0.66 s.");
                 LaunchedBench.reportRecovery(report, cases, runs);
+                for (Map.Entry<LaunchedBench.Case, Samples> e : LaunchedBench.totals(runs).entrySet()) {
+                    LaunchedBench.Case c = e.getKey();
+                    if (c.nx() == 1024 || c.nx() == grids[0][0]) {
+                        key("kill → computing again, " + Samples.size(c.bytes()) + " per rank: " + c.label(),
+                                e.getValue().median(), "paper's run-time recovery", 0.66e9, "10");
+                    }
+                }
             }
             endSection();
         } finally {
@@ -305,7 +352,12 @@ public final class BenchSuite {
         report.paragraph(String.format(Locale.ROOT, "Suite time %.1f min (%s). Load average before: %s; after: %s.",
                 minutes, perSection, loadBefore, loadAverage()));
         Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+        if (!SUMMARY.isEmpty()) {
+            head.heading(2, "Key figures");
+            head.paragraph("Each of our figures beside its baseline from this run; details and spreads in the sections.");
+            head.table(List.of("figure", "ours (median)", "baseline (median, same run)", "ours / baseline", "section"), SUMMARY);
+        }
+        Files.writeString(out, head.toString() + report, StandardCharsets.UTF_8);
         System.err.printf(Locale.ROOT, "bench: report written to %s (%.1f min)%n", out, minutes);
     }
 
@@ -400,6 +452,14 @@ public final class BenchSuite {
         String name = stem + "-overhead-vs-interval.svg";
         plot.write(dir.resolve(name));
         return name;
+    }
+
+    /** The report's key-figures table, one row per figure: figure, ours, baseline, ratio, section. */
+    static final List<List<String>> SUMMARY = new ArrayList<>();
+
+    static void key(String figure, double ours, String baselineName, double baseline, String section) {
+        SUMMARY.add(List.of(figure, Samples.time(ours), baselineName + " " + Samples.time(baseline),
+                "**" + Samples.ratio(ours, baseline) + "**", section));
     }
 
     /** Seconds each section took, in order (for the report's Run section and docs/benchmarks.md). */

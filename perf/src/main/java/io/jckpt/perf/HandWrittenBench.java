@@ -205,6 +205,18 @@ final class HandWrittenBench {
                 "final checksum vs no checkpoints"), rows);
     }
 
+    /** Key figures: each variant's time lost to the failure beside jckpt's. */
+    static void keyFigures(Result r) {
+        Variant jckpt = r.variants().get(1);
+        for (Variant v : r.variants().subList(2, r.variants().size())) {
+            BenchSuite.key("time lost to one failure: " + label(v.name), v.lost.median(), "jckpt", jckpt.lost.median(), "9");
+        }
+        Variant none = r.variants().get(0);
+        for (Variant v : r.variants().subList(1, r.variants().size())) {
+            BenchSuite.key("failure-free loop time: " + label(v.name), v.loop.median(), "no checkpoints", none.loop.median(), "9");
+        }
+    }
+
     private static String label(String name) {
         return switch (name) {
             case "none" -> "no checkpoints (baseline)";

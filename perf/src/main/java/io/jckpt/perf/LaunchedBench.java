@@ -132,6 +132,22 @@ final class LaunchedBench {
                 + "Checkpoint size: %d x %d doubles = %s per rank.", nx / 4 + 2, nx, Samples.size((long) (nx / 4 + 2) * nx * 8)));
     }
 
+    /** The heat section's key figures: the first checkpoint and the loop time excluding it. */
+    static void keyFigures(List<Variant> variants, int iterations) {
+        Variant none = variants.get(0);
+        for (Variant v : variants) {
+            Variant one = v.every == 0 ? null : single(variants, iterations, v.m);
+            if (v == one && v.m == 1) {
+                BenchSuite.key("heat: loop time with one checkpoint (the first one's cost)", v.loop.median(),
+                        "no checkpoints", none.loop.median(), "8");
+            } else if (one != null && (v.every == 40 || v.every == 20)) {
+                BenchSuite.key("heat: loop time, every " + v.every + " sweeps, m = " + v.m + ", excluding the first "
+                        + "checkpoint", none.loop.median() + v.loop.median() - one.loop.median(), "no checkpoints",
+                        none.loop.median(), "8");
+            }
+        }
+    }
+
     private static String pct(double fraction) {
         return String.format(Locale.ROOT, "%+.1f %%", fraction * 100);
     }
@@ -172,7 +188,7 @@ final class LaunchedBench {
         }
     }
 
-    static final int RECOVERY_ITERATIONS = 60;
+    static final int RECOVERY_ITERATIONS = 40;
     static final int RECOVERY_EVERY = 10;
     static final int RECOVERY_ROUND = 3;
 
