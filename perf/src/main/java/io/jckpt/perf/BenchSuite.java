@@ -409,7 +409,7 @@ public final class BenchSuite {
         }
         SvgPlot plot = new SvgPlot("Cost vs checkpoint size (section 3, median and spread)", "bytes checkpointed by rank 0",
                 "time", true, true).ticks(BenchSuite::bytesTick, BenchSuite::timeTick);
-        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP, two JVMs (baseline)", tcp, true)
+        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP 2 JVMs (baseline)", tcp, true)
                 .series("here(), m = 1", here, false).series("replication, m = 1", agent, false)
                 .series("here(), m = 2", here2, false).series("replication, m = 2", agent2, false);
         String name = stem + "-cost-vs-size.svg";
@@ -432,7 +432,7 @@ public final class BenchSuite {
                 here.add(point(r.size(), r.here()));
             }
         }
-        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP, two JVMs (baseline)", tcp, true)
+        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP 2 JVMs (baseline)", tcp, true)
                 .series("here(), m = 1", here, false);
         byM.forEach((m, points) -> plot.series("replication, m = " + m, points, false));
         String name = stem + "-scaling.svg";
@@ -444,11 +444,11 @@ public final class BenchSuite {
             throws IOException {
         SvgPlot plot = new SvgPlot("Heat solver: overhead vs checkpoint interval (section 8)",
                 "checkpoint interval (sweeps)", "loop time overhead vs no checkpoints (%)", true, false)
-                .ticks(v -> Samples.fmt(v), v -> Samples.fmt(v) + " %");
+                .ticks(v -> String.format(Locale.ROOT, "%.0f", v), v -> String.format(Locale.ROOT, "%.0f %%", v));
         LaunchedBench.overheadPoints(variants, iterations, true)
-                .forEach((m, points) -> plot.series("m = " + m + ", excluding the first checkpoint", points, false));
+                .forEach((m, points) -> plot.series("m = " + m + ", excl. 1st ckpt", points, false));
         LaunchedBench.overheadPoints(variants, iterations, false)
-                .forEach((m, points) -> plot.series("m = " + m + ", including it", points, true));
+                .forEach((m, points) -> plot.series("m = " + m + ", incl. 1st ckpt", points, true));
         String name = stem + "-overhead-vs-interval.svg";
         plot.write(dir.resolve(name));
         return name;
