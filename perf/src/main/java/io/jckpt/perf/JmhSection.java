@@ -69,8 +69,9 @@ final class JmhSection {
         report.paragraph("JMH 1.37, average time per call, one forked JVM per benchmark and size (this suite's JVM flags), "
                 + (quick ? "1 x 100 ms warm-up, 3 x 100 ms measurement" : "3 x 200 ms warm-up, 5 x 200 ms measurement")
                 + " iterations; each cell: median [min–max] of the iteration scores. here() is one rank alone (n = 1, "
-                + "m = 0: its node-local store under /dev/shm, no replication), so it is the copy into the store with "
-                + "the image header and tag table and nothing competing; the data changes by one byte per call. "
+                + "m = 0: its node-local store under /dev/shm, no replication agent), called back to back, so it is the "
+                + "copy into the store with the image header and tag table plus the store's commit, which without an "
+                + "agent happens inside here(); the data changes by one byte per call. "
                 + "Baselines: memcpy of the same bytes into a pre-touched direct buffer; CRC32C of the same bytes "
                 + "(the replication thread's per-image work).");
         List<List<String>> rows = new ArrayList<>();
