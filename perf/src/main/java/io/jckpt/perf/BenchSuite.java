@@ -445,7 +445,7 @@ public final class BenchSuite {
             throws IOException {
         SvgPlot plot = new SvgPlot("Heat solver: overhead vs checkpoint interval (section 8)",
                 "checkpoint interval (sweeps)", "loop time overhead vs no checkpoints (%)", true, false)
-                .ticks(v -> String.format(Locale.ROOT, "%.0f", v), v -> String.format(Locale.ROOT, "%.0f %%", v));
+                .ticks(v -> String.format(Locale.ROOT, "%.0f", v), v -> String.format(Locale.ROOT, "%.0f %%", Math.abs(v) < 0.5 ? 0.0 : v));
         LaunchedBench.overheadPoints(variants, iterations, true)
                 .forEach((m, points) -> plot.series("m = " + m + ", excl. 1st ckpt", points, false));
         LaunchedBench.overheadPoints(variants, iterations, false)
