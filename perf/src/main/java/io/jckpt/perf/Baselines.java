@@ -15,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -78,6 +80,30 @@ final class Baselines {
         }
         long nanos = System.nanoTime() - start;
         Files.delete(target);
+        return nanos;
+    }
+
+    /**
+     * {@code writers} raw durable writes at once (as the flush of 4 ranks is: every rank writes its
+     * image to the same disk at the same time), each on a thread of {@code pool}, released together;
+     * returns each writer's nanos.
+     */
+    static long[] concurrentDurableWrites(java.util.concurrent.ExecutorService pool, Path dir, ByteBuffer[] images,
+                                          int size, int seq) throws Exception {
+        int writers = images.length;
+        java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(writers);
+        List<java.util.concurrent.Future<Long>> futures = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int k = w;
+            futures.add(pool.submit(() -> {
+                go.await(60, TimeUnit.SECONDS);
+                return durableWrite(dir, images[k], size, seq * writers + k + 1_000_000);
+            }));
+        }
+        long[] nanos = new long[writers];
+        for (int w = 0; w < writers; w++) {
+            nanos[w] = futures.get(w).get(120, TimeUnit.SECONDS);
+        }
         return nanos;
     }
 

@@ -13,22 +13,28 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The benchmark suite (a plain harness, not a test): measures jckpt against the physical
  * baselines of this machine in the same run and writes a Markdown report.
  *
  * <pre>
- * bin/bench [--quick] [--only baselines,micro,table2,table1,heat,recovery] [--out FILE]
+ * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery]
+ *           [--out FILE]
  * </pre>
  */
 public final class BenchSuite {
     static final int B400 = 400;
     static final int KB40 = 40_000;
     static final int MB4 = 4 << 20;
+    static final int MB32 = 32 << 20;
     static final int MB64 = 64 << 20;
-    static final List<String> ALL = List.of("baselines", "micro", "table2", "table1", "heat", "recovery");
+    static final List<String> ALL = List.of("baselines", "jmh", "micro", "scaling", "table2", "table1",
+            "diskrounds", "heat", "handwritten", "recovery");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -75,9 +81,15 @@ public final class BenchSuite {
         Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-");
         Path disk = Files.createTempDirectory(repo.resolve("perf/target").toFile().isDirectory()
                 ? repo.resolve("perf/target") : Path.of(System.getProperty("java.io.tmpdir")), "bench-disk-");
+        Report head = new Report();
+        header(head, quick, only);
         Report report = new Report();
-        header(report, quick, only);
         String loadBefore = loadAverage();
+        String stem = out.getFileName().toString().replaceFirst("\\.md$", "");
+        Path plotDir = out.toAbsolutePath().getParent();
+        Files.createDirectories(plotDir);
+        List<String> plots = new ArrayList<>();
+        ExecutorService writers = Executors.newFixedThreadPool(4, named("perf-durable-writer-"));
         try (Baselines.ThreadPair threads = new Baselines.ThreadPair(MB64);
              Baselines.TwoJvmPair jvms = new Baselines.TwoJvmPair(MB64)) {
             if (only.contains("baselines")) {
@@ -93,19 +105,31 @@ public final class BenchSuite {
                         + "to `" + disk + "`.");
                 BaselineBench.report(report, results);
             }
+            if (only.contains("jmh")) {
+                section("jmh");
+                int[] sizes = quick ? new int[] {KB40, MB4} : new int[] {B400, KB40, MB4, MB64};
+                Map<Integer, Map<String, JmhSection.Score>> scores = JmhSection.run(sizes, quick);
+                report.heading(2, "2. JMH: here() without replication, memcpy, CRC32C");
+                JmhSection.report(report, scores, quick);
+                Map<String, JmhSection.Score> at4 = scores.get(MB4);
+                if (at4 != null) {
+                    key("JMH: here() alone (n = 1, m = 0), 4 MiB", at4.get("here").median(), "memcpy",
+                            at4.get("memcpy").median(), "2");
+                }
+            }
+            List<MicroBench.Result> micro = new ArrayList<>();
             if (only.contains("micro")) {
                 section("micro");
-                MicroBench micro = new MicroBench(shm, threads, jvms);
-                List<MicroBench.Result> results = new ArrayList<>();
+                MicroBench bench = new MicroBench(shm, threads, jvms);
                 for (int m : quick ? new int[] {1} : new int[] {1, 2}) {
-                    for (int size : new int[] {B400, KB40, MB4, MB64}) {
+                    for (int size : quick ? new int[] {B400, KB40, MB4} : new int[] {B400, KB40, MB4, MB64}) {
                         int iters = size <= KB40 ? (quick ? 300 : 1500) : size == MB4 ? (quick ? 15 : 41) : (quick ? 5 : 11);
                         int warmup = size <= KB40 ? iters : 3;
-                        results.add(micro.run(size, m, iters, warmup));
+                        micro.add(bench.run(size, m, iters, warmup));
                         System.err.printf(Locale.ROOT, "bench: micro %s m=%d done%n", Samples.size(size), m);
                     }
                 }
-                report.heading(2, "2. here() and replication vs the physical baselines");
+                report.heading(2, "3. here() and replication vs the physical baselines");
                 report.paragraph("Ranks as threads of one JVM (n = m + 1), each with its own node-local store under "
                         + "/dev/shm and real loopback sockets between them, through the real `TwoLevelCheckpointer`. "
                         + "Rank 0 checkpoints one byte[] of the size shown, the other ranks 8 bytes. Per iteration, "
@@ -113,23 +137,75 @@ public final class BenchSuite {
                         + "until the round is replicated on every rank (`awaitReplicated`); one raw TCP transfer of the "
                         + "same bytes between two threads and one to a second JVM. here() includes the image header "
                         + "and tag table; the CRC32C runs on the replication thread.");
-                MicroBench.report(report, results);
+                MicroBench.report(report, micro);
                 report.paragraph("Throughput fraction = raw transfer time / the replication agent's own time for the same bytes (`CkptStats.lastReplicationNanos`; the wall time from here() is shown too, but it overlaps here() itself whenever here() waits). "
                         + "Replication time includes the background CRC32C of the image, the sender's framing, the "
                         + "receiver's CRC32C verification and the completion acknowledgement of every rank's round; "
                         + "with m = 2 the data crosses two hops (store and forward), so 0.5 of one raw transfer is "
                         + "the ideal there.");
+                plots.add(costVsSizePlot(plotDir, stem, micro));
+                for (MicroBench.Result r : micro) {
+                    if (r.size() == MB4 && r.m() == 1) {
+                        key("here() blocking, 4 MiB, m = 1 (target ≤ 1.25x)", r.here().median(), "memcpy",
+                                r.memcpy().median(), "3");
+                        key("replication of 4 MiB, m = 1 (target: raw / ours ≥ 0.80, i.e. ≤ 1.25x here)",
+                                r.replicationAgent().median(), "raw TCP two JVMs", r.tcpJvms().median(), "3");
+                    }
+                }
+            }
+            if (only.contains("scaling")) {
+                section("scaling");
+                ScalingBench scaling = new ScalingBench(shm, disk, jvms);
+                List<ScalingBench.Result> bySize = new ArrayList<>();
+                int[] sizes = quick ? new int[] {KB40, MB4} : new int[] {KB40, MB4, MB32};
+                for (int m : quick ? new int[] {1, 2} : new int[] {1, 2, 3}) {
+                    for (int size : sizes) {
+                        int rounds = size <= KB40 ? (quick ? 30 : 100) : size == MB4 ? (quick ? 6 : 15) : 7;
+                        bySize.add(scaling.run(size, 4, m, rounds, size <= KB40 ? rounds : 2));
+                        System.err.printf(Locale.ROOT, "bench: scaling %s n=4 m=%d done%n", Samples.size(size), m);
+                    }
+                }
+                List<ScalingBench.Result> byRanks = new ArrayList<>();
+                for (int n : quick ? new int[] {2, 4} : new int[] {2, 4, 6, 8}) {
+                    byRanks.add(scaling.run(MB4, n, 1, quick ? 6 : 12, 2));
+                    System.err.printf(Locale.ROOT, "bench: scaling 4 MiB n=%d m=1 done%n", n);
+                }
+                report.heading(2, "4. Scaling: data size, m, number of ranks (every rank checkpoints)");
+                report.paragraph("n ranks as threads of one JVM through the real `TwoLevelCheckpointer` (own store "
+                        + "under /dev/shm, real loopback sockets); unlike section 3, **every** rank registers the size "
+                        + "shown and checkpoints it each round, so the ring moves n images per round and all ranks' "
+                        + "replication agents compete for the same 2 cores. Per round: a barrier, here() on every rank, "
+                        + "the wait until replicated, a barrier, then rank 0 alone runs the baselines (memcpy, one raw "
+                        + "TCP transfer to a second JVM) while nothing else runs. Cells pool every rank's rounds.");
+                report.heading(3, "4a. Cost vs data size and m (n = 4)");
+                ScalingBench.report(report, bySize);
+                report.paragraph("With m copies each image crosses m links (store and forward), so m × one raw transfer "
+                        + "is the ideal for the last column's denominator; 4 ranks replicating at once on 2 cores make "
+                        + "even that optimistic.");
+                report.heading(3, "4b. Cost vs number of ranks (4 MiB per rank, m = 1)");
+                ScalingBench.report(report, byRanks);
+                report.paragraph("This machine has 2 cores: beyond n = 2 the ranks (and their replication threads) "
+                        + "time-share them, so growth with n here measures CPU contention more than the protocol; "
+                        + "n = 8 is as far as it is meaningful. On real nodes (one rank per node) the per-rank cost "
+                        + "of ring replication does not depend on n.");
+                plots.add(scalingPlot(plotDir, stem, bySize));
+                for (ScalingBench.Result r : bySize) {
+                    if (r.size() == MB4) {
+                        key("replication, every rank 4 MiB, n = 4, m = " + r.m(), r.agent().median(),
+                                r.m() + " x raw TCP two JVMs", r.m() * r.tcp().median(), "4a");
+                    }
+                }
             }
             if (only.contains("table2")) {
                 section("table2");
-                PaperTables tables = new PaperTables(shm, disk, jvms);
+                PaperTables tables = new PaperTables(shm, disk, jvms, writers);
                 List<PaperTables.Result> results = new ArrayList<>();
                 int[] sizes = quick ? new int[] {B400, KB40, MB4} : new int[] {B400, KB40, MB4, MB64};
                 for (int size : sizes) {
-                    results.add(tables.run(size, false, quick ? 3 : (size == MB64 ? 5 : 9), quick ? 3 : 5));
+                    results.add(tables.run(size, false, quick ? 3 : (size == MB64 ? 3 : 9), quick ? 3 : 5));
                     System.err.printf(Locale.ROOT, "bench: table2 %s done%n", Samples.size(size));
                 }
-                report.heading(2, "3. The paper's Table 2: in-memory level, m = 1, 4 ranks (seconds)");
+                report.heading(2, "5. The paper's Table 2: in-memory level, m = 1, 4 ranks (seconds)");
                 report.paragraph(TABLE_SETUP + " The failure: rank 1's node is lost (its store wiped) and it comes "
                         + "back new: rank 1 is the Recver, rank 2 (its nearest NEXT survivor) the Sender, ranks 0 and 3 "
                         + "Normal. Our figure first, the paper's in parentheses (4 nodes, PIII 933 MHz, 100 Mb "
@@ -148,60 +224,272 @@ public final class BenchSuite {
             }
             if (only.contains("table1")) {
                 section("table1");
-                PaperTables tables = new PaperTables(shm, disk, jvms);
+                PaperTables tables = new PaperTables(shm, disk, jvms, writers);
                 List<PaperTables.Result> results = new ArrayList<>();
                 for (int size : new int[] {B400, KB40, MB4}) {
                     results.add(tables.run(size, true, quick ? 2 : 5, quick ? 2 : 4));
                     System.err.printf(Locale.ROOT, "bench: table1 %s done%n", Samples.size(size));
                 }
-                report.heading(2, "4. The paper's Table 1: stable-disk level, 4 ranks (seconds)");
+                report.heading(2, "6. The paper's Table 1: stable-disk level, 4 ranks (seconds)");
                 report.paragraph(TABLE_SETUP + " Disk ratio 1 (every round also flushed to `" + disk + "`). The "
                         + "failure: ranks 1 and 2 (adjacent, m + 1 = 2) lose their nodes, so memory cannot restore and "
                         + "every rank restores from the newest committed disk generation: OLD = ranks 0 and 3, NEW = "
                         + "ranks 1 and 2. T_stable ckpt is the background flush of one rank (write + force + rename + "
-                        + "dir fsync, `CkptStats.lastFlushNanos`); it does not block here().");
+                        + "dir fsync, `CkptStats.lastFlushNanos`); it does not block here(). The 4 ranks flush at the "
+                        + "same time to one disk, so its baseline is 4 raw durable writers started together (each "
+                        + "writer's time); one writer alone is shown too.");
                 PaperTables.reportTable1(report, results);
+                for (PaperTables.Result r : results) {
+                    if (r.size() == MB4) {
+                        Samples flush = new Samples();
+                        r.roles().values().forEach(x -> {
+                            for (double v : x.flush.values()) {
+                                flush.add(v);
+                            }
+                        });
+                        key("Table 1: background flush of 4 MiB, 4 ranks at once", flush.median(),
+                                "4 raw durable writers at once, each", r.durable4().median(), "6");
+                    }
+                }
                 report.paragraph(ROLLBACK_NOTE);
+            }
+            if (only.contains("diskrounds")) {
+                section("diskrounds");
+                ScalingBench scaling = new ScalingBench(shm, disk, jvms);
+                List<ScalingBench.DiskResult> results = new ArrayList<>();
+                for (int size : quick ? new int[] {MB4} : new int[] {KB40, MB4}) {
+                    results.add(scaling.diskRounds(size, 2, size <= KB40 ? 60 : (quick ? 10 : 30)));
+                    System.err.printf(Locale.ROOT, "bench: disk rounds %s done%n", Samples.size(size));
+                }
+                report.heading(2, "7. here() on disk rounds vs memory-only rounds (one run, interleaved)");
+                report.paragraph("4 ranks as threads, m = 1, disk ratio 2: every other round is also flushed to `"
+                        + disk + "` in the background, so disk and memory-only rounds alternate in the same run with the "
+                        + "same sizes. Every rank's here() blocking time, pooled; the round is awaited (replicated) before "
+                        + "the next one, the flush is not.");
+                ScalingBench.reportDisk(report, results);
+                for (ScalingBench.DiskResult r : results) {
+                    if (r.size() == MB4) {
+                        key("here() on disk rounds, 4 MiB (target: no measurable difference)", r.diskRounds().median(),
+                                "here() on memory-only rounds", r.memoryRounds().median(), "7");
+                    }
+                }
             }
             if (only.contains("heat")) {
                 section("heat");
                 LaunchedBench launched = new LaunchedBench(repo);
                 int nx = 1024;
-                int iterations = 400;
-                int[] everies = quick ? new int[] {0, 200, 20} : new int[] {0, 200, 100, 40, 20, 10};
-                List<LaunchedBench.Variant> variants = launched.overhead(nx, iterations, everies, quick ? 1 : 3);
-                report.heading(2, "5. Overhead on the heat solver (bin/ckpt-run, 4 rank JVMs, m = 1, no disk level)");
+                int iterations = quick ? 400 : 800;
+                int[][] variants = quick
+                        ? new int[][] {{0, 0}, {iterations, 1}, {20, 1}}
+                        : new int[][] {{0, 0}, {iterations, 1}, {200, 1}, {40, 1}, {10, 1}, {10, 2}};
+                List<LaunchedBench.Variant> results = launched.overhead(nx, iterations, variants, quick ? 1 : 3);
+                report.heading(2, "8. Overhead on the heat solver (bin/ckpt-run, 4 rank JVMs, no disk level)");
                 report.paragraph("`HeatSolver --nx " + nx + " --ny " + nx + " --iterations " + iterations + "` on 4 ranks "
-                        + "(niodev over loopback), checkpointing every k sweeps vs the same solver without checkpoints; "
-                        + "variants interleaved per repetition. The solver prints its own loop time (after Ckpt.open, "
-                        + "before the final gather), which is the figure compared.");
-                LaunchedBench.reportOverhead(report, variants, nx, iterations);
+                        + "(niodev over loopback), checkpointing every k sweeps with m = 1 or 2 vs the same solver "
+                        + "without checkpoints; variants interleaved per repetition. The solver prints its own loop time "
+                        + "(after Ckpt.open, before the final gather), which is the figure compared.");
+                LaunchedBench.reportOverhead(report, results, nx, iterations);
+                plots.add(overheadPlot(plotDir, stem, results, iterations));
+                LaunchedBench.keyFigures(results, iterations);
+            }
+            if (only.contains("handwritten")) {
+                section("handwritten");
+                HandWrittenBench hand = new HandWrittenBench(repo, disk);
+                HandWrittenBench.Result result = quick ? hand.run(512, 200, 20, 110, 1, List.of("none", "jckpt", "kryo"))
+                        : hand.run(1024, 400, 20, 210, 3, HandWrittenBench.VARIANTS);
+                report.heading(2, "9. jckpt vs hand-written checkpoints (Kryo, ObjectOutputStream) and a whole-job restart");
+                HandWrittenBench.report(report, result);
+                HandWrittenBench.keyFigures(result);
             }
             if (only.contains("recovery")) {
                 section("recovery");
                 LaunchedBench launched = new LaunchedBench(repo);
-                List<LaunchedBench.Recovery> runs = launched.recovery(quick ? 1 : 3, 512);
-                report.heading(2, "6. Recovery time breakdown (bin/ckpt-run --on-failure respawn, 4 rank JVMs)");
-                report.paragraph("`HeatSolver --nx 512 --ny 512 --iterations 400 --ckpt-every 20 --sleep-ms 5` "
-                        + "(128 x 512 doubles = 512 KiB per rank, m = 1); once rank 0 prints iteration 200 the bench "
-                        + "SIGKILLs rank 2 and follows the launcher's events and the ranks' output.");
-                LaunchedBench.reportRecovery(report, runs);
+                List<LaunchedBench.Case> cases = new ArrayList<>();
+                // 64 KiB, 4 MiB, 32 MiB per rank: (ny/4 + 2) * nx doubles
+                int[][] grids = quick ? new int[][] {{256, 120}} : new int[][] {{256, 120}, {1024, 2040}, {2048, 8184}};
+                for (int[] g : grids) {
+                    cases.add(new LaunchedBench.Case("process death (--kill 2@round=3)", g[0], g[1], false, false, "respawn"));
+                    cases.add(new LaunchedBench.Case("node loss (--kill 2@round=3:wipe)", g[0], g[1], false, true, "respawn"));
+                }
+                if (!quick) {
+                    cases.add(new LaunchedBench.Case("bench's SIGKILL of rank 2 at sweep 30", 1024, 2040, true, false, "respawn"));
+                    cases.add(new LaunchedBench.Case("process death, --on-failure relaunch (all 4 ranks restarted)", 1024,
+                            2040, false, false, "relaunch"));
+                }
+                List<LaunchedBench.Recovery> runs = launched.recovery(cases, quick ? 1 : 2);
+                report.heading(2, "10. Recovery time breakdown (bin/ckpt-run, 4 rank JVMs, m = 1)");
+                report.paragraph("`HeatSolver --iterations " + LaunchedBench.RECOVERY_ITERATIONS + " --ckpt-every "
+                        + LaunchedBench.RECOVERY_EVERY + " --report " + LaunchedBench.RECOVERY_EVERY + "` (with `--sleep-ms` 10, 3 and 0 "
+                        + "for the three sizes, so that the small grids are still running when the failure comes) on "
+                        + "grids sized for the checkpoint per rank shown; rank 2 fails after checkpoint round "
+                        + LaunchedBench.RECOVERY_ROUND + ": injected by the launcher (`--kill`, times from its "
+                        + "'injecting failure' line: the launcher then waits for the process to be gone, so 'detection' "
+                        + "there is the kill's own delay) or SIGKILLed by the bench (times from the kill: detection is the "
+                        + "launcher's process reaper). Node loss also wipes rank 2's node-local store, so rank 2 receives "
+                        + "its image from its ring neighbour. `--on-failure respawn` re-spawns rank 2 and the survivors "
+                        + "re-enter main in a fresh MPJ world; `relaunch` restarts all 4 JVMs (restoring from their "
+                        + "node-local stores). Times as seen by the bench's reader of the launcher's output. Paper: "
+                        + "run-time recovery alone (T_recover loop) 0.66 s.");
+                LaunchedBench.reportRecovery(report, cases, runs);
+                for (Map.Entry<LaunchedBench.Case, Samples> e : LaunchedBench.totals(runs).entrySet()) {
+                    LaunchedBench.Case c = e.getKey();
+                    if (c.nx() == 1024 || c.nx() == grids[0][0]) {
+                        key("kill → computing again, " + Samples.size(c.bytes()) + " per rank: " + c.label(),
+                                e.getValue().median(), "paper's run-time recovery", 0.66e9, "10");
+                    }
+                }
             }
+            endSection();
         } finally {
+            writers.shutdownNow();
             ReplicaStore.wipe(shm);
             deleteTree(disk);
         }
+        if (!plots.isEmpty()) {
+            report.heading(2, "Plots");
+            for (String plot : plots) {
+                if (plot != null) {
+                    report.paragraph("![" + plot + "](" + plot + ")");
+                }
+            }
+        }
         double minutes = (System.nanoTime() - started) / 60e9;
         report.heading(2, "Run");
-        report.paragraph(String.format(Locale.ROOT, "Suite time %.1f min. Load average before: %s; after: %s.",
-                minutes, loadBefore, loadAverage()));
+        StringBuilder perSection = new StringBuilder();
+        SECTION_SECONDS.forEach((name, sec) -> perSection.append(perSection.length() == 0 ? "" : ", ")
+                .append(String.format(Locale.ROOT, "%s %.0f s", name, sec)));
+        report.paragraph(String.format(Locale.ROOT, "Suite time %.1f min (%s). Load average before: %s; after: %s.",
+                minutes, perSection, loadBefore, loadAverage()));
         Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+        if (!SUMMARY.isEmpty()) {
+            head.heading(2, "Key figures");
+            head.paragraph("Each of our figures beside its baseline from this run; details and spreads in the sections.");
+            head.table(List.of("figure", "ours (median)", "baseline (median, same run)", "ours / baseline", "section"), SUMMARY);
+        }
+        Files.writeString(out, head.toString() + report, StandardCharsets.UTF_8);
         System.err.printf(Locale.ROOT, "bench: report written to %s (%.1f min)%n", out, minutes);
     }
 
+    private static java.util.concurrent.ThreadFactory named(String prefix) {
+        java.util.concurrent.atomic.AtomicInteger k = new java.util.concurrent.atomic.AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + k.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static SvgPlot.Point point(double x, Samples s) {
+        return new SvgPlot.Point(x, s.median(), s.low(), s.high());
+    }
+
+    /** Decades of bytes as axis labels. */
+    private static String bytesTick(double v) {
+        String[] units = {"B", "KB", "MB", "GB"};
+        int u = 0;
+        while (v >= 1000 && u < units.length - 1) {
+            v /= 1000;
+            u++;
+        }
+        return Samples.fmt(v).replaceAll("\\.0+$", "") + " " + units[u];
+    }
+
+    private static String timeTick(double nanos) {
+        return Samples.time(nanos).replaceAll("\\.0+ ", " ");
+    }
+
+    private static String costVsSizePlot(Path dir, String stem, List<MicroBench.Result> results) throws IOException {
+        List<SvgPlot.Point> memcpy = new ArrayList<>();
+        List<SvgPlot.Point> here = new ArrayList<>();
+        List<SvgPlot.Point> agent = new ArrayList<>();
+        List<SvgPlot.Point> tcp = new ArrayList<>();
+        List<SvgPlot.Point> here2 = new ArrayList<>();
+        List<SvgPlot.Point> agent2 = new ArrayList<>();
+        for (MicroBench.Result r : results) {
+            if (r.m() == 1) {
+                memcpy.add(point(r.size(), r.memcpy()));
+                here.add(point(r.size(), r.here()));
+                agent.add(point(r.size(), r.replicationAgent()));
+                tcp.add(point(r.size(), r.tcpJvms()));
+            } else if (r.m() == 2) {
+                here2.add(point(r.size(), r.here()));
+                agent2.add(point(r.size(), r.replicationAgent()));
+            }
+        }
+        SvgPlot plot = new SvgPlot("Cost vs checkpoint size (section 3, median and spread)", "bytes checkpointed by rank 0",
+                "time", true, true).ticks(BenchSuite::bytesTick, BenchSuite::timeTick);
+        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP 2 JVMs (baseline)", tcp, true)
+                .series("here(), m = 1", here, false).series("replication, m = 1", agent, false)
+                .series("here(), m = 2", here2, false).series("replication, m = 2", agent2, false);
+        String name = stem + "-cost-vs-size.svg";
+        plot.write(dir.resolve(name));
+        return name;
+    }
+
+    private static String scalingPlot(Path dir, String stem, List<ScalingBench.Result> results) throws IOException {
+        SvgPlot plot = new SvgPlot("Replication vs size and m, n = 4, every rank checkpoints (section 4a)",
+                "bytes per rank", "time", true, true).ticks(BenchSuite::bytesTick, BenchSuite::timeTick);
+        java.util.TreeMap<Integer, List<SvgPlot.Point>> byM = new java.util.TreeMap<>();
+        List<SvgPlot.Point> tcp = new ArrayList<>();
+        List<SvgPlot.Point> memcpy = new ArrayList<>();
+        List<SvgPlot.Point> here = new ArrayList<>();
+        for (ScalingBench.Result r : results) {
+            byM.computeIfAbsent(r.m(), k -> new ArrayList<>()).add(point(r.size(), r.agent()));
+            if (r.m() == 1) {
+                tcp.add(point(r.size(), r.tcp()));
+                memcpy.add(point(r.size(), r.memcpy()));
+                here.add(point(r.size(), r.here()));
+            }
+        }
+        plot.series("memcpy (baseline)", memcpy, true).series("raw TCP 2 JVMs (baseline)", tcp, true)
+                .series("here(), m = 1", here, false);
+        byM.forEach((m, points) -> plot.series("replication, m = " + m, points, false));
+        String name = stem + "-scaling.svg";
+        plot.write(dir.resolve(name));
+        return name;
+    }
+
+    private static String overheadPlot(Path dir, String stem, List<LaunchedBench.Variant> variants, int iterations)
+            throws IOException {
+        SvgPlot plot = new SvgPlot("Heat solver: overhead vs checkpoint interval (section 8)",
+                "checkpoint interval (sweeps)", "loop time overhead vs no checkpoints (%)", true, false)
+                .ticks(v -> String.format(Locale.ROOT, "%.0f", v), v -> String.format(Locale.ROOT, "%.0f %%", Math.abs(v) < 0.5 ? 0.0 : v));
+        LaunchedBench.overheadPoints(variants, iterations, true)
+                .forEach((m, points) -> plot.series("m = " + m + ", excl. 1st ckpt", points, false));
+        LaunchedBench.overheadPoints(variants, iterations, false)
+                .forEach((m, points) -> plot.series("m = " + m + ", incl. 1st ckpt", points, true));
+        String name = stem + "-overhead-vs-interval.svg";
+        plot.write(dir.resolve(name));
+        return name;
+    }
+
+    /** The report's key-figures table, one row per figure: figure, ours, baseline, ratio, section. */
+    static final List<List<String>> SUMMARY = new ArrayList<>();
+
+    static void key(String figure, double ours, String baselineName, double baseline, String section) {
+        SUMMARY.add(List.of(figure, Samples.time(ours), baselineName + " " + Samples.time(baseline),
+                "**" + Samples.ratio(ours, baseline) + "**", section));
+    }
+
+    /** Seconds each section took, in order (for the report's Run section and docs/benchmarks.md). */
+    private static final Map<String, Double> SECTION_SECONDS = new java.util.LinkedHashMap<>();
+    private static String current;
+    private static long currentStart;
+
     private static void section(String name) {
+        endSection();
+        current = name;
+        currentStart = System.nanoTime();
         System.err.println("bench: " + name + " ...");
+    }
+
+    private static void endSection() {
+        if (current != null) {
+            double seconds = (System.nanoTime() - currentStart) / 1e9;
+            SECTION_SECONDS.put(current, seconds);
+            System.err.printf(Locale.ROOT, "bench: %s took %.0f s%n", current, seconds);
+            current = null;
+        }
     }
 
     private static void header(Report report, boolean quick, Set<String> only) throws IOException {

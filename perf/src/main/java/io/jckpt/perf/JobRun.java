@@ -25,6 +25,7 @@ final class JobRun implements AutoCloseable {
     private final Process process;
     private final List<Line> lines = new ArrayList<>();
     private final Thread reader;
+    private boolean ended; // guarded by lines: the launcher's output reached its end
 
     JobRun(Path repo, List<String> args) throws IOException {
         List<String> command = new ArrayList<>();
@@ -43,6 +44,11 @@ final class JobRun implements AutoCloseable {
                 }
             } catch (IOException ignored) {
                 // process gone
+            } finally {
+                synchronized (lines) {
+                    ended = true;
+                    lines.notifyAll();
+                }
             }
         }, "perf-job-output");
         reader.setDaemon(true);
@@ -58,6 +64,32 @@ final class JobRun implements AutoCloseable {
                     if (line.text().contains(text)) {
                         return line;
                     }
+                }
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new IllegalStateException("no line containing '" + text + "' within " + millis + " ms; output:\n"
+                            + output());
+                }
+                lines.wait(left);
+            }
+        }
+    }
+
+    /**
+     * Waits (bounded) for the first line containing {@code text}; null when the launcher's output
+     * ended (it exited) without it.
+     */
+    Line awaitOrExit(String text, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        synchronized (lines) {
+            for (;;) {
+                for (Line line : lines) {
+                    if (line.text().contains(text)) {
+                        return line;
+                    }
+                }
+                if (ended) {
+                    return null;
                 }
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {

@@ -29,23 +29,29 @@ final class LaunchedBench {
         this.cp = repo.resolve("samples/target/classes").toString();
     }
 
-    /** One solver variant's samples. */
+    /** One solver variant's samples: checkpoint every {@code every} sweeps (0 = none) with m = {@code m}. */
     static final class Variant {
         final int every;
+        final int m;
         final Samples loop = new Samples();
         final Samples wall = new Samples();
         final TreeSet<String> checksums = new TreeSet<>();
 
-        Variant(int every) {
+        Variant(int every, int m) {
             this.every = every;
+            this.m = m;
+        }
+
+        String key() {
+            return every + "/" + m;
         }
     }
 
-    private List<String> heatArgs(int nx, int iterations, int every, int sleepMs) {
-        List<String> a = new ArrayList<>(List.of("--nx", Integer.toString(nx), "--ny", Integer.toString(nx),
-                "--iterations", Integer.toString(iterations), "--report", Integer.toString(iterations)));
+    static List<String> heatArgs(int nx, int ny, int iterations, int every, int m, int sleepMs, int report) {
+        List<String> a = new ArrayList<>(List.of("--nx", Integer.toString(nx), "--ny", Integer.toString(ny),
+                "--iterations", Integer.toString(iterations), "--report", Integer.toString(report)));
         if (every > 0) {
-            a.addAll(List.of("--ckpt-every", Integer.toString(every)));
+            a.addAll(List.of("--ckpt-every", Integer.toString(every), "--replicas", Integer.toString(m)));
         }
         if (sleepMs > 0) {
             a.addAll(List.of("--sleep-ms", Integer.toString(sleepMs)));
@@ -53,33 +59,52 @@ final class LaunchedBench {
         return a;
     }
 
-    /** Runs the solver (4 ranks) once per variant per repetition, variants interleaved. */
-    List<Variant> overhead(int nx, int iterations, int[] everies, int reps) throws Exception {
-        Map<Integer, Variant> variants = new LinkedHashMap<>();
-        for (int e : everies) {
-            variants.put(e, new Variant(e));
+    /**
+     * Runs the solver (4 ranks) once per variant per repetition, variants interleaved;
+     * {@code variants} holds {every, m} pairs ({0, 0} = no checkpoints).
+     */
+    List<Variant> overhead(int nx, int iterations, int[][] variantSpecs, int reps) throws Exception {
+        Map<String, Variant> variants = new LinkedHashMap<>();
+        for (int[] e : variantSpecs) {
+            Variant v = new Variant(e[0], e[1]);
+            variants.put(v.key(), v);
         }
         for (int rep = 0; rep < reps; rep++) {
-            for (int e : everies) {
-                List<String> args = new ArrayList<>(List.of("-np", "4", "--quiet", "-cp", cp, MAIN));
-                args.remove("--quiet"); // the checksum line is rank output: keep it
-                args.addAll(heatArgs(nx, iterations, e, 0));
+            for (Variant v : variants.values()) {
+                List<String> args = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
+                args.addAll(heatArgs(nx, nx, iterations, v.every, v.m, 0, iterations));
                 try (JobRun job = new JobRun(repo, args)) {
                     int status = job.awaitExit(180_000);
                     long wall = System.nanoTime() - job.startNanos;
                     if (status != 0) {
-                        throw new IllegalStateException("heat solver (ckpt-every " + e + ") exited " + status + ":\n"
-                                + job.output());
+                        throw new IllegalStateException("heat solver (ckpt-every " + v.every + ", m " + v.m + ") exited "
+                                + status + ":\n" + job.output());
                     }
-                    Variant v = variants.get(e);
                     v.loop.add(Double.parseDouble(job.find(LOOP_SECONDS)) * 1e9);
                     v.wall.add(wall);
                     v.checksums.add(job.find(CHECKSUM));
                 }
-                System.err.printf(Locale.ROOT, "bench: heat ckpt-every %d rep %d done%n", e, rep);
+                System.err.printf(Locale.ROOT, "bench: heat ckpt-every %d m %d rep %d done%n", v.every, v.m, rep);
             }
         }
         return new ArrayList<>(variants.values());
+    }
+
+    /**
+     * The variant with exactly one checkpoint (every = iterations) and this m; else the one with
+     * m = 1 (the first checkpoint's cost hardly depends on m: one image replicated once more); or null.
+     */
+    private static Variant single(List<Variant> variants, int iterations, int m) {
+        Variant fallback = null;
+        for (Variant v : variants) {
+            if (v.every == iterations && v.m == m) {
+                return v;
+            }
+            if (v.every == iterations && v.m == 1) {
+                fallback = v;
+            }
+        }
+        return fallback;
     }
 
     static void reportOverhead(Report report, List<Variant> variants, int nx, int iterations) {
@@ -88,114 +113,241 @@ final class LaunchedBench {
         List<List<String>> rows = new ArrayList<>();
         for (Variant v : variants) {
             int checkpoints = v.every == 0 ? 0 : iterations / v.every;
-            rows.add(List.of(v.every == 0 ? "none (baseline)" : "every " + v.every + " sweeps", Integer.toString(checkpoints),
-                    Integer.toString(v.loop.count()), v.loop.timeCell(), "**" + Samples.ratio(v.loop.median(), none.loop.median()) + "**",
+            Variant one = v.every == 0 ? null : single(variants, iterations, v.m);
+            String excl = "-";
+            String further = "-";
+            if (one != null && v != one) {
+                excl = pct((v.loop.median() - one.loop.median()) / none.loop.median());
+                further = Samples.time((v.loop.median() - one.loop.median()) / (checkpoints - 1));
+            } else if (v == one) {
+                excl = "(the first checkpoint: " + Samples.time(v.loop.median() - none.loop.median()) + ")";
+            }
+            rows.add(List.of(v.every == 0 ? "none (baseline)" : "every " + v.every + " sweeps", v.every == 0 ? "-"
+                    : Integer.toString(v.m), Integer.toString(checkpoints), Integer.toString(v.loop.count()),
+                    v.loop.timeCell(), "**" + Samples.ratio(v.loop.median(), none.loop.median()) + "**",
+                    v.every == 0 ? "-" : pct(v.loop.median() / none.loop.median() - 1), excl, further,
                     v.wall.timeCell(), Samples.ratio(v.wall.median(), none.wall.median()),
                     v.checksums.size() == 1 && v.checksums.first().equals(reference) ? "same" : "**DIFFERS: " + v.checksums + "**"));
         }
-        report.table(List.of("checkpoints", "here() calls per rank", "n", "solver loop time (printed by rank 0)",
-                "loop / no checkpoints", "job wall time (launch → exit)", "wall / no checkpoints", "checksum"), rows);
-        if (variants.size() >= 3) {
-            Variant few = variants.get(1);
-            Variant many = variants.get(variants.size() - 1);
-            int cFew = iterations / few.every;
-            int cMany = iterations / many.every;
-            double perCheckpoint = (many.loop.median() - few.loop.median()) / Math.max(1, cMany - cFew);
-            double firstCost = few.loop.median() - none.loop.median() - (cFew - 1) * Math.max(0, perCheckpoint);
-            String perText = perCheckpoint > 0 ? "each further checkpoint about " + Samples.time(perCheckpoint)
-                    : "the cost of each further checkpoint is below the run-to-run noise here (the median with "
-                    + cMany + " checkpoints is not above the one with " + cFew + ")";
-            report.paragraph(String.format(Locale.ROOT, "Derived from the medians: the first checkpoint of a job costs about "
-                    + "%s of loop time (collective store creation, ring join, first-use class loading and JIT in every rank "
-                    + "JVM); %s. Checkpoint size: %d x %d doubles = %s per rank.", Samples.time(firstCost), perText,
-                    nx / 4 + 2, nx, Samples.size((long) (nx / 4 + 2) * nx * 8)));
+        report.table(List.of("checkpoints", "m", "here() calls per rank", "n", "solver loop time (printed by rank 0)",
+                "loop / no checkpoints", "overhead including the first checkpoint", "overhead excluding it "
+                        + "((loop − loop with one checkpoint) / none)", "each further checkpoint", "job wall time (launch → exit)",
+                "wall / no checkpoints", "checksum"), rows);
+        report.paragraph(String.format(Locale.ROOT, "The first checkpoint of a job pays for the collective store "
+                + "creation, the ring join and first-use class loading and JIT in every rank JVM; the variant with one "
+                + "checkpoint (at the last sweep) measures it, so 'excluding it' is what a long run pays per interval (a negative figure: below the run-to-run noise; "
+                + "m = 2 rows use the one-checkpoint run of m = 1 when there is none of m = 2). "
+                + "Checkpoint size: %d x %d doubles = %s per rank.", nx / 4 + 2, nx, Samples.size((long) (nx / 4 + 2) * nx * 8)));
+    }
+
+    /** The heat section's key figures: the first checkpoint and the loop time excluding it. */
+    static void keyFigures(List<Variant> variants, int iterations) {
+        Variant none = variants.get(0);
+        for (Variant v : variants) {
+            Variant one = v.every == 0 ? null : single(variants, iterations, v.m);
+            if (v == one && v.m == 1) {
+                BenchSuite.key("heat: loop time with one checkpoint (the first one's cost)", v.loop.median(),
+                        "no checkpoints", none.loop.median(), "8");
+            } else if (one != null && v != one && (v.every == 40 || v.every == 20 || v.every == 10)) {
+                BenchSuite.key("heat: loop time, every " + v.every + " sweeps, m = " + v.m + ", excluding the first "
+                        + "checkpoint", none.loop.median() + v.loop.median() - one.loop.median(), "no checkpoints",
+                        none.loop.median(), "8");
+            }
         }
     }
 
-    /** One recovery: the timeline after a SIGKILL of rank 2, nanos relative to the kill. */
-    record Recovery(double detected, double recoveredReported, double respawnReported, double worldLine,
-                    double restoredFirst, double restoredLast, double rolledBack, String restoredFrom,
-                    boolean checksumOk, int status) {
+    private static String pct(double fraction) {
+        return String.format(Locale.ROOT, "%+.1f %%", fraction * 100);
     }
 
-    List<Recovery> recovery(int reps, int nx) throws Exception {
-        List<String> reference = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
-        int iterations = 400;
-        reference.addAll(heatArgs(nx, iterations, 0, 0));
-        String expected;
-        try (JobRun job = new JobRun(repo, reference)) {
-            job.awaitExit(180_000);
-            expected = job.find(CHECKSUM);
+    /** Overhead vs interval for the plot: one series per m, overhead in percent of the no-checkpoint loop. */
+    static Map<Integer, List<SvgPlot.Point>> overheadPoints(List<Variant> variants, int iterations, boolean excludeFirst) {
+        Variant none = variants.get(0);
+        Map<Integer, List<SvgPlot.Point>> out = new java.util.TreeMap<>();
+        for (Variant v : variants) {
+            if (v.every == 0 || v.every == iterations) {
+                continue;
+            }
+            double base = none.loop.median();
+            if (excludeFirst) {
+                Variant one = single(variants, iterations, v.m);
+                if (one == null) {
+                    continue;
+                }
+                base = none.loop.median() + (one.loop.median() - none.loop.median());
+            }
+            double b = base;
+            out.computeIfAbsent(v.m, k -> new ArrayList<>()).add(new SvgPlot.Point(v.every,
+                    (v.loop.median() - b) / none.loop.median() * 100, (v.loop.low() - b) / none.loop.median() * 100,
+                    (v.loop.high() - b) / none.loop.median() * 100));
+        }
+        out.values().forEach(l -> l.sort(java.util.Comparator.comparingDouble(SvgPlot.Point::x)));
+        return out;
+    }
+
+    /**
+     * One recovery case: a grid of {@code nx x ny} (so {@code bytes} per rank), rank 2 killed by the
+     * bench's SIGKILL once rank 0 prints sweep {@code killSweep} ({@code pid}) or by the launcher's
+     * {@code --kill 2@round=R[:wipe]}, recovered by {@code policy} (respawn or relaunch).
+     */
+    record Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy) {
+        long bytes() {
+            return (long) (ny / 4 + 2) * nx * 8;
+        }
+
+        /** A pause per sweep so that small grids are still running when the failure comes. */
+        int sleepMs() {
+            return bytes() < (1 << 20) ? 10 : bytes() < (16 << 20) ? 3 : 0;
+        }
+    }
+
+    static final int RECOVERY_ITERATIONS = 100;
+    static final int RECOVERY_EVERY = 10;
+    static final int RECOVERY_ROUND = 3;
+
+    /** One recovery: the timeline after the failure, nanos relative to the SIGKILL (or the injection line). */
+    record Recovery(Case c, double detected, double recoveredReported, double respawnReported, double worldLine,
+                    double restoredFirst, double restoredLast, double rolledBack, String restoredFrom,
+                    boolean checksumOk, int status) {
+        /** Whether the job went through a recovery at all (not the case when the failure came after its end). */
+        boolean recovered() {
+            return !Double.isNaN(worldLine);
+        }
+    }
+
+    /** Runs each case {@code reps} times (cases interleaved), each grid's checksum vs a failure-free run. */
+    List<Recovery> recovery(List<Case> cases, int reps) throws Exception {
+        Map<String, String> expected = new LinkedHashMap<>();
+        for (Case c : cases) {
+            String grid = c.nx() + "x" + c.ny();
+            if (!expected.containsKey(grid)) {
+                List<String> reference = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
+                reference.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, 0, 1, 0, RECOVERY_ITERATIONS));
+                try (JobRun job = new JobRun(repo, reference)) {
+                    job.awaitExit(180_000);
+                    expected.put(grid, job.find(CHECKSUM));
+                }
+            }
         }
         List<Recovery> out = new ArrayList<>();
         for (int rep = 0; rep < reps; rep++) {
-            List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", "respawn", "-cp", cp, MAIN));
-            List<String> heat = heatArgs(nx, iterations, 20, 5);
-            heat.set(7, "100"); // --report 100
-            args.addAll(heat);
-            try (JobRun job = new JobRun(repo, args)) {
-                long[] pids = job.rankPids();
-                job.await("iteration 200 residual", 120_000);
-                long kill = System.nanoTime();
-                ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
-                JobRun.Line detected = job.await("FAILURE", 30_000);
-                JobRun.Line recovered = job.await("recovered: all", 60_000);
-                job.await("rolled back to sweep", 60_000);
-                int status = job.awaitExit(180_000);
-                List<JobRun.Line> restored = job.linesContaining("restored round");
-                JobRun.Line rolled = job.linesContaining("rolled back to sweep").get(0);
-                double first = Double.NaN;
-                double last = Double.NaN;
-                TreeSet<String> from = new TreeSet<>();
-                for (JobRun.Line l : restored) {
-                    double t = l.nanos() - kill;
-                    first = Double.isNaN(first) ? t : Math.min(first, t);
-                    last = Double.isNaN(last) ? t : Math.max(last, t);
-                    from.add(l.text().replaceAll(".*restored round [0-9]+ from ", ""));
+            for (Case c : cases) {
+                // a loaded machine can delay the injection until the job has finished: then one more attempt
+                for (int attempt = 0; attempt < 2; attempt++) {
+                    Recovery r = recoverOnce(c, expected.get(c.nx() + "x" + c.ny()));
+                    out.add(r);
+                    if (r.recovered()) {
+                        break;
+                    }
+                    System.err.printf(Locale.ROOT, "bench: recovery %s rep %d: no recovery (%s)%n", c.label(), rep,
+                            r.restoredFrom());
                 }
-                String got = job.find(CHECKSUM);
-                out.add(new Recovery(detected.nanos() - kill, Double.parseDouble(job.find(RECOVERED)) * 1e6,
-                        Double.parseDouble(job.find(RESPAWN)) * 1e6, recovered.nanos() - kill, first, last,
-                        rolled.nanos() - kill, restored.size() + " ranks: " + String.join(", ", from),
-                        expected != null && expected.equals(got), status));
+                System.err.printf(Locale.ROOT, "bench: recovery %s rep %d done%n", c.label(), rep);
             }
-            System.err.printf(Locale.ROOT, "bench: recovery rep %d done%n", rep);
         }
         return out;
     }
 
-    static void reportRecovery(Report report, List<Recovery> runs) {
-        Samples detected = new Samples();
-        Samples respawn = new Samples();
-        Samples world = new Samples();
-        Samples worldLine = new Samples();
-        Samples restoredFirst = new Samples();
-        Samples restoredLast = new Samples();
-        Samples rolled = new Samples();
-        TreeSet<String> from = new TreeSet<>();
-        int ok = 0;
-        for (Recovery r : runs) {
-            detected.add(r.detected());
-            respawn.add(r.respawnReported());
-            world.add(r.recoveredReported());
-            worldLine.add(r.worldLine());
-            restoredFirst.add(r.restoredFirst());
-            restoredLast.add(r.restoredLast());
-            rolled.add(r.rolledBack());
-            from.add(r.restoredFrom());
-            ok += r.checksumOk() && r.status() == 0 ? 1 : 0;
+    private Recovery recoverOnce(Case c, String expected) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", c.policy()));
+        int killSweep = RECOVERY_EVERY * RECOVERY_ROUND;
+        if (!c.pid()) {
+            args.addAll(List.of("--kill", "2@round=" + RECOVERY_ROUND + (c.wipe() ? ":wipe" : "")));
         }
+        args.addAll(List.of("-cp", cp, MAIN));
+        args.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, RECOVERY_EVERY, 1, c.sleepMs(), RECOVERY_EVERY));
+        try (JobRun job = new JobRun(repo, args)) {
+            long kill;
+            if (c.pid()) {
+                long[] pids = job.rankPids();
+                job.await("iteration " + killSweep + " residual", 120_000);
+                kill = System.nanoTime();
+                ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+            } else {
+                kill = job.await("injecting failure", 120_000).nanos();
+            }
+            JobRun.Line detected = job.await("FAILURE", 30_000);
+            JobRun.Line recovered = job.awaitOrExit("recovered: all", 60_000);
+            if (recovered == null) {
+                int status = job.awaitExit(30_000);
+                return new Recovery(c, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                        "the job ended (status " + status + ") without a recovery: the failure came after its last sweep",
+                        false, status);
+            }
+            job.await("rolled back to sweep", 60_000);
+            int status = job.awaitExit(180_000);
+            List<JobRun.Line> restored = job.linesContaining("restored round");
+            JobRun.Line rolled = job.linesContaining("rolled back to sweep").get(0);
+            double first = Double.NaN;
+            double last = Double.NaN;
+            TreeSet<String> from = new TreeSet<>();
+            for (JobRun.Line l : restored) {
+                double t = l.nanos() - kill;
+                first = Double.isNaN(first) ? t : Math.min(first, t);
+                last = Double.isNaN(last) ? t : Math.max(last, t);
+                from.add(l.text().replaceAll(".*restored round [0-9]+ from ", "").replaceAll("round [0-9]+", "round R"));
+            }
+            String got = job.find(CHECKSUM);
+            return new Recovery(c, detected.nanos() - kill, Double.parseDouble(job.find(RECOVERED)) * 1e6,
+                    Double.parseDouble(job.find(RESPAWN)) * 1e6, recovered.nanos() - kill, first, last,
+                    rolled.nanos() - kill, restored.size() + " ranks: " + String.join(", ", from),
+                    expected != null && expected.equals(got), status);
+        }
+    }
+
+    static void reportRecovery(Report report, List<Case> cases, List<Recovery> runs) {
         List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("SIGKILL → launcher reports the failure (detection)", detected.timeCell()));
-        rows.add(List.of("detection → re-spawn started (launcher's own figure)", respawn.timeCell()));
-        rows.add(List.of("detection → all 4 ranks in a new MPJ world (launcher's own figure)", world.timeCell()));
-        rows.add(List.of("SIGKILL → 'recovered' line", worldLine.timeCell()));
-        rows.add(List.of("SIGKILL → first rank's 'restored round R' event", restoredFirst.timeCell()));
-        rows.add(List.of("SIGKILL → last rank's 'restored round R' event", restoredLast.timeCell()));
-        rows.add(List.of("SIGKILL → program running again with restored data ('rolled back to sweep', rank 0)", "**" + rolled.timeCell() + "**"));
-        rows.add(List.of("paper: run-time recovery alone (T_recover loop)", "0.66 s"));
-        report.table(List.of("step (times from the SIGKILL, as seen by the bench's output reader)", "median [spread]"), rows);
-        report.paragraph(runs.size() + " recoveries; restored from: " + String.join("; ", from) + "; final checksum equal "
-                + "to a failure-free run and exit status 0 in " + ok + " of " + runs.size() + ".");
+        Map<Case, Double> totals = new LinkedHashMap<>();
+        for (Case c : cases) {
+            Samples detected = new Samples();
+            Samples respawn = new Samples();
+            Samples world = new Samples();
+            Samples worldLine = new Samples();
+            Samples restoredLast = new Samples();
+            Samples rolled = new Samples();
+            TreeSet<String> from = new TreeSet<>();
+            int ok = 0;
+            int n = 0;
+            int late = 0;
+            for (Recovery r : runs) {
+                if (!r.c().equals(c)) {
+                    continue;
+                }
+                if (!r.recovered()) {
+                    late++;
+                    continue;
+                }
+                n++;
+                detected.add(r.detected());
+                respawn.add(r.respawnReported());
+                world.add(r.recoveredReported());
+                worldLine.add(r.worldLine());
+                restoredLast.add(r.restoredLast());
+                rolled.add(r.rolledBack());
+                from.add(r.restoredFrom());
+                ok += r.checksumOk() && r.status() == 0 ? 1 : 0;
+            }
+            totals.put(c, rolled.median());
+            rows.add(List.of(c.label(), Samples.size(c.bytes()), Integer.toString(n), detected.timeCell(), respawn.timeCell(),
+                    world.timeCell(), worldLine.timeCell(), restoredLast.timeCell(), "**" + rolled.timeCell() + "**",
+                    String.join("; ", from) + (late > 0 ? "; " + late + " more run(s) ended before the failure came, "
+                            + "not counted" : ""), ok + " of " + n));
+        }
+        report.table(List.of("failure", "checkpoint per rank", "n", "kill → launcher's FAILURE line (detection)",
+                "detection → re-spawn started (launcher)", "detection → all 4 ranks in a new MPJ world (launcher)",
+                "kill → 'recovered' line", "kill → last rank's 'restored round R' (rollback done)",
+                "kill → computing again ('rolled back to sweep', rank 0)", "restored from", "checksum = failure-free, exit 0"),
+                rows);
+    }
+
+    /** Kill → running again, per case (medians), for the ratio column the suite adds. */
+    static Map<Case, Samples> totals(List<Recovery> runs) {
+        Map<Case, Samples> out = new LinkedHashMap<>();
+        for (Recovery r : runs) {
+            if (r.recovered()) {
+                out.computeIfAbsent(r.c(), k -> new Samples()).add(r.rolledBack());
+            }
+        }
+        return out;
     }
 }

@@ -72,6 +72,9 @@ final class Samples {
         if (Double.isNaN(nanos)) {
             return "n/a";
         }
+        if (nanos < 0) {
+            return "−" + time(-nanos);
+        }
         if (nanos < 1e6) {
             return fmt(nanos / 1e3) + " µs";
         }
@@ -122,6 +125,9 @@ final class Samples {
         }
         if (bytes >= 1000 && bytes % 1000 == 0) {
             return (bytes / 1000) + " KB";
+        }
+        if (bytes >= 1024 && bytes % 1024 == 0) {
+            return (bytes / 1024) + " KiB";
         }
         return bytes + " B";
     }

@@ -1,0 +1,100 @@
+package io.jckpt.perf;
+
+import io.jckpt.CkptOptions;
+import io.jckpt.imem.ReplicaStore;
+import io.jckpt.policy.TwoLevelCheckpointer;
+import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.RankContext;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * JMH micro benchmarks (run by {@link JmhSection}, forked JVMs): here() of one rank that keeps its
+ * checkpoint in its node-local store only (n = 1, m = 0: the blocking part of here() without any
+ * replication agent competing), against its physical baselines, the memcpy of the same bytes into a
+ * pre-touched direct buffer and the CRC32C of the same bytes.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class JmhBenchmarks {
+    /** Checkpointed bytes (set by the runner). */
+    @Param({"40000"})
+    public int size;
+
+    private byte[] data;
+    private ByteBuffer direct;
+    private Path store;
+    private TwoLevelCheckpointer ckpt;
+    private int flip;
+
+    /**
+     * Opens a one-rank world with its own store under /dev/shm.
+     *
+     * @throws Exception when the store cannot be created
+     */
+    @Setup(Level.Trial)
+    public void open() throws Exception {
+        data = new byte[size];
+        new Random(size).nextBytes(data);
+        direct = Baselines.pretouched(size);
+        direct.put(data).clear();
+        store = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-jmh-");
+        CkptOptions options = CkptOptions.builder().replicas(0).memoryDirectory(store).diskRatio(0)
+                .maxMemoryBytes(1L << 30).build();
+        RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-" + size).epoch(0).build();
+        ckpt = TwoLevelCheckpointer.open(options, context, LocalStatusExchange.group(1).get(0), new byte[32],
+                "127.0.0.1", null);
+        ckpt.register("data", data);
+        ckpt.here(); // the first here() of a job creates the store
+    }
+
+    /**
+     * Closes the world and deletes its store.
+     *
+     * @throws IOException when the store cannot be deleted
+     */
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+        ckpt.close();
+        ReplicaStore.wipe(store);
+    }
+
+    /** The baseline: the same bytes into a pre-touched direct buffer. */
+    @Benchmark
+    public ByteBuffer memcpy() {
+        direct.clear();
+        return direct.put(data, 0, size);
+    }
+
+    /** The other baseline: CRC32C of the same bytes (off-heap, as the images are). */
+    @Benchmark
+    public long crc32c() {
+        CRC32C crc = new CRC32C();
+        crc.update(direct.duplicate().clear());
+        return crc.getValue();
+    }
+
+    /** here(): the program's array into the node-local store, image header and tag table included. */
+    @Benchmark
+    public long here() {
+        data[flip++ & 7] ^= 1; // the program changed its data since the last round
+        ckpt.here();
+        return ckpt.round();
+    }
+}
