@@ -481,9 +481,17 @@ public final class Job {
             List<RankHost> victims = new ArrayList<>();
             for (int rank : kill.ranks()) {
                 RankHost host = currentHost.get(rank);
-                if (host != null && host.isAlive() && !victims.contains(host)) {
+                // a rank whose program completed is not part of the computation any more: killing it
+                // would start a recovery of a finished job
+                if (host != null && host.isAlive() && !completed.contains(rank) && !jobCompleteSent
+                        && !victims.contains(host)) {
                     victims.add(host);
                 }
+            }
+            if (victims.isEmpty()) {
+                console.event("failure " + kill.text() + " not injected: rank" + (kill.ranks().size() > 1 ? "s " : " ")
+                        + kill.ranks().toString().replaceAll("[\\[\\]]", "") + " already completed or gone");
+                continue;
             }
             console.event("injecting failure " + kill.text() + ": SIGKILL to rank" + (kill.ranks().size() > 1 ? "s " : " ")
                     + kill.ranks().toString().replaceAll("[\\[\\]]", "") + (kill.wipe() ? " and their node-local stores wiped"
