@@ -47,23 +47,7 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout,
                                     RecoverySteps steps) throws IOException {
-        long t0 = System.nanoTime();
-        byte[] mine = RankStatusDescriptor.encode(store.rankStatus(fresh, !steps.trustVerification));
-        long t1 = System.nanoTime();
-        byte[][] all = exchange.allgather(mine, timeout);
-        long t2 = System.nanoTime();
-        steps.statusExchangeNanos += t2 - t1;
-        List<RankStatus> statuses = new ArrayList<>(all.length);
-        for (int r = 0; r < all.length; r++) {
-            try {
-                statuses.add(RankStatusDescriptor.decode(all[r]));
-            } catch (IllegalArgumentException e) {
-                throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
-            }
-        }
-        RollbackPlan plan = RollbackPlanner.plan(statuses);
-        steps.planNanos += (t1 - t0) + (System.nanoTime() - t2);
-        return plan;
+        return plan(exchange, store.rank(), List.of(store), fresh, timeout, steps);
     }
 
     /**

@@ -544,13 +544,6 @@ public final class BenchSuite {
     }
 
     static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
+        io.jckpt.imem.ReplicaStore.wipe(dir);
     }
 }

@@ -1,11 +1,9 @@
 package io.jckpt.runtime.launcher;
 
 import io.jckpt.CkptOptions;
+import io.jckpt.imem.ReplicaStore;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Where ranks keep their node-local checkpoint stores by default
@@ -31,13 +29,8 @@ final class NodeLocalStores {
     }
 
     private static void delete(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            ReplicaStore.wipe(dir);
         } catch (IOException e) {
             System.err.println("ckpt-run: could not delete " + dir + ": " + e.getMessage());
         }

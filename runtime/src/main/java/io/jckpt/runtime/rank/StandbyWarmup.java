@@ -2,16 +2,15 @@ package io.jckpt.runtime.rank;
 
 import io.jckpt.Checkpointer;
 import io.jckpt.CkptOptions;
+import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
 import io.jckpt.spi.LocalStatusExchange;
 import io.jckpt.spi.RankContext;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -20,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * What a warm standby does before it says it is ready: a rehearsal of the library on two ranks
@@ -121,13 +119,8 @@ final class StandbyWarmup {
     }
 
     private static void delete(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            ReplicaStore.wipe(dir);
         } catch (IOException e) {
             // a scratch directory left behind lies inside the job's directory, deleted with the job
         }
