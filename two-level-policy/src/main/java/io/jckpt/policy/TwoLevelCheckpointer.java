@@ -158,6 +158,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      */
     private final java.util.IdentityHashMap<ReplicaSlot, Integer> slotPins = new java.util.IdentityHashMap<>();
     private final java.util.IdentityHashMap<ReplicaStore, Integer> storePins = new java.util.IdentityHashMap<>();
+    /**
+     * Pins outstanding, written under pinLock; volatile so that here() sees "nothing pinned" (the common
+     * case) without the lock. Only here()'s thread adds pins, so a zero it reads cannot be stale.
+     */
+    private volatile int pinCount;
 
     private long round;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
@@ -355,20 +360,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // for the first here(), so that a rank restoring its own local copy leaves open() without
         // waiting for the others' transfers.
         long joinStart = System.nanoTime();
-        if (plan != null && plan.recoverable()) {
-            ringJoinPending = true;
-        } else if (plan != null) {
-            exchange.allgather(new byte[0], options.exchangeTimeout());
+        ringJoinPending = plan != null && plan.recoverable();
+        if (!ringJoinPending) {
+            if (plan != null) {
+                exchange.allgather(new byte[0], options.exchangeTimeout());
+            }
+            if (store != null) {
+                startReplication();
+            } else if (requested.replicas() > 0 && context.size() > 1) {
+                // no store until the first here() knows the image size, but the ring connections do not
+                // need it: make them now, so the first here() does not pay for them
+                links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()],
+                        options.exchangeTimeout());
+            }
         }
-        if (ringJoinPending) {
-            // joined at the first here()
-        } else if (store != null) {
-            startReplication();
-        } else if (requested.replicas() > 0 && context.size() > 1) {
-            // no store until the first here() knows the image size, but the ring connections do not
-            // need it: make them now, so the first here() does not pay for them
-            links = endpoint.joinRing(context.size(), endpoints[(rank() + 1) % context.size()], options.exchangeTimeout());
-        }
+        long joinNanos = ringJoinPending ? 0 : System.nanoTime() - joinStart; // else set at the first here()
         if (disk != null) {
             lastCommitted = disk.committedRounds().stream().mapToLong(Long::longValue).max().orElse(0);
             committer = Executors.newSingleThreadExecutor(r -> {
@@ -391,7 +397,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 }
             });
         }
-        long joinNanos = ringJoinPending ? 0 : System.nanoTime() - joinStart; // else set at the first here()
         if (recovery) {
             lastRecovery = new CkptStats.RecoveryTimings(storeOpenNanos, exchangeNanos + steps.statusExchangeNanos(),
                     decideNanos + steps.planNanos(), transferNanos + steps.transferNanos(), steps.bytesSent(),
@@ -959,6 +964,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         synchronized (pinLock) {
             slotPins.merge(slot, 1, Integer::sum);
             storePins.merge(from, 1, Integer::sum);
+            pinCount++;
         }
         CheckpointImage view = CheckpointImage.of(write.image());
         flusher.submit(round, new CheckpointImage() {
@@ -977,6 +983,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 synchronized (pinLock) {
                     slotPins.computeIfPresent(slot, (k, v) -> v == 1 ? null : v - 1);
                     storePins.computeIfPresent(from, (k, v) -> v == 1 ? null : v - 1);
+                    pinCount--;
                     pinLock.notifyAll();
                 }
             }
@@ -1023,8 +1030,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** The slot of a round still being flushed is not overwritten: wait (bounded) for the flusher. */
     private void awaitUnpinned() throws InterruptedException {
-        if (store == null) {
-            return;
+        if (store == null || pinCount == 0) {
+            return; // nothing is being flushed: no slot can be pinned
         }
         ReplicaSlot victim = store.nextWritable(rank());
         synchronized (pinLock) {
