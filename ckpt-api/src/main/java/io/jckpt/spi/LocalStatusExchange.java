@@ -24,6 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class LocalStatusExchange implements StatusExchange {
     private final Group group;
     private final int rank;
+    private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
 
     private LocalStatusExchange(Group group, int rank) {
         this.group = group;
@@ -56,8 +57,14 @@ public final class LocalStatusExchange implements StatusExchange {
         return group.size;
     }
 
+    /** @return how many exchanges this rank has entered (a counter readable while the world runs) */
+    public long exchanges() {
+        return calls.get();
+    }
+
     @Override
     public byte[][] allgather(byte[] mine, Duration timeout) {
+        calls.incrementAndGet();
         Objects.requireNonNull(mine, "mine");
         Objects.requireNonNull(timeout, "timeout");
         return group.exchange(rank, mine.clone(), timeout);

@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class ReplicationAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     private static final long POLL_MILLIS = 100;
+    /** No round skipped. */
+    private static final long NONE = Long.MAX_VALUE;
     /**
      * Inbound copies are read at most this much per read: the CRC32C runs over bytes still in the
      * cache, and a forwarded copy moves on to the next rank in steps of this size.
@@ -85,12 +87,18 @@ public final class ReplicationAgent implements AutoCloseable {
     private long pendingRound = -1;
     private long lastBegunRound;
     private final long[] watermarkView;
+    private final long[] skippedView;
+    private final long[] needView;
     private volatile long globalCompletedRound;
     private volatile ReplicationException failure;
     private volatile boolean running = true;
 
     // agent thread only
     private final long[] watermark;
+    /** Per owner: the first round it skipped in this agent's life (its image outgrew its slot), or NONE. */
+    private final long[] skipped;
+    /** Per owner: the slot capacity its skipped round needs (its image length), 0 when none skipped. */
+    private final long[] need;
     private boolean watermarkDirty;
     private final ArrayDeque<long[]> ownSubmitTimes = new ArrayDeque<>();
     private final ArrayDeque<Outgoing> outQueue = new ArrayDeque<>();
@@ -132,6 +140,11 @@ public final class ReplicationAgent implements AutoCloseable {
         this.watermark = new long[n];
         Arrays.fill(watermark, initialRound);
         this.watermarkView = watermark.clone();
+        this.skipped = new long[n];
+        Arrays.fill(skipped, NONE);
+        this.need = new long[n];
+        this.skippedView = skipped.clone();
+        this.needView = need.clone();
         this.selector = Selector.open();
         links.toNext().configureBlocking(false);
         links.fromPrev().configureBlocking(false);
@@ -303,7 +316,7 @@ public final class ReplicationAgent implements AutoCloseable {
         }
         checkFailure();
         markPending(write.round());
-        submitted.add(new Submission(write.round(), System.nanoTime(), write));
+        submitted.add(new Submission(write.round(), System.nanoTime(), write, 0));
         selector.wakeup();
     }
 
@@ -321,7 +334,7 @@ public final class ReplicationAgent implements AutoCloseable {
     void submit(long round) throws ReplicationException {
         markPending(round);
         checkFailure();
-        submitted.add(new Submission(round, System.nanoTime(), null));
+        submitted.add(new Submission(round, System.nanoTime(), null, 0));
         selector.wakeup();
     }
 
@@ -349,6 +362,72 @@ public final class ReplicationAgent implements AutoCloseable {
      */
     public boolean awaitGloballyCompleted(long round, Duration timeout) throws ReplicationException, InterruptedException {
         return awaitState(() -> globalCompletedRound >= round, timeout);
+    }
+
+    /**
+     * Tells the ring that this rank skipped an own round because its image (of {@code need} bytes)
+     * outgrew its slot: the round exists nowhere for this rank. The fact travels around the ring
+     * with the watermarks, so every rank learns it from {@link #awaitSettled} with no exchange of
+     * its own. Only the first skip in this agent's life is carried (the policy switches the store
+     * layout at the next round, which starts a new agent); returns at once.
+     *
+     * @param round the skipped round, greater than every round begun before
+     * @param need  the slot capacity the image needs, greater than 0
+     * @throws ReplicationException if the agent failed
+     */
+    public void skipRound(long round, long need) throws ReplicationException {
+        if (need <= 0) {
+            throw new IllegalArgumentException("need must be > 0, got " + need);
+        }
+        lock.lock();
+        try {
+            if (round <= lastBegunRound) {
+                throw new IllegalArgumentException("round " + round + " is not newer than round " + lastBegunRound);
+            }
+            lastBegunRound = round;
+        } finally {
+            lock.unlock();
+        }
+        checkFailure();
+        submitted.add(new Submission(round, System.nanoTime(), null, need));
+        selector.wakeup();
+    }
+
+    /**
+     * Waits (bounded) until round {@code round} is settled on every rank: replicated at all its m
+     * holders, or skipped by its owner ({@link #skipRound}). Every rank that waits for the same
+     * round gets the same answer: an owner's skip is sent around the ring before any later
+     * completion of that owner, and it is final for this agent.
+     *
+     * @param round   the round
+     * @param timeout the bound
+     * @return per rank, the capacity its image needs when it skipped this round or an earlier one in
+     *         this agent's life, else 0; null if not settled in time
+     * @throws ReplicationException if the agent failed
+     * @throws InterruptedException if interrupted
+     */
+    public long[] awaitSettled(long round, Duration timeout) throws ReplicationException, InterruptedException {
+        java.util.function.BooleanSupplier settled = () -> {
+            for (int i = 0; i < n; i++) {
+                if (watermarkView[i] < round && skippedView[i] > round) {
+                    return false;
+                }
+            }
+            return true;
+        };
+        if (!awaitState(settled, timeout)) {
+            return null;
+        }
+        lock.lock();
+        try {
+            long[] needs = new long[n];
+            for (int i = 0; i < n; i++) {
+                needs[i] = skippedView[i] <= round ? needView[i] : 0;
+            }
+            return needs;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private boolean awaitState(java.util.function.BooleanSupplier done, Duration timeout)
@@ -421,6 +500,15 @@ public final class ReplicationAgent implements AutoCloseable {
             lastInProgress = now0;
         }
         for (Submission s; (s = submitted.poll()) != null; ) {
+            if (s.skipNeed() > 0) {
+                if (skipped[rank] == NONE) {
+                    skipped[rank] = s.round();
+                    need[rank] = s.skipNeed();
+                    publishWatermarkLocked();
+                    watermarkDirty = true;
+                }
+                continue;
+            }
             ownSubmitTimes.add(new long[] {s.round(), s.at()});
             ReplicaWrite w = s.write();
             if (w != null && w.slot().length() > CRC_FOLLOWS_MIN) {
@@ -436,11 +524,11 @@ public final class ReplicationAgent implements AutoCloseable {
         }
         if (watermarkDirty) {
             watermarkDirty = false;
-            ByteBuffer payload = ByteBuffer.allocate(n * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            for (long w : watermark) {
-                payload.putLong(w);
+            ByteBuffer payload = ByteBuffer.allocate(watermarkLength(n)).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < n; i++) {
+                payload.putLong(watermark[i]).putLong(skipped[i]).putLong(need[i]);
             }
-            outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, n * Long.BYTES, 0),
+            outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, watermarkLength(n), 0),
                     payload.flip(), null, 0, 0));
         }
         // write what can go now: the sockets are nearly always writable, so a frame (or ACK) queued by
@@ -618,9 +706,21 @@ public final class ReplicationAgent implements AutoCloseable {
         long min = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
             watermarkView[i] = watermark[i];
+            skippedView[i] = skipped[i];
+            needView[i] = need[i];
             min = Math.min(min, watermark[i]);
         }
         globalCompletedRound = min;
+    }
+
+    private void publishWatermarkLocked() {
+        lock.lock();
+        try {
+            publishWatermark();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void readIn() throws IOException {
@@ -699,7 +799,7 @@ public final class ReplicationAgent implements AutoCloseable {
                 counters.framesForwarded.incrementAndGet();
             }
         } else if (type == TYPE_WATERMARK) {
-            if (length != (long) n * Long.BYTES) {
+            if (length != watermarkLength(n)) {
                 throw new ReplicationException("rank " + rank + ": watermark of " + length + " bytes for " + n + " ranks");
             }
             inPayload = ByteBuffer.allocate((int) length).order(ByteOrder.LITTLE_ENDIAN);
@@ -742,8 +842,15 @@ public final class ReplicationAgent implements AutoCloseable {
             boolean changedAny = false;
             for (int i = 0; i < n; i++) {
                 long w = inPayload.getLong();
+                long s0 = inPayload.getLong();
+                long x = inPayload.getLong();
                 if (w > watermark[i]) {
                     watermark[i] = w;
+                    changedAny = true;
+                }
+                if (s0 != NONE && skipped[i] == NONE) {
+                    skipped[i] = s0; // set once per owner, by the owner: every copy carries the same pair
+                    need[i] = x;
                     changedAny = true;
                 }
             }
@@ -880,7 +987,11 @@ public final class ReplicationAgent implements AutoCloseable {
     }
 
     /** An own round handed to the agent; {@code write} is set when its CRC32C is still to be computed. */
-    private record Submission(long round, long at, ReplicaWrite write) {
+    private static int watermarkLength(int ranks) {
+        return ranks * WATERMARK_ENTRY_LENGTH;
+    }
+
+    private record Submission(long round, long at, ReplicaWrite write, long skipNeed) {
     }
 
     /**

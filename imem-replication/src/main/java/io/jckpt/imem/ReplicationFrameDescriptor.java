@@ -21,8 +21,13 @@ import java.nio.ByteOrder;
  * computes the CRC32C chunk by chunk just ahead of sending each chunk instead of in a pass before
  * the first byte goes out. A receiver completes its copy only at DATA_END, after its own CRC32C of
  * the bytes stored matched. ACK (to the previous rank): the receiver and every rank after it up to
- * hop m stored (OWNER, ROUND) verified. WATERMARK: payload is n longs, the newest round known fully
- * replicated per owner.
+ * hop m stored (OWNER, ROUND) verified. WATERMARK: payload is n entries of
+ * {@link #WATERMARK_ENTRY_LENGTH} bytes, one per owner rank in rank order:
+ * <pre>
+ *   0  long COMPLETED  the newest round of this owner known fully replicated
+ *   8  long SKIPPED    the first round this owner skipped (its image outgrew its slot), Long.MAX_VALUE if none
+ *  16  long NEED       the slot capacity that skipped image needs, 0 if none
+ * </pre>
  */
 public final class ReplicationFrameDescriptor {
     /** 'JCRF'. */
@@ -45,6 +50,8 @@ public final class ReplicationFrameDescriptor {
     public static final int FLAGS_OFFSET = 36;
     /** Flag of a DATA frame: the CRC32C comes after the payload, in a DATA_END frame. */
     public static final int FLAG_CRC_FOLLOWS = 1;
+    /** Length of one owner's entry in a WATERMARK payload. */
+    public static final int WATERMARK_ENTRY_LENGTH = 24;
     /** Header length. */
     public static final int HEADER_LENGTH = 40;
 

@@ -3,6 +3,7 @@ package io.jckpt.imem;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -150,6 +151,35 @@ class RingReplicationTest {
             ReplicationException e2 = assertThrows(ReplicationException.class,
                     () -> ring.agents[1].awaitCompleted(99, Duration.ofSeconds(10)));
             assertTrue(e2.getMessage().contains("rank 0 closed its end of the ring deliberately"), e2.getMessage());
+        }
+    }
+
+    @Test
+    void aSkippedRoundTravelsTheRingAndEveryRankSettlesItTheSameWay() throws Exception {
+        try (TestRing ring = new TestRing(root.resolve("skip"), 4, 1, 64 << 10, false)) {
+            for (int r = 0; r < 4; r++) {
+                ring.here(r, 1, image(r, 1, 1000), Duration.ofSeconds(5));
+            }
+            for (int r = 0; r < 4; r++) {
+                assertArrayEquals(new long[4], ring.agents[r].awaitSettled(1, Duration.ofSeconds(10)), "rank " + r);
+            }
+            // round 2: rank 2's image outgrew its slot; the others take the round
+            for (int r = 0; r < 4; r++) {
+                if (r == 2) {
+                    ring.agents[r].skipRound(2, 100_000);
+                } else {
+                    ring.here(r, 2, image(r, 2, 1000), Duration.ofSeconds(5));
+                }
+            }
+            long[] expected = {0, 0, 100_000, 0};
+            for (int r = 0; r < 4; r++) {
+                assertArrayEquals(expected, ring.agents[r].awaitSettled(2, Duration.ofSeconds(10)), "rank " + r);
+                assertEquals(1, ring.agents[r].globalCompletedRound(), "round 2 is complete nowhere for rank 2");
+            }
+            // round 3 is never settled: rank 2 is waiting for a switch that this test does not make
+            assertNull(ring.agents[0].awaitSettled(3, Duration.ofMillis(200)));
+            assertThrows(IllegalArgumentException.class, () -> ring.agents[2].skipRound(2, 100_000));
+            assertThrows(IllegalArgumentException.class, () -> ring.agents[1].skipRound(3, 0));
         }
     }
 

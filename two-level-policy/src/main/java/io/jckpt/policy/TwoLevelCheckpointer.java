@@ -635,12 +635,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * of that changes it; at the first here() agree the slot capacity.
      *
      * <p>Cost: with a slot capacity fixed by the options and nothing pending, nothing. With growing
-     * slots (the default), each here() hands one 8-byte status exchange to a background thread
-     * ({@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit, and the next here()
-     * collects it (normally long complete: every rank reached this here() by then); a rank whose image
-     * does not fit skips the round (its previous round stays the newest complete one), and at the next
-     * here() every rank learns it from that exchange and grows the slots together. A switch (growth,
-     * ctrl(m)) costs one more exchange with every rank's image length and memory budget.
+     * slots (the default) a rank whose image does not fit skips the round (its previous round stays
+     * the newest complete one), and at the next here() every rank learns it and grows the slots
+     * together. How it learns: on the replication ring with two versions kept, from the ring's
+     * watermarks ({@link #agreementOnRing()}: no exchange, no thread); otherwise each here() hands one
+     * 8-byte status exchange to a background thread ({@code jckpt-size-agreement-r<rank>}) saying
+     * whether this rank's image fit, and the next here() collects it. A switch (growth, ctrl(m)) costs
+     * one more exchange with every rank's image length and memory budget.
      *
      * @param length this rank's image length for the new round
      * @return whether to write the round; false when it is skipped on this rank (its image did not fit)
@@ -652,13 +653,23 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         releaseRetiringIfComplete();
         boolean fixed = requested.slotCapacity() > 0;
         long need = 0; // the largest image of the previous round that did not fit its slot, on any rank
-        byte[][] previous = fixed ? null : takeAgreement();
         int needRank = -1;
-        if (previous != null) {
-            for (int r = 0; r < previous.length; r++) {
-                long l = ByteBuffer.wrap(previous[r]).getLong();
-                if (l > need) {
-                    need = l;
+        long[] needs = null;
+        if (!fixed) {
+            byte[][] previous = takeAgreement();
+            if (previous != null) {
+                needs = new long[previous.length];
+                for (int r = 0; r < previous.length; r++) {
+                    needs[r] = ByteBuffer.wrap(previous[r]).getLong();
+                }
+            } else if (agreementOnRing()) {
+                needs = settledNeeds(round);
+            }
+        }
+        if (needs != null) {
+            for (int r = 0; r < needs.length; r++) {
+                if (needs[r] > need) {
+                    need = needs[r];
                     needRank = r;
                 }
             }
@@ -669,7 +680,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         boolean barrier = barrierPending && round >= layout.firstRound();
         if (layout != null && pendingReplicas < 0 && !barrier && need == 0) {
             if (length <= layout.slotCapacity()) {
-                if (!fixed) {
+                if (!fixed && !agreementOnRing()) {
                     startAgreement(0);
                 }
                 return true;
@@ -681,16 +692,60 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             }
             LOG.info("rank {}: the image of round {} ({} bytes) outgrew the slot capacity of {} bytes: the round is"
                     + " skipped here, the slots grow at the next here()", rank(), round + 1, length, layout.slotCapacity());
-            startAgreement(length);
+            if (agreementOnRing()) {
+                try {
+                    agent.skipRound(round + 1, length);
+                } catch (IOException e) {
+                    throw new CkptException("rank " + rank() + ": checkpoint round " + (round + 1) + " failed: "
+                            + e.getMessage(), e);
+                }
+            } else {
+                startAgreement(length);
+            }
             return false;
         }
         reconfigure(length, need, barrier, need > 0 ? "rank " + needRank + "'s image of round " + round + " (" + need
                 + " bytes) outgrew the slots; that round is not taken there" : pendingReplicas >= 0 ? "ctrl(replicas="
                 + pendingReplicas + ")" : "the first here()");
-        if (!fixed) {
+        if (!fixed && !agreementOnRing()) {
             startAgreement(0);
         }
         return true;
+    }
+
+    /**
+     * Whether growing slots agree on the slot size over the replication ring instead of an exchange
+     * of their own: with an agent and two versions kept, here() of round r + 1 already waits until
+     * round r is complete everywhere (its slot replaces round r - 1's), and a rank whose image did
+     * not fit says so in the ring's watermarks ({@link ReplicationAgent#skipRound}), so the answer
+     * costs nothing more. With more versions kept here() may run ahead of the ring; then the
+     * agreement is a background exchange per here() (collected at the next one).
+     */
+    private boolean agreementOnRing() {
+        return agent != null && layout != null && layout.versionsKept() == 2;
+    }
+
+    /**
+     * Waits (bounded like here()'s wait for the previous round) until round {@code r} is complete or
+     * skipped on every rank.
+     *
+     * @return per rank, the slot capacity its image needs if it skipped the round, else 0
+     */
+    private long[] settledNeeds(long r) {
+        try {
+            long[] needs = agent.awaitSettled(r, options.hereWaitTimeout());
+            if (needs == null) {
+                throw new CkptException("rank " + rank() + ", round " + (r + 1) + ": round " + r
+                        + " is not yet replicated on every rank after " + options.hereWaitTimeout().toMillis()
+                        + " ms (global completed round " + agent.globalCompletedRound() + ")");
+            }
+            return needs;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CkptException("rank " + rank() + ": interrupted in here() of round " + (r + 1), e);
+        } catch (IOException e) {
+            throw new CkptException("rank " + rank() + ": checkpoint round " + (r + 1) + " failed: " + e.getMessage(), e);
+        }
     }
 
     /** The collective part: every rank's image length and budget, then a switch if anything changes. */
@@ -828,6 +883,26 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private long newestWrittenEverywhere() {
         joinAgreement();
         return round == incompleteRound ? round - 1 : round;
+    }
+
+    /**
+     * @return the newest round every rank wrote, as {@link #newestWrittenEverywhere()}, learnt from the
+     *         ring when the agreement rides on it; -1 if that is not known within {@code timeout}
+     */
+    private long newestWrittenEverywhere(Duration timeout) throws IOException, InterruptedException {
+        if (agreement == null && agreed == null && agreementOnRing()) {
+            long[] needs = agent.awaitSettled(round, timeout);
+            if (needs == null) {
+                return -1;
+            }
+            for (long x : needs) {
+                if (x > 0) {
+                    return round - 1;
+                }
+            }
+            return round;
+        }
+        return newestWrittenEverywhere();
     }
 
     private long capacityBefore() {
@@ -1148,9 +1223,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      */
     public boolean awaitReplicated(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long newest = newestWrittenEverywhere();
         try {
-            if (agent != null && !agent.awaitGloballyCompleted(newest, timeout)) {
+            long newest = newestWrittenEverywhere(timeout);
+            if (newest < 0 || agent != null && !agent.awaitGloballyCompleted(newest, timeout)) {
                 return false;
             }
             return flusher == null || flusher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));

@@ -41,7 +41,14 @@ final class RankGroup {
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank,
                                            IntFunction<java.util.function.Consumer<String>> events) throws Exception {
-        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(n);
+        return open(LocalStatusExchange.group(n), jobId, epoch, options, newRank, events);
+    }
+
+    /** As above, over the given exchange endpoints (one per rank), so that a test can read their counters. */
+    static List<TwoLevelCheckpointer> open(List<LocalStatusExchange> exchanges, String jobId, int epoch,
+                                           IntFunction<CkptOptions> options, IntFunction<Boolean> newRank,
+                                           IntFunction<java.util.function.Consumer<String>> events) throws Exception {
+        int n = exchanges.size();
         byte[] secret = new byte[32];
         secret[0] = 42;
         return parallel(n, rank -> {

@@ -20,7 +20,10 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
+import io.jckpt.spi.LocalStatusExchange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -222,16 +225,32 @@ class ReconfigurationTest {
         RankGroup.closeAll(world);
     }
 
-    @Test
-    void slotsGrowWithAnImageFourTimesLargerThenANodeLossRestoresBitIdentically() throws Exception {
+    /**
+     * With two versions kept the size agreement rides on the ring (no exchange per here()); with
+     * three it is a background exchange per here(). Both grow together and restore exactly.
+     */
+    @ParameterizedTest(name = "versionsKept={0}")
+    @ValueSource(ints = {2, 3})
+    void slotsGrowWithAnImageFourTimesLargerThenANodeLossRestoresBitIdentically(int versionsKept) throws Exception {
         int n = 4;
         Path nodes = tmp.resolve("nodes");
         int base = 1000;
-        List<TwoLevelCheckpointer> world = RankGroup.open(n, "grow", 0, options(nodes, 1), r -> false);
+        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(n);
+        List<TwoLevelCheckpointer> world = RankGroup.open(exchanges, "grow", 0,
+                r -> options(nodes, 1).apply(r).toBuilder().versionsKept(versionsKept).build(), r -> false, r -> null);
         long[] firstCapacity = new long[n];
+        long[] steadyExchanges = new long[n];
+        long[] sinceRound2 = new long[n];
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world.get(rank);
             for (int k = 1; k <= 6; k++) {
+                if (k == 2) {
+                    steadyExchanges[rank] = exchanges.get(rank).exchanges();
+                    sinceRound2[rank] = steadyExchanges[rank];
+                } else if (k == 3) {
+                    // round 2 changed nothing: no exchange on the ring; a background agreement per here() otherwise
+                    steadyExchanges[rank] = exchanges.get(rank).exchanges() - steadyExchanges[rank];
+                }
                 // rank 2's data grows to 4x over the rounds; the others stay the same
                 int length = rank == 2 ? base * (k <= 2 ? 1 : k <= 4 ? 2 : 4) : base;
                 if (k > 1) {
@@ -250,9 +269,18 @@ class ReconfigurationTest {
         });
         RankGroup.closeAll(world);
         assertTrue(firstCapacity[0] < 2L * base * 8, "first capacity " + firstCapacity[0]);
+        for (int r = 0; r < n; r++) {
+            if (versionsKept == 2) {
+                assertEquals(0, steadyExchanges[r], "exchanges of rank " + r + " in a steady here()");
+            } else { // one background agreement per here() from round 2 on, all joined by close
+                long since = exchanges.get(r).exchanges() - sinceRound2[r];
+                assertTrue(since >= 5, "rank " + r + ": " + since + " exchanges from round 2 on");
+            }
+        }
         // rank 2's own node is lost: its 4x image comes back from rank 3's grown store
         ReplicaStore.wipe(nodes.resolve("node-2"));
-        List<TwoLevelCheckpointer> world1 = RankGroup.open(n, "grow", 1, options(nodes, 1), r -> r == 2);
+        List<TwoLevelCheckpointer> world1 = RankGroup.open(n, "grow", 1,
+                r -> options(nodes, 1).apply(r).toBuilder().versionsKept(versionsKept).build(), r -> r == 2);
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world1.get(rank);
             int length = rank == 2 ? 4 * base : base;
