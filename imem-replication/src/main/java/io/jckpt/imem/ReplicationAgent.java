@@ -840,22 +840,29 @@ public final class ReplicationAgent implements AutoCloseable {
         } else {
             inPayload.flip();
             boolean changedAny = false;
+            boolean forward = false; // news for the next rank: a change to an entry that is not its own
+            int next = links.next();
             for (int i = 0; i < n; i++) {
                 long w = inPayload.getLong();
                 long s0 = inPayload.getLong();
                 long x = inPayload.getLong();
+                boolean changedHere = false;
                 if (w > watermark[i]) {
                     watermark[i] = w;
-                    changedAny = true;
+                    changedHere = true;
                 }
                 if (s0 != NONE && skipped[i] == NONE) {
                     skipped[i] = s0; // set once per owner, by the owner: every copy carries the same pair
                     need[i] = x;
-                    changedAny = true;
+                    changedHere = true;
                 }
+                changedAny |= changedHere;
+                forward |= changedHere && i != next;
             }
             if (changedAny) {
-                watermarkDirty = true;
+                // an entry goes around the ring once and stops before its owner, which knows it: with
+                // n = 2 no watermark is ever echoed back, a frame and a wake-up per round saved
+                watermarkDirty |= forward;
                 lock.lock();
                 try {
                     publishWatermark();

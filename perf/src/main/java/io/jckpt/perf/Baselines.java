@@ -124,6 +124,52 @@ final class Baselines {
      * Raw loopback TCP between two threads of this JVM: direct buffers, TCP_NODELAY, the receiver
      * acks each message with one byte; a transfer is timed from the first write to the ack.
      */
+    /**
+     * A thread asleep in {@code Selector.select()}, as a replication agent waits between rounds; {@link
+     * #wake()} times the wake-up call the waker pays (the eventfd write, and on a VM the interrupt to
+     * the sleeper's idle CPU). memcpy + this is the floor of any here() that hands its copy to a
+     * background thread instead of sending it itself.
+     */
+    static final class Sleeper implements AutoCloseable {
+        private final java.nio.channels.Selector selector;
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Sleeper() throws IOException {
+            selector = java.nio.channels.Selector.open();
+            thread = new Thread(() -> {
+                try {
+                    while (running) {
+                        selector.select(1000);
+                    }
+                } catch (IOException e) {
+                    // closed: stop
+                }
+            }, "jckpt-perf-sleeper");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** @return nanos spent in the wake-up call */
+        long wake() {
+            long t0 = System.nanoTime();
+            selector.wakeup();
+            return System.nanoTime() - t0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            running = false;
+            selector.wakeup();
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            selector.close();
+        }
+    }
+
     static final class ThreadPair implements AutoCloseable {
         private final SocketChannel out;
         private final SocketChannel in;

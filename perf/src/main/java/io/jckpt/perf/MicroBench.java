@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 final class MicroBench {
     /** Per size and m: the samples. */
     record Result(int size, int m, Samples memcpy, Samples here, Samples replicationWall, Samples replicationAgent,
-                  Samples tcpThreads, Samples tcpJvms) {
+                  Samples tcpThreads, Samples tcpJvms, Samples handOffFloor, Samples crc) {
     }
 
     private final Path root;
@@ -42,7 +42,11 @@ final class MicroBench {
         Samples replAgent = new Samples();
         Samples tcpT = new Samples();
         Samples tcpJ = new Samples();
-        try (ThreadRanks ranks = new ThreadRanks(root.resolve("micro-" + size + "-m" + m), null, n, m, 0)) {
+        Samples floor = new Samples();
+        Samples crc = new Samples();
+        long[] sink = new long[1];
+        try (ThreadRanks ranks = new ThreadRanks(root.resolve("micro-" + size + "-m" + m), null, n, m, 0);
+             Baselines.Sleeper sleeper = new Baselines.Sleeper()) {
             List<TwoLevelCheckpointer> world = ranks.open("micro-" + size + "-m" + m, 0, r -> false, null);
             CyclicBarrier barrier = new CyclicBarrier(n);
             ranks.parallel(rank -> {
@@ -62,34 +66,37 @@ final class MicroBench {
                         throw new IllegalStateException("round " + c.round() + " not replicated in time");
                     }
                     long t2 = System.nanoTime();
-                    if (rank == 0) {
+                    if (rank == 0 && i >= 0) { // warm-up rounds: only the checkpoint path, to get it compiled
                         long tcp1 = threads.transfer(size);
                         long tcp2 = jvms.transfer(size);
-                        if (i >= 0) {
-                            memcpy.add(copy);
-                            here.add(t1 - t0);
-                            replWall.add(t2 - t0);
-                            replAgent.add(c.stats().lastReplicationNanos());
-                            tcpT.add(tcp1);
-                            tcpJ.add(tcp2);
-                        }
+                        // last, so that the sleeper has been idle about as long as the agent before here()
+                        floor.add(Baselines.copy(data, plain) + sleeper.wake());
+                        crc.add(Baselines.crc32c(plain, sink));
+                        memcpy.add(copy);
+                        here.add(t1 - t0);
+                        replWall.add(t2 - t0);
+                        replAgent.add(c.stats().lastReplicationNanos());
+                        tcpT.add(tcp1);
+                        tcpJ.add(tcp2);
                     }
                 }
                 return null;
             });
             ranks.close(world);
         }
-        return new Result(size, m, memcpy, here, replWall, replAgent, tcpT, tcpJ);
+        return new Result(size, m, memcpy, here, replWall, replAgent, tcpT, tcpJ, floor, crc);
     }
 
     static void report(Report report, List<Result> results) {
         List<List<String>> rows = new ArrayList<>();
         for (Result r : results) {
             rows.add(List.of(Samples.size(r.size()), Integer.toString(r.m()), Integer.toString(r.here().count()),
-                    r.memcpy().timeCell(), r.here().timeCell(), "**" + Samples.ratio(r.here().median(), r.memcpy().median()) + "**"));
+                    r.memcpy().timeCell(), r.here().timeCell(), "**" + Samples.ratio(r.here().median(), r.memcpy().median()) + "**",
+                    r.handOffFloor().timeCell(), Samples.ratio(r.here().median(), r.handOffFloor().median())));
         }
         report.table(List.of("size", "m", "n", "memcpy into pre-touched off-heap (baseline)", "here() blocking",
-                "here() / memcpy (target ≤ 1.25x)"), rows);
+                "here() / memcpy (target ≤ 1.25x)", "memcpy + waking a thread asleep in select (hand-off floor)",
+                "here() / hand-off floor"), rows);
         rows = new ArrayList<>();
         for (Result r : results) {
             rows.add(List.of(Samples.size(r.size()), Integer.toString(r.m()),
@@ -98,9 +105,14 @@ final class MicroBench {
                     r.replicationAgent().timeCell() + " (" + Samples.gbps(r.size(), r.replicationAgent().median()) + ")",
                     r.replicationWall().timeCell(),
                     "**" + Samples.ratio(r.tcpJvms().median(), r.replicationAgent().median()) + "**",
-                    Samples.ratio(r.tcpThreads().median(), r.replicationAgent().median())));
+                    Samples.ratio(r.tcpThreads().median(), r.replicationAgent().median()),
+                    Samples.time(r.tcpJvms().median() + r.crc().median()),
+                    Samples.ratio(r.tcpJvms().median() + r.crc().median(), r.replicationAgent().median()),
+                    Samples.ratio(r.m() * r.tcpJvms().median(), r.replicationAgent().median())));
         }
         report.table(List.of("size", "m", "raw TCP, two JVMs (baseline)", "raw TCP, two threads", "replication time (agent: hand-off → replicated at all m holders)",
-                "here() start → replicated everywhere (awaitReplicated, wall)", "throughput vs raw TCP two JVMs (target ≥ 0.80)", "vs raw TCP two threads"), rows);
+                "here() start → replicated everywhere (awaitReplicated, wall)", "throughput vs raw TCP two JVMs (target ≥ 0.80)", "vs raw TCP two threads",
+                "checksummed transfer: raw TCP two JVMs + one CRC32C pass", "throughput vs checksummed transfer",
+                "bytes moved per second (m x size) vs raw TCP two JVMs"), rows);
     }
 }

@@ -678,9 +678,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // rank reaching the next here() does (its own copy is written synchronously); the condition is
         // the same on every rank, so the exchange below is entered by all or by none
         boolean barrier = barrierPending && round >= layout.firstRound();
-        if (layout != null && pendingReplicas < 0 && !barrier && need == 0) {
+        boolean alone = context.size() == 1; // grows at once: nobody to agree with
+        if (barrier && alone) { // its own copy of the new layout's first round is written: complete everywhere
+            barrierPending = false;
+            barrier = false;
+            retiringComplete = true;
+            releaseRetiring();
+        }
+        if (layout != null && pendingReplicas < 0 && !barrier && need == 0 && !(alone && length > layout.slotCapacity())) {
             if (length <= layout.slotCapacity()) {
-                if (!fixed && !agreementOnRing()) {
+                if (backgroundAgreement()) {
                     startAgreement(0);
                 }
                 return true;
@@ -706,8 +713,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         reconfigure(length, need, barrier, need > 0 ? "rank " + needRank + "'s image of round " + round + " (" + need
                 + " bytes) outgrew the slots; that round is not taken there" : pendingReplicas >= 0 ? "ctrl(replicas="
-                + pendingReplicas + ")" : "the first here()");
-        if (!fixed && !agreementOnRing()) {
+                + pendingReplicas + ")" : layout == null ? "the first here()" : "the image (" + length
+                + " bytes) outgrew the slots");
+        if (backgroundAgreement()) {
             startAgreement(0);
         }
         return true;
@@ -723,6 +731,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      */
     private boolean agreementOnRing() {
         return agent != null && layout != null && layout.versionsKept() == 2;
+    }
+
+    /** Whether the size agreement of this here() is a background exchange (growing slots, several ranks, not on the ring). */
+    private boolean backgroundAgreement() {
+        return requested.slotCapacity() == 0 && context.size() > 1 && !agreementOnRing();
     }
 
     /**

@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Benchmark harness (not a test): where here() spends its time at small sizes, from
- * {@link CkptStats#lastHere()}, n = 2 ranks as threads, m = 1. Args: size, iterations.
+ * {@link CkptStats#lastHere()}, n = 2 ranks as threads, m = 1. Args: size, iterations, and the
+ * idle gap in microseconds rank 0 sleeps before each round (default 0: back to back; a gap lets the
+ * caches and the CPU cool down, as between a real program's checkpoints).
  */
 public final class HereProfile {
     private HereProfile() {
@@ -24,6 +26,7 @@ public final class HereProfile {
     public static void main(String[] args) throws Exception {
         int size = args.length > 0 ? Integer.parseInt(args[0]) : 400;
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
+        long gapNanos = args.length > 2 ? Long.parseLong(args[2]) * 1000 : 0;
         Path nodes = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-hereprof");
         try {
             List<TwoLevelCheckpointer> world = RankGroup.open(2, "prof", 0, r -> RankGroup.options(nodes, r, 1, null, 0),
@@ -35,6 +38,9 @@ public final class HereProfile {
                 byte[] data = new byte[rank == 0 ? size : 8];
                 c.register("data", data);
                 for (int i = -iters; i < iters; i++) {
+                    if (rank == 0 && gapNanos > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(gapNanos);
+                    }
                     barrier.await(60, TimeUnit.SECONDS);
                     data[0]++;
                     c.here();

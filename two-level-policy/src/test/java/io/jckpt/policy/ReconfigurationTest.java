@@ -294,6 +294,38 @@ class ReconfigurationTest {
     }
 
     @Test
+    void aRankAloneGrowsItsSlotsAtOnceWithNoExchangeAndTakesEveryRound() throws Exception {
+        Path nodes = tmp.resolve("alone");
+        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(1);
+        List<TwoLevelCheckpointer> world = RankGroup.open(exchanges, "alone", 0, options(nodes, 0), r -> false, r -> null);
+        TwoLevelCheckpointer c = world.get(0);
+        long beforeSteady = 0;
+        for (int k = 1; k <= 6; k++) {
+            if (k > 1) {
+                c.remove("data");
+            }
+            int kk = Math.min(k, 5);
+            c.register("data", data(0, k, 1000 * kk * kk)); // outgrows the 1.25x slack at rounds 2 to 5
+            if (k == 6) {
+                beforeSteady = exchanges.get(0).exchanges();
+            }
+            c.here();
+            assertEquals(k, c.round());
+        }
+        assertEquals(beforeSteady, exchanges.get(0).exchanges(), "a here() that changes nothing makes no exchange");
+        assertEquals(4, c.stats().reconfigurations(), "one growth per round from round 2 to 5");
+        assertEquals(6, c.stats().checkpoints(), "every round taken, none skipped");
+        assertTrue(c.stats().slotCapacity() >= 25_000L * 8);
+        RankGroup.closeAll(world);
+        List<TwoLevelCheckpointer> again = RankGroup.open(1, "alone", 1, options(nodes, 0), r -> false);
+        double[] target = new double[25_000];
+        again.get(0).rollback("data", target);
+        assertEquals(6, again.get(0).round());
+        assertArrayEquals(bits(data(0, 6, 25_000)), bits(target));
+        RankGroup.closeAll(again);
+    }
+
+    @Test
     void growthBeyondTheMemoryCapIsAClearErrorAndThePreviousRoundStaysRestorable() throws Exception {
         int n = 3;
         Path nodes = tmp.resolve("nodes");
