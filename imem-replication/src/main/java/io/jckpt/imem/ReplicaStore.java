@@ -30,10 +30,12 @@ import org.slf4j.LoggerFactory;
  * predecessors, {@code versionsKept} versions each, in memory-mapped files (by default under
  * /dev/shm, so they survive the death of the JVM). One fixed-size file per (owner, version), created
  * and mapped once at open and reused. Its pages are allocated and mapped ("prepared") before its
- * first write: at open for this rank's own versions (so here() never takes a page fault) and for
- * every file that already existed; the new files of the predecessors' replicas are prepared by a
- * named background thread, or by their first write if it comes first, so that a new rank's open
- * (after a node loss) does not allocate them all before it can restore. Owner-only permissions; a
+ * first write, so a write never takes a page fault: at open for every file that already existed
+ * and for this rank's first own version (where a new rank's restored image goes); the other new
+ * files (its second own version, the predecessors' replicas) are prepared by a named background
+ * thread, own versions first, or by their first write if it comes first, so that a new rank's
+ * open (after a node loss) allocates one slot, not (m + 1) x versions, before it can restore
+ * (measured with 64 MiB images: the new rank's store open was most of the recovery). Owner-only permissions; a
  * file lock keeps a second live process for the same rank out (the kernel drops the lock when the
  * process dies).
  *
@@ -81,7 +83,7 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
-    /** The background preparation of the replicas' new slot files; stops between slots at close. */
+    /** The background preparation of the new slot files, own versions first; stops between slots at close. */
     private void prepareRemaining() {
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {
@@ -154,8 +156,8 @@ public final class ReplicaStore implements AutoCloseable {
             for (int d = 0; d <= config.replicas(); d++) {
                 int owner = config.ownerAt(d);
                 for (int v = 0; v < config.versionsKept(); v++) {
-                    // own versions are prepared now: here() must never fault; new replica files later
-                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0);
+                    // the first own version now; the rest in the background (or at their first write)
+                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0 && v == 0);
                     slots[d][v] = s;
                     int state = s.state();
                     if (state == STATE_WRITING) {

@@ -277,19 +277,25 @@ class ReplicaStoreTest {
     }
 
     @Test
-    void newReplicaFilesArePreparedInTheBackgroundOrByTheirFirstWriteWhicheverComesFirst() throws Exception {
+    void newSlotFilesBeyondTheFirstOwnVersionArePreparedInTheBackgroundOrByTheirFirstWrite() throws Exception {
         int capacity = 24 << 20; // big enough that the background thread is still at work after open
         ReplicaStoreConfig cfg = new ReplicaStoreConfig(root.resolve("prep"), 3, 4, 2, 2, capacity, 1L << 30);
         byte[] own = data(1, capacity - 10);
         byte[] replica = data(2, capacity - 20);
         try (ReplicaStore s = ReplicaStore.open(cfg)) {
-            // the own versions were prepared at open; a replica written at once, racing the background
-            // thread for its slot, is stored bit-identically
+            // the first own version was prepared at open (where a new rank's restored image goes)
+            Path first = cfg.directory().resolve("o3-v0.slot");
+            assertTrue(allocatedBytes(first) >= ReplicaSlotDescriptor.fileSize(capacity), "o3-v0 allocated at open");
+            // a replica and the second own version written at once, racing the background thread for
+            // their slots, are stored bit-identically
             write(s, 2, 1, replica);
             write(s, 3, 1, own);
-            assertEquals(2, s.verifiedCopies().size());
+            byte[] own2 = data(5, capacity - 30);
+            write(s, 3, 2, own2);
+            assertEquals(3, s.verifiedCopies().size());
             assertTrue(java.util.Arrays.equals(replica, read(s.find(2, 1))));
             assertTrue(java.util.Arrays.equals(own, read(s.find(3, 1))));
+            assertTrue(java.util.Arrays.equals(own2, read(s.find(3, 2))));
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (preparerRunning(3)) {
                 assertTrue(System.nanoTime() < deadline, "the preparation thread did not finish");
