@@ -325,6 +325,66 @@ class ReconfigurationTest {
         RankGroup.closeAll(again);
     }
 
+    /** A rank skipped the newest round (its image outgrew its slot) and a node is lost before the next here(). */
+    @ParameterizedTest(name = "versionsKept={0}")
+    @ValueSource(ints = {2, 3})
+    void aNodeLostRightAfterARoundSomeRankSkippedRestoresTheRoundBeforeEverywhere(int versionsKept) throws Exception {
+        int n = 4;
+        Path nodes = tmp.resolve("nodes");
+        int base = 1000;
+        IntFunction<CkptOptions> opts = r -> options(nodes, 1).apply(r).toBuilder().versionsKept(versionsKept).build();
+        List<TwoLevelCheckpointer> world = RankGroup.open(n, "skip", 0, opts, r -> false);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world.get(rank);
+            for (int k = 1; k <= 4; k++) {
+                if (k > 1) {
+                    c.remove("data");
+                }
+                c.register("data", data(rank, k, rank == 2 && k == 4 ? 4 * base : base));
+                c.here();
+            }
+            assertEquals(4, c.round());
+            assertEquals(rank == 2 ? 3 : 4, c.stats().checkpoints(), "round 4 is skipped on rank 2 only");
+            assertTrue(c.awaitReplicated(WAIT), "round 3, the newest every rank took, is replicated everywhere");
+            return null;
+        });
+        RankGroup.closeAll(world);
+        ReplicaStore.wipe(nodes.resolve("node-1"));
+        List<TwoLevelCheckpointer> world1 = RankGroup.open(n, "skip", 1, opts, r -> r == 1);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world1.get(rank);
+            assertTrue(c.isRecovery());
+            assertEquals(3, c.round(), "rank " + rank + ": round 4 exists nowhere for rank 2");
+            double[] target = new double[base];
+            c.rollback("data", target);
+            assertArrayEquals(bits(data(rank, 3, base)), bits(target), "rank " + rank);
+            // and the job goes on: rank 2's larger image is skipped once more (round 4), then every
+            // rank grows the slots together at round 5
+            for (int k = 4; k <= 5; k++) {
+                c.remove("data");
+                c.register("data", data(rank, k, rank == 2 ? 4 * base : base));
+                c.here();
+            }
+            assertEquals(rank == 2 ? 1 : 2, c.stats().checkpoints(), "rank " + rank + " in the new world");
+            assertTrue(c.stats().slotCapacity() >= 4L * base * 8, "capacity " + c.stats().slotCapacity());
+            assertTrue(c.awaitReplicated(WAIT));
+            return null;
+        });
+        RankGroup.closeAll(world1);
+        // rank 2's grown image comes back after its own node is lost
+        ReplicaStore.wipe(nodes.resolve("node-2"));
+        List<TwoLevelCheckpointer> world2 = RankGroup.open(n, "skip", 2, opts, r -> r == 2);
+        RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world2.get(rank);
+            assertEquals(5, c.round());
+            double[] target = new double[rank == 2 ? 4 * base : base];
+            c.rollback("data", target);
+            assertArrayEquals(bits(data(rank, 5, target.length)), bits(target), "rank " + rank);
+            return null;
+        });
+        RankGroup.closeAll(world2);
+    }
+
     @Test
     void growthBeyondTheMemoryCapIsAClearErrorAndThePreviousRoundStaysRestorable() throws Exception {
         int n = 3;
