@@ -84,13 +84,52 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
                                     Duration timeout, RecoverySteps steps) throws IOException {
-        long t0 = System.nanoTime();
-        List<CopyStatus> copies = new ArrayList<>();
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
                 throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
             }
-            copies.addAll(steps.trustVerification ? store.copiesAsVerified() : store.verifiedCopies());
+        }
+        if (!steps.trustVerification) {
+            return planOnce(exchange, rank, stores, fresh, timeout, steps, 2, null);
+        }
+        // First with the copies verified so far (per owner the newest intact one, after an open with
+        // NEWEST_PER_OWNER). That plan is taken when it restores, every surviving rank restores
+        // from its own store, and no copy was found damaged: then every survivor's newest copy is
+        // the round, no holder has a newer one (holders never get a round before its owner's own
+        // copy is complete), so no older copy could give a newer round or spare a transfer. Else
+        // every copy is read and the ranks plan again. The statuses are the same on every rank, so
+        // all take the second exchange or none.
+        List<RankStatus> seen = new ArrayList<>();
+        RollbackPlan first = planOnce(exchange, rank, stores, fresh, timeout, steps, 0, seen);
+        if (first.recoverable() && conclusive(first, seen)) {
+            return first;
+        }
+        return planOnce(exchange, rank, stores, fresh, timeout, steps, 1, null);
+    }
+
+    private static boolean conclusive(RollbackPlan plan, List<RankStatus> statuses) {
+        for (RankStatus st : statuses) {
+            if (!st.fresh() && plan.action(st.rank()).kind() != RestoreAction.Kind.LOCAL) {
+                return false;
+            }
+            for (CopyStatus c : st.copies()) {
+                if (!c.intact()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** One status exchange and plan; {@code read}: 0 copies verified so far, 1 every copy (verified once), 2 every copy re-read. */
+    private static RollbackPlan planOnce(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
+                                         Duration timeout, RecoverySteps steps, int read, List<RankStatus> seen)
+            throws IOException {
+        long t0 = System.nanoTime();
+        List<CopyStatus> copies = new ArrayList<>();
+        for (ReplicaStore store : stores) {
+            copies.addAll(read == 0 ? store.copiesVerifiedSoFar() : read == 1 ? store.copiesAsVerified()
+                    : store.verifiedCopies());
         }
         byte[] mine = RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
         long t1 = System.nanoTime();
@@ -107,6 +146,9 @@ public final class ImemRecovery {
         }
         RollbackPlan plan = RollbackPlanner.plan(statuses);
         steps.planNanos += (t1 - t0) + (System.nanoTime() - t2);
+        if (seen != null) {
+            seen.addAll(statuses);
+        }
         return plan;
     }
 

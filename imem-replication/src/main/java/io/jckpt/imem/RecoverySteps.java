@@ -6,9 +6,11 @@ package io.jckpt.imem;
  * that both sends and receives hands its figures over when it is joined). Times in nanoseconds.
  *
  * <p>{@link #trustVerification} chooses how the copies are checked: when the store was opened in
- * the same recovery (every COMPLETE slot CRC-verified then, as {@link ReplicaStore#open} does), a
- * copy verified at open or on receipt and not written since is not read again. Only this process
- * writes the store (its file lock keeps others out), so the verification still holds.
+ * the same recovery (its copies CRC-verified then, every one or the newest per owner as
+ * {@link ReplicaStore#open(ReplicaStoreConfig, ReplicaStore.Verification)} says), a copy verified at
+ * open or on receipt and not written since is not read again, and the plan is first made with the
+ * copies verified so far (the others are read only when that plan cannot restore). Only this
+ * process writes the store (its file lock keeps others out), so the verification still holds.
  */
 public final class RecoverySteps {
     final boolean trustVerification;

@@ -88,6 +88,20 @@ public final class ReplicaSlot {
         return state() == STATE_COMPLETE && !corrupt;
     }
 
+    /**
+     * @return whether the image was CRC-verified in this process (or its CRC32C computed over the bytes
+     *         as they were written or received) and not begun again since
+     */
+    public boolean verified() {
+        return verified;
+    }
+
+    /** Marks the slot as not to be trusted (a header that names another owner than its file). */
+    void markCorrupt() {
+        corrupt = true;
+        verified = false;
+    }
+
     /** @return true if the last verification of this COMPLETE slot failed */
     public boolean corrupt() {
         return corrupt;

@@ -39,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * file lock keeps a second live process for the same rank out (the kernel drops the lock when the
  * process dies).
  *
- * <p>Reopening after a crash re-verifies every COMPLETE slot; torn (WRITING) slots are discarded and
- * counted. A write never goes into the owner's newest COMPLETE version, so the previous complete
+ * <p>Reopening after a crash verifies the COMPLETE slots ({@link Verification}: every one, or per
+ * owner only the newest that verifies, the others when first asked for); torn (WRITING) slots are
+ * discarded and counted. A slot handed out for reading ({@link #find}, {@link #newestComplete}) has
+ * always been verified in this process. A write never goes into the owner's newest COMPLETE version, so the previous complete
  * round stays intact until the next one is complete.
  *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
@@ -110,6 +112,34 @@ public final class ReplicaStore implements AutoCloseable {
      *                                process, or a slot file cannot be mapped
      */
     public static ReplicaStore open(ReplicaStoreConfig config) throws IOException {
+        return open(config, Verification.EVERY_COPY);
+    }
+
+    /** How much of a reopened store is CRC-verified at open. */
+    public enum Verification {
+        /** Every COMPLETE slot. */
+        EVERY_COPY,
+        /**
+         * Per owner, the COMPLETE slots newest round first until one verifies; the older versions
+         * are verified when first asked for ({@link #find}, {@link #copiesAsVerified()}). A recovery
+         * needs the newest copies first: planning with them alone either finds the newest round
+         * every rank can restore or finds none (then the older copies are read and it plans again),
+         * so a recovery reads one copy per owner instead of every version.
+         */
+        NEWEST_PER_OWNER
+    }
+
+    /**
+     * Opens (or reopens after a crash) the store of {@code config.rank()}.
+     *
+     * @param config       the configuration
+     * @param verification what is CRC-verified at open
+     * @return the open store
+     * @throws StoreCapacityException if the store does not fit the memory cap or the file system
+     * @throws IOException            if the directory cannot be created, is in use by another live
+     *                                process, or a slot file cannot be mapped
+     */
+    public static ReplicaStore open(ReplicaStoreConfig config, Verification verification) throws IOException {
         long fileSize = fileSize(config.slotCapacity());
         if (fileSize > Integer.MAX_VALUE) {
             throw new StoreCapacityException("slot capacity " + config.slotCapacity()
@@ -155,6 +185,7 @@ public final class ReplicaStore implements AutoCloseable {
             int corrupt = 0;
             for (int d = 0; d <= config.replicas(); d++) {
                 int owner = config.ownerAt(d);
+                List<ReplicaSlot> complete = new ArrayList<>();
                 for (int v = 0; v < config.versionsKept(); v++) {
                     // the first own version now; the rest in the background (or at their first write)
                     ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0 && v == 0);
@@ -164,11 +195,23 @@ public final class ReplicaStore implements AutoCloseable {
                         LOG.warn("rank {}: torn slot discarded after a crash: {}", config.rank(), s);
                         s.discard();
                         torn++;
-                    } else if (state == STATE_COMPLETE && (!s.verify() || s.owner() != owner)) {
+                    } else if (state == STATE_COMPLETE) {
+                        complete.add(s);
+                    } else if (state != STATE_EMPTY) {
+                        s.discard();
+                    }
+                }
+                complete.sort(Comparator.comparingLong(ReplicaSlot::round).reversed());
+                boolean intactFound = false;
+                for (ReplicaSlot s : complete) {
+                    if (intactFound && verification == Verification.NEWEST_PER_OWNER) {
+                        break; // older versions: read when first asked for
+                    }
+                    if (verifyHeld(s, owner)) {
+                        intactFound = true;
+                    } else {
                         LOG.warn("rank {}: slot fails verification, not trusted: {}", config.rank(), s);
                         corrupt++;
-                    } else if (state != STATE_COMPLETE && state != STATE_EMPTY) {
-                        s.discard();
                     }
                 }
             }
@@ -392,10 +435,43 @@ public final class ReplicaStore implements AutoCloseable {
         }
         for (ReplicaSlot s : versionsOf(owner)) {
             if (s.completeAndIntact() && s.round() == round) {
-                return s;
+                // an older version a NEWEST_PER_OWNER open did not read is verified before it is handed out
+                return s.verified() || verifyHeld(s, owner) ? s : null;
             }
         }
         return null;
+    }
+
+    /** Verifies a COMPLETE slot held for {@code owner}: CRC32C, header, and that the header names that owner. */
+    private static boolean verifyHeld(ReplicaSlot s, int owner) {
+        boolean ok = s.verify();
+        if (ok && s.owner() != owner) {
+            s.markCorrupt();
+            ok = false;
+        }
+        return ok;
+    }
+
+    /**
+     * What this store vouches for without reading anything: every copy verified in this process (at
+     * open, or as it was written or received) and every copy found corrupt; the older versions a
+     * {@link Verification#NEWEST_PER_OWNER} open left unread are not in it.
+     *
+     * @return the copies, by owner and round
+     */
+    public synchronized List<CopyStatus> copiesVerifiedSoFar() {
+        requireOpen();
+        List<CopyStatus> out = new ArrayList<>();
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                if (s.state() == STATE_COMPLETE && (s.verified() || s.corrupt()) && s.owner() >= 0
+                        && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
+                    out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), s.verified() && !s.corrupt()));
+                }
+            }
+        }
+        out.sort(Comparator.comparingInt(CopyStatus::owner).thenComparingLong(CopyStatus::round));
+        return out;
     }
 
     /**

@@ -105,6 +105,114 @@ class ReplicaStoreTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(a, b);
     }
 
+    private static void flip(Path slotFile) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(slotFile.toFile(), "rw")) {
+            long at = ReplicaSlotDescriptor.HEADER_LENGTH + 1234;
+            f.seek(at);
+            int b = f.read();
+            f.seek(at);
+            f.write(b ^ 0x01);
+        }
+    }
+
+    @Test
+    void aRecoveryOpenReadsTheNewestCopyPerOwnerAndAnOlderOneOnlyWhenAskedFor() throws IOException {
+        ReplicaStoreConfig cfg = new ReplicaStoreConfig(root.resolve("lazy"), 0, 2, 1, 2, 4096, 1 << 20);
+        Path own1;
+        Path own2;
+        try (ReplicaStore s = ReplicaStore.open(cfg)) {
+            write(s, 0, 1, data(1, 3000));
+            write(s, 0, 2, data(2, 3000));
+            write(s, 1, 1, data(3, 2000));
+            own1 = s.find(0, 1).path();
+            own2 = s.find(0, 2).path();
+        }
+        flip(own1); // the older own version
+        try (ReplicaStore s = ReplicaStore.open(cfg, ReplicaStore.Verification.NEWEST_PER_OWNER)) {
+            assertEquals(0, s.corruptFoundAtOpen(), "the older version was not read");
+            List<CopyStatus> sure = s.copiesVerifiedSoFar();
+            assertEquals(List.of(0, 1), sure.stream().map(CopyStatus::owner).toList());
+            assertEquals(List.of(2L, 1L), sure.stream().map(CopyStatus::round).toList());
+            assertTrue(sure.stream().allMatch(CopyStatus::intact));
+            assertEquals(2, s.newestComplete(0).round());
+            assertNull(s.find(0, 1), "read when asked for, and found corrupt");
+            assertTrue(s.copiesVerifiedSoFar().contains(new CopyStatus(0, 1, 3000, s.copiesAsVerified().get(0).crc32c(),
+                    false)));
+        }
+        // the newest own version damaged too: the open falls back to the next one, which is damaged
+        // (every version read, both reported corrupt); the replica stays good
+        flip(own2);
+        try (ReplicaStore s = ReplicaStore.open(cfg, ReplicaStore.Verification.NEWEST_PER_OWNER)) {
+            assertEquals(2, s.corruptFoundAtOpen());
+            assertNull(s.newestComplete(0));
+            assertEquals(List.of(false, false, true), s.copiesVerifiedSoFar().stream().map(CopyStatus::intact).toList());
+        }
+    }
+
+    @Test
+    void aRecoveryPlansWithTheNewestCopiesFirstAndReadsTheOlderOnesOnlyWhenThoseCannotRestore() throws Exception {
+        int n = 2;
+        ReplicaStoreConfig[] cfg = new ReplicaStoreConfig[n];
+        for (int r = 0; r < n; r++) {
+            cfg[r] = new ReplicaStoreConfig(root.resolve("plan-" + r), r, n, 1, 2, 8192, 1 << 20);
+        }
+        // rank 1 died before its round 2: round 2 exists for rank 0 only (its own copy and nowhere else)
+        try (ReplicaStore s0 = ReplicaStore.open(cfg[0]); ReplicaStore s1 = ReplicaStore.open(cfg[1])) {
+            write(s0, 0, 1, data(1, 5000));
+            write(s1, 1, 1, data(2, 5000));
+            write(s1, 0, 1, data(1, 5000));
+            write(s0, 1, 1, data(2, 5000));
+            write(s0, 0, 2, data(3, 5000));
+        }
+        assertEquals(1, planBoth(cfg, 2), "round 1 needs rank 0's older version: a second exchange");
+        // both ranks at round 2 everywhere: the first exchange restores it
+        try (ReplicaStore s0 = ReplicaStore.open(cfg[0]); ReplicaStore s1 = ReplicaStore.open(cfg[1])) {
+            write(s1, 1, 2, data(4, 5000));
+            write(s1, 0, 2, data(3, 5000));
+            write(s0, 1, 2, data(4, 5000));
+        }
+        assertEquals(2, planBoth(cfg, 1), "the newest copies restore: one exchange");
+    }
+
+    /** Every rank opens its store as a recovery does and plans; checks the exchanges made; returns the round. */
+    private static long planBoth(ReplicaStoreConfig[] cfg, int exchangesExpected) throws Exception {
+        int n = cfg.length;
+        InMemoryExchange exchange = new InMemoryExchange(n);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService pool = TestRing.pool("jckpt-test-plan", n);
+        try {
+            List<java.util.concurrent.Future<RollbackPlan>> plans = new java.util.ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                int rank = r;
+                plans.add(pool.submit(() -> {
+                    StatusExchange ex = exchange.forRank(rank);
+                    StatusExchange counted = (mine, t) -> {
+                        calls.incrementAndGet();
+                        return ex.allgather(mine, t);
+                    };
+                    try (ReplicaStore s = ReplicaStore.open(cfg[rank], ReplicaStore.Verification.NEWEST_PER_OWNER)) {
+                        RollbackPlan p = ImemRecovery.plan(counted, s, false, java.time.Duration.ofSeconds(10),
+                                new RecoverySteps(true));
+                        assertNotNull(s.find(rank, p.round()), "rank " + rank + " holds its copy of the plan's round");
+                        // both survived with their stores: each restores its own copy, no transfer
+                        assertEquals(RestoreAction.Kind.LOCAL, p.action(rank).kind(), p.toString());
+                        return p;
+                    }
+                }));
+            }
+            long round = TestRing.get(plans.get(0)).round();
+            for (var f : plans) {
+                RollbackPlan p = TestRing.get(f);
+                assertTrue(p.recoverable(), p.toString());
+                assertEquals(round, p.round());
+            }
+            assertEquals(exchangesExpected * n, calls.get());
+            return round;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void flippedByteIsDetected() throws IOException {
         ReplicaStoreConfig cfg = new ReplicaStoreConfig(root.resolve("r0"), 0, 2, 1, 2, 4096, 1 << 20);

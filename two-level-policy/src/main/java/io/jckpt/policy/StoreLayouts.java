@@ -71,7 +71,8 @@ final class StoreLayouts {
                             || l.replicas() > ranks - 1) {
                         throw new IllegalArgumentException("layout " + l + " does not fit this job");
                     }
-                    held.add(new Held(l, ReplicaStore.open(config(l))));
+                    // a recovery: the newest copy per owner read now, the older ones if the plan needs them
+                    held.add(new Held(l, ReplicaStore.open(config(l), ReplicaStore.Verification.NEWEST_PER_OWNER)));
                     continue;
                 } catch (IOException | RuntimeException e) {
                     LOG.warn("rank {}: node-local store {} unusable ({}); deleted", rank, p, e.getMessage());

@@ -260,7 +260,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         for (StoreLayouts.Held h : held) {
             ReplicaSlot own = h.store().newestComplete(rank());
             ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
-            copiesHeld += h.store().copiesAsVerified().size();
+            copiesHeld += h.store().copiesVerifiedSoFar().size();
         }
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
