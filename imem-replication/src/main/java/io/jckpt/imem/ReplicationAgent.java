@@ -863,13 +863,7 @@ public final class ReplicationAgent implements AutoCloseable {
                 // an entry goes around the ring once and stops before its owner, which knows it: with
                 // n = 2 no watermark is ever echoed back, a frame and a wake-up per round saved
                 watermarkDirty |= forward;
-                lock.lock();
-                try {
-                    publishWatermark();
-                    changed.signalAll();
-                } finally {
-                    lock.unlock();
-                }
+                publishWatermarkLocked();
             }
         }
         inPayload = null;

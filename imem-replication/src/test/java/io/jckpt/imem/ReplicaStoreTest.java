@@ -222,13 +222,7 @@ class ReplicaStoreTest {
             write(s, 0, 2, data(2, 3000));
             slotFile = s.find(0, 2).path();
         }
-        try (RandomAccessFile f = new RandomAccessFile(slotFile.toFile(), "rw")) {
-            long at = ReplicaSlotDescriptor.HEADER_LENGTH + 1234;
-            f.seek(at);
-            int b = f.read();
-            f.seek(at);
-            f.write(b ^ 0x01);
-        }
+        flip(slotFile);
         try (ReplicaStore s = ReplicaStore.open(cfg)) {
             assertEquals(1, s.corruptFoundAtOpen());
             assertNull(s.find(0, 2));

@@ -56,6 +56,15 @@ class ReconfigurationTest {
         return b;
     }
 
+    /** A checkpoint of round {@code k}: the program's data replaced by that round's (its size may change), then here(). */
+    private static void checkpoint(TwoLevelCheckpointer c, int rank, int k, int length, boolean registered) {
+        if (registered) {
+            c.remove("data");
+        }
+        c.register("data", data(rank, k, length));
+        c.here();
+    }
+
     private IntFunction<CkptOptions> options(Path nodes, int m) {
         return r -> RankGroup.options(nodes, r, m, null, 0);
     }
@@ -252,12 +261,7 @@ class ReconfigurationTest {
                     steadyExchanges[rank] = exchanges.get(rank).exchanges() - steadyExchanges[rank];
                 }
                 // rank 2's data grows to 4x over the rounds; the others stay the same
-                int length = rank == 2 ? base * (k <= 2 ? 1 : k <= 4 ? 2 : 4) : base;
-                if (k > 1) {
-                    c.remove("data");
-                }
-                c.register("data", data(rank, k, length));
-                c.here();
+                checkpoint(c, rank, k, rank == 2 ? base * (k <= 2 ? 1 : k <= 4 ? 2 : 4) : base, k > 1);
                 if (k == 1) {
                     firstCapacity[rank] = c.stats().slotCapacity();
                 }
@@ -301,15 +305,11 @@ class ReconfigurationTest {
         TwoLevelCheckpointer c = world.get(0);
         long beforeSteady = 0;
         for (int k = 1; k <= 6; k++) {
-            if (k > 1) {
-                c.remove("data");
-            }
-            int kk = Math.min(k, 5);
-            c.register("data", data(0, k, 1000 * kk * kk)); // outgrows the 1.25x slack at rounds 2 to 5
             if (k == 6) {
                 beforeSteady = exchanges.get(0).exchanges();
             }
-            c.here();
+            int kk = Math.min(k, 5);
+            checkpoint(c, 0, k, 1000 * kk * kk, k > 1); // outgrows the 1.25x slack at rounds 2 to 5
             assertEquals(k, c.round());
         }
         assertEquals(beforeSteady, exchanges.get(0).exchanges(), "a here() that changes nothing makes no exchange");
@@ -337,11 +337,7 @@ class ReconfigurationTest {
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world.get(rank);
             for (int k = 1; k <= 4; k++) {
-                if (k > 1) {
-                    c.remove("data");
-                }
-                c.register("data", data(rank, k, rank == 2 && k == 4 ? 4 * base : base));
-                c.here();
+                checkpoint(c, rank, k, rank == 2 && k == 4 ? 4 * base : base, k > 1);
             }
             assertEquals(4, c.round());
             assertEquals(rank == 2 ? 3 : 4, c.stats().checkpoints(), "round 4 is skipped on rank 2 only");
@@ -361,9 +357,7 @@ class ReconfigurationTest {
             // and the job goes on: rank 2's larger image is skipped once more (round 4), then every
             // rank grows the slots together at round 5
             for (int k = 4; k <= 5; k++) {
-                c.remove("data");
-                c.register("data", data(rank, k, rank == 2 ? 4 * base : base));
-                c.here();
+                checkpoint(c, rank, k, rank == 2 ? 4 * base : base, true);
             }
             assertEquals(rank == 2 ? 1 : 2, c.stats().checkpoints(), "rank " + rank + " in the new world");
             assertTrue(c.stats().slotCapacity() >= 4L * base * 8, "capacity " + c.stats().slotCapacity());
