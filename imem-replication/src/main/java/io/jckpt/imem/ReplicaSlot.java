@@ -21,6 +21,8 @@ public final class ReplicaSlot {
     private final Path path;
     private final int index;
     private final FileChannel channel;
+    private final SlotMapping mapping;
+    /** The first mapping window: the header and, for files up to 2 GiB, the whole image. */
     private final MappedByteBuffer map;
     private final long capacity;
     private volatile boolean corrupt;
@@ -33,14 +35,14 @@ public final class ReplicaSlot {
     /** The file was created (sparse) by this open: its pages still need their memory. */
     private final boolean created;
 
-    ReplicaSlot(Path path, int index, FileChannel channel, MappedByteBuffer map, long capacity, boolean created) {
+    ReplicaSlot(Path path, int index, FileChannel channel, SlotMapping mapping, long capacity, boolean created) {
         this.created = created;
         this.path = path;
         this.index = index;
         this.channel = channel;
-        this.map = map;
+        this.mapping = mapping;
+        this.map = mapping.first();
         this.capacity = capacity;
-        map.order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** @return the slot file */
@@ -123,7 +125,11 @@ public final class ReplicaSlot {
      *
      * @return a writable view of exactly {@code length} image bytes
      */
-    ByteBuffer begin(int owner, long round, long length) {
+    void begin(int owner, long round, long length) {
+        if (length < 0 || length > capacity) {
+            throw new StoreCapacityException("image of " + length + " bytes does not fit slot " + path
+                    + " of capacity " + capacity);
+        }
         corrupt = false;
         verified = false;
         inUse = true;
@@ -132,7 +138,6 @@ public final class ReplicaSlot {
         map.putInt(OWNER_OFFSET, owner);
         map.putLong(ROUND_OFFSET, round);
         map.putLong(LENGTH_OFFSET, length);
-        return image(length);
     }
 
     /**
@@ -212,8 +217,37 @@ public final class ReplicaSlot {
 
     private int computeCrc() {
         CRC32C crc = new CRC32C();
-        crc.update(image(length()));
+        long length = length();
+        for (long at = 0; at < length; ) {
+            ByteBuffer part = region(at, length - at);
+            at += part.remaining();
+            crc.update(part);
+        }
         return (int) crc.getValue();
+    }
+
+    /**
+     * @param offset an offset in the image
+     * @param max    the most bytes wanted
+     * @return a writable view of image bytes from {@code offset}: {@code max} of them, or fewer where a
+     *         mapping window ends (images above 2 GiB); position 0
+     */
+    ByteBuffer region(long offset, long max) {
+        if (offset < 0 || max < 0 || offset + max > capacity) {
+            throw new IndexOutOfBoundsException("image region " + offset + "+" + max + " of slot " + path
+                    + " (capacity " + capacity + ")");
+        }
+        return mapping.region(HEADER_LENGTH + offset, max);
+    }
+
+    /** @return the address of the image's first byte: one contiguous mapping of the whole image, any size */
+    public long imageAddress() {
+        return mapping.address() + HEADER_LENGTH;
+    }
+
+    /** @return whether the image is one ByteBuffer ({@link #image()}): slot files up to 2 GiB */
+    public boolean singleMapping() {
+        return mapping.single();
     }
 
     /**
@@ -225,17 +259,33 @@ public final class ReplicaSlot {
             throw new StoreCapacityException("image of " + length + " bytes does not fit slot " + path
                     + " of capacity " + capacity);
         }
+        if (!mapping.single()) {
+            throw new IllegalStateException("the image of slot " + path + " (capacity " + capacity + " bytes) spans"
+                    + " several mappings: read it through imageAddress() or in regions");
+        }
         return map.duplicate().position(HEADER_LENGTH).limit(HEADER_LENGTH + (int) length).slice()
                 .order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** @return a read-only view of the complete image */
+    /**
+     * @return a read-only view of the complete image
+     * @throws IllegalStateException for a slot above 2 GiB ({@link #singleMapping()} false)
+     */
     public ByteBuffer image() {
         return image(length()).asReadOnlyBuffer();
     }
 
     /** @return the file channel (for zero-copy {@code transferTo} of the image) */
     FileChannel channel() {
+        return channel;
+    }
+
+    /**
+     * @return the slot file's channel, for a reader that maps the image itself (a disk flush of an
+     *         image above 2 GiB); the image starts at {@link ReplicaSlotDescriptor#HEADER_LENGTH}.
+     *         Do not close it.
+     */
+    public FileChannel fileChannel() {
         return channel;
     }
 
@@ -254,13 +304,9 @@ public final class ReplicaSlot {
             return;
         }
         if (created && state() == STATE_EMPTY && !inUse) {
-            ReplicaStore.allocate(channel, PAGE, map.capacity()); // never written: only zeros to replace
+            ReplicaStore.allocate(channel, PAGE, mapping.size()); // never written: only zeros to replace
         }
-        long sum = 0;
-        for (int p = 0; p < map.capacity(); p += PAGE) {
-            sum += map.get(p);
-        }
-        touched = sum; // keeps the reads
+        touched = mapping.pretouch(); // keeps the reads
         prepared = true;
     }
 
@@ -269,8 +315,9 @@ public final class ReplicaSlot {
         return prepared;
     }
 
-    MappedByteBuffer mapping() {
-        return map;
+    /** Unmaps the slot; nothing may use its views afterwards. */
+    void unmap() {
+        mapping.unmap();
     }
 
     @Override

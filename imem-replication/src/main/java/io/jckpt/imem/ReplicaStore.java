@@ -141,10 +141,6 @@ public final class ReplicaStore implements AutoCloseable {
      */
     public static ReplicaStore open(ReplicaStoreConfig config, Verification verification) throws IOException {
         long fileSize = fileSize(config.slotCapacity());
-        if (fileSize > Integer.MAX_VALUE) {
-            throw new StoreCapacityException("slot capacity " + config.slotCapacity()
-                    + " bytes exceeds one mapping (2 GiB); images this large are not supported by the in-memory level");
-        }
         long required = config.requiredBytes();
         if (required > config.memoryCap()) {
             throw new StoreCapacityException("rank " + config.rank() + ": the in-memory store needs (m+1) x versions x slot = "
@@ -240,8 +236,7 @@ public final class ReplicaStore implements AutoCloseable {
                 ch.write(ByteBuffer.allocate(PAGE), 0); // the header's page; the rest is allocated by prepare()
                 ch.write(ByteBuffer.allocate(1), fileSize - 1);
             }
-            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, fileSize);
-            ReplicaSlot s = new ReplicaSlot(p, version, ch, map, capacity, created);
+            ReplicaSlot s = new ReplicaSlot(p, version, ch, SlotMapping.map(ch, fileSize), capacity, created);
             if (!created || prepareNew) {
                 s.prepare();
             }
@@ -404,8 +399,8 @@ public final class ReplicaStore implements AutoCloseable {
             throw new StoreCapacityException("rank " + config.rank() + ": cannot allocate " + slot.path() + ": "
                     + e.getMessage());
         }
-        ByteBuffer image = slot.begin(owner, round, length);
-        return new ReplicaWrite(slot, owner, round, image);
+        slot.begin(owner, round, length);
+        return new ReplicaWrite(slot, owner, round, length);
     }
 
     /**
@@ -585,7 +580,7 @@ public final class ReplicaStore implements AutoCloseable {
                 } catch (IOException e) {
                     LOG.debug("closing {}", s.path(), e);
                 }
-                Unmapper.unmap(s.mapping());
+                s.unmap();
             }
         }
         releaseLock();

@@ -4,27 +4,54 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A write in progress into one {@link ReplicaSlot}: fill {@link #image()} (exactly its remaining
- * bytes), then {@link #commit()} or {@link #commit(int)}; {@link #abort()} leaves the slot EMPTY.
+ * A write in progress into one {@link ReplicaSlot}: fill its {@link #length()} bytes (through
+ * {@link #image()} up to 2 GiB, {@link #region} at any size, or {@link #address()}), then
+ * {@link #commit()} or {@link #commit(int)}; {@link #abort()} leaves the slot EMPTY.
  * Until the commit the slot is WRITING, so a crash leaves it visibly incomplete.
  */
 public final class ReplicaWrite {
     private final ReplicaSlot slot;
     private final int owner;
     private final long round;
-    private final ByteBuffer image;
+    private final long length;
     private boolean done;
 
-    ReplicaWrite(ReplicaSlot slot, int owner, long round, ByteBuffer image) {
+    ReplicaWrite(ReplicaSlot slot, int owner, long round, long length) {
         this.slot = slot;
         this.owner = owner;
         this.round = round;
-        this.image = image;
+        this.length = length;
     }
 
-    /** @return the writable image bytes, direct into the mapping (position 0, limit = length) */
+    /**
+     * @return the writable image bytes, direct into the mapping (position 0, limit = length)
+     * @throws IllegalStateException for a slot above 2 GiB: use {@link #region} or {@link #address()}
+     */
     public ByteBuffer image() {
-        return image;
+        return slot.image(length);
+    }
+
+    /**
+     * @param offset an offset in the image
+     * @param max    the most bytes wanted, within the length
+     * @return a writable view of {@code max} image bytes from {@code offset}, or fewer where a mapping
+     *         window ends (images above 2 GiB); loop until the image is filled
+     */
+    public ByteBuffer region(long offset, long max) {
+        if (offset + max > length) {
+            throw new IndexOutOfBoundsException("region " + offset + "+" + max + " of an image of " + length + " bytes");
+        }
+        return slot.region(offset, max);
+    }
+
+    /** @return the address of the image's first byte (one contiguous mapping, any size) */
+    public long address() {
+        return slot.imageAddress();
+    }
+
+    /** @return the image length being written */
+    public long length() {
+        return length;
     }
 
     /** @return the slot written */

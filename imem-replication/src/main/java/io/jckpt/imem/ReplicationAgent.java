@@ -108,6 +108,8 @@ public final class ReplicationAgent implements AutoCloseable {
     private ReplicaWrite inWrite;
     private final java.util.zip.CRC32C inCrc = new java.util.zip.CRC32C();
     private ByteBuffer inPayload;
+    /** Image bytes of the copy being received stored so far (its payload comes in mapping-window views). */
+    private long inReceived;
     /** The cut-through forward of the copy being received (hop &lt; m), or null. */
     private Outgoing inForward;
     /** The copy being received had FLAG_CRC_FOLLOWS: its payload is in, its DATA_END frame is next. */
@@ -759,13 +761,18 @@ public final class ReplicationAgent implements AutoCloseable {
                     counters.bytesReceived.addAndGet(r);
                     int end = inPayload.position();
                     inCrc.update(inPayload.duplicate().position(end - r).limit(end)); // still in cache
+                    inReceived += r;
                     if (inForward != null) {
-                        inForward.available = end; // stored: the next rank may have it now
+                        inForward.available = inReceived; // stored: the next rank may have it now
                     }
                 }
             }
             if (inPayload.hasRemaining()) {
                 return;
+            }
+            if (inWrite != null && inReceived < inWrite.length()) {
+                inPayload = inWrite.region(inReceived, inWrite.length() - inReceived); // the next mapping window
+                continue;
             }
             finishPayload();
         }
@@ -786,7 +793,8 @@ public final class ReplicationAgent implements AutoCloseable {
                         + " does not belong here (m=" + m + ")");
             }
             inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
-            inPayload = inWrite.image();
+            inReceived = 0;
+            inPayload = inWrite.region(0, length);
             inCrc.reset();
             int flags = inHeader.getInt(FLAGS_OFFSET);
             inTrails = (flags & FLAG_CRC_FOLLOWS) != 0;
@@ -1053,10 +1061,9 @@ public final class ReplicationAgent implements AutoCloseable {
             return trails && sent == length && (trailer != null ? trailer.hasRemaining() : ownWrite != null);
         }
 
+        /** The image bytes from {@code from} towards {@code to}: all of them, or up to the end of a mapping window. */
         private ByteBuffer slotView(long from, long to) {
-            return slot.mapping().duplicate()
-                    .position(ReplicaSlotDescriptor.HEADER_LENGTH + (int) from)
-                    .limit(ReplicaSlotDescriptor.HEADER_LENGTH + (int) to);
+            return slot.region(from, to - from);
         }
 
         long writeTo(SocketChannel ch, boolean zeroCopy, ByteBuffer[] gather) throws IOException {
@@ -1088,9 +1095,9 @@ public final class ReplicationAgent implements AutoCloseable {
                 // CRC32C one step ahead of the send: the bytes are in cache for the kernel's copy, and the
                 // receiver works on the previous chunk meanwhile
                 if (crcUpTo <= sent) {
-                    long step = Math.min(READ_CHUNK, length - crcUpTo);
-                    crc.update(slotView(crcUpTo, crcUpTo + step));
-                    crcUpTo += step;
+                    ByteBuffer part = slotView(crcUpTo, crcUpTo + Math.min(READ_CHUNK, length - crcUpTo));
+                    crcUpTo += part.remaining();
+                    crc.update(part);
                 }
                 upTo = crcUpTo;
             }

@@ -140,7 +140,11 @@ public final class RollbackTransfer {
         try (SocketChannel ch = endpoint.connectTransfer(target, to, deadline)) {
             ByteBuffer header = encode(allocateHeader(), TYPE_DATA, target, 0, round, slot.length(), slot.crc32c());
             ChannelIo.writeFully(ch, header, deadline, what);
-            ChannelIo.writeFully(ch, slot.image(), deadline, what);
+            for (long at = 0; at < slot.length(); ) { // in mapping-window views: images may exceed 2 GiB
+                ByteBuffer part = slot.region(at, slot.length() - at);
+                at += part.remaining();
+                ChannelIo.writeFully(ch, part, deadline, what);
+            }
             ByteBuffer ack = allocateHeader();
             ChannelIo.readFully(ch, ack, deadline, what + ": awaiting the ack");
             if (ack.getInt(MAGIC_OFFSET) != MAGIC || ack.getInt(TYPE_OFFSET) != TYPE_ACK || ack.getInt(OWNER_OFFSET) != target
@@ -172,13 +176,12 @@ public final class RollbackTransfer {
                 }
                 ReplicaWrite w = store.beginWrite(rank, round, mine.length());
                 try {
-                    ByteBuffer image = w.image();
                     CRC32C crc = new CRC32C();
-                    while (image.hasRemaining()) {
-                        int from = image.position();
-                        ChannelIo.readFully(ch, image.limit(Math.min(image.capacity(), from + (1 << 20))), deadline, what);
-                        crc.update(image.duplicate().position(from).limit(image.position()));
-                        image.limit(image.capacity());
+                    for (long at = 0; at < w.length(); ) { // 1 MiB at a time, CRC32C while in cache
+                        ByteBuffer part = w.region(at, Math.min(1 << 20, w.length() - at));
+                        at += part.remaining();
+                        ChannelIo.readFully(ch, part, deadline, what);
+                        crc.update(part.flip());
                     }
                     w.commitComputed((int) crc.getValue(), mine.crc32c());
                 } finally {

@@ -37,7 +37,7 @@ class RollbackEndToEndTest {
         ReplicaStore.wipe(root);
     }
 
-    private static void replicate(TestRing ring, long from, long to, int size) throws Exception {
+    static void replicate(TestRing ring, long from, long to, int size) throws Exception {
         for (long round = from; round <= to; round++) {
             for (int r = 0; r < ring.n; r++) {
                 ring.here(r, round, RingReplicationTest.image(r, round, size), Duration.ofSeconds(20));
@@ -49,7 +49,7 @@ class RollbackEndToEndTest {
     }
 
     /** Kills the agents, loses the given ranks (store wiped if asked), runs the rollback on every rank. */
-    private static long recover(TestRing ring, Set<Integer> failed, boolean wiped, int size, long expectRound) throws Exception {
+    static long recover(TestRing ring, Set<Integer> failed, boolean wiped, int size, long expectRound) throws Exception {
         for (ReplicationAgent a : ring.agents) {
             a.close();
         }

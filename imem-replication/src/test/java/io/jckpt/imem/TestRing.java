@@ -82,12 +82,21 @@ final class TestRing implements AutoCloseable {
     /** here() of one rank: local copy and hand-off. */
     int here(int rank, long round, byte[] image, Duration timeout) throws Exception {
         ReplicaWrite w = agents[rank].beginRound(round, image.length, timeout);
-        w.image().put(image);
+        fill(w, image);
         if (backgroundCrc) {
             agents[rank].commitRoundInBackground(w);
             return 0;
         }
         return agents[rank].commitRound(w);
+    }
+
+    /** Writes {@code bytes} into a write in progress, window by window (any slot size). */
+    static void fill(ReplicaWrite w, byte[] bytes) {
+        for (long at = 0; at < bytes.length; ) {
+            java.nio.ByteBuffer part = w.region(at, bytes.length - at);
+            part.put(bytes, (int) at, part.remaining());
+            at += part.limit();
+        }
     }
 
     @Override

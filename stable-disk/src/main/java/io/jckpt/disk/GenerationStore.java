@@ -308,7 +308,7 @@ public final class GenerationStore {
         }
         final Path path = layout.rankFile(round, config.rank());
         try {
-            verifyOwnFile(round, marker, dst);
+            verifyOwnFile(round, marker, dst, null);
         } catch (final StableDiskException e) {
             throw e;
         } catch (final NoSuchFileException e) {
@@ -316,6 +316,35 @@ public final class GenerationStore {
         } catch (final IOException e) {
             throw new StableDiskException(path, "round " + round + ": this rank's file cannot be read (" + e + ")", e);
         }
+    }
+
+    /**
+     * Reads this rank's image of a committed round chunk by chunk into {@code sink}, verifying it as
+     * {@link #readInto(long, ByteBuffer)} does; for images of any size (above 2 GiB too).
+     *
+     * @param round a committed round
+     * @param sink  takes the chunks in order
+     * @return the image length
+     * @throws StableDiskException as {@link #readInto(long, ByteBuffer)}, or if the sink fails
+     */
+    public long readInto(final long round, final ImageSink sink) throws StableDiskException {
+        final CommitMarker marker = requireCommitted(round);
+        if (marker.worldSize() != config.worldSize()) {
+            throw new StableDiskException(layout.markerFile(round), "round " + round + " was written by "
+                + marker.worldSize() + " ranks, this run has " + config.worldSize()
+                + "; restoring on a different world size is not supported", null);
+        }
+        final Path path = layout.rankFile(round, config.rank());
+        try {
+            verifyOwnFile(round, marker, null, sink);
+        } catch (final StableDiskException e) {
+            throw e;
+        } catch (final NoSuchFileException e) {
+            throw new StableDiskException(path, "round " + round + " is committed but this rank's file is missing", e);
+        } catch (final IOException e) {
+            throw new StableDiskException(path, "round " + round + ": this rank's file cannot be read (" + e + ")", e);
+        }
+        return marker.ranks().get(config.rank()).imageLength();
     }
 
     /**
@@ -380,7 +409,7 @@ public final class GenerationStore {
                 "written by " + marker.worldSize() + " ranks, this run has " + config.worldSize());
         }
         try {
-            verifyOwnFile(round, marker, null);
+            verifyOwnFile(round, marker, null, null);
             return new GenerationStatus(round, marker.worldSize(), Integrity.INTACT, "");
         } catch (final NoSuchFileException e) {
             return new GenerationStatus(round, marker.worldSize(), Integrity.MISSING,
@@ -398,8 +427,9 @@ public final class GenerationStore {
         return marker.get();
     }
 
-    /** Verifies this rank's file of a committed round; copies the image into dst if dst is not null. */
-    private void verifyOwnFile(final long round, final CommitMarker marker, final ByteBuffer dst) throws IOException {
+    /** Verifies this rank's file of a committed round; copies the image into dst or hands it to sink when not null. */
+    private void verifyOwnFile(final long round, final CommitMarker marker, final ByteBuffer dst, final ImageSink sink)
+        throws IOException {
         final Path path = layout.rankFile(round, config.rank());
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final RankFileHeader header = readCheckedHeader(channel, path, round, config.rank(), marker.worldSize());
@@ -411,7 +441,8 @@ public final class GenerationStore {
                         + " (the file was replaced after the commit)",
                     header.imageLength(), header.imageCrc(), entry.imageLength(), entry.imageCrc()));
             }
-            final int actual = dst == null ? crcOfImage(channel, header.imageLength()) : readImage(channel, header.imageLength(), dst);
+            final int actual = dst == null ? crcOfImage(channel, header.imageLength(), sink)
+                : readImage(channel, header.imageLength(), dst);
             if (actual != header.imageCrc()) {
                 throw new DiskFileCorruptException(DiskFileDamage.IMAGE_CRC_MISMATCH, path, String.format(
                     "image CRC32C is 0x%08x, the header says 0x%08x (image bytes damaged)", actual, header.imageCrc()));
@@ -469,7 +500,7 @@ public final class GenerationStore {
         return (int)crc.getValue();
     }
 
-    private static int crcOfImage(final FileChannel channel, final long length) throws IOException {
+    private static int crcOfImage(final FileChannel channel, final long length, final ImageSink sink) throws IOException {
         final CRC32C crc = new CRC32C();
         final ByteBuffer buffer = ByteBuffer.allocateDirect((int)Math.min(VERIFY_CHUNK, Math.max(length, 1)));
         long offset = 0;
@@ -477,6 +508,9 @@ public final class GenerationStore {
             buffer.clear().limit((int)Math.min(buffer.capacity(), length - offset));
             readFully(channel, buffer, DiskFileDescriptor.IMAGE_OFFSET + offset);
             crc.update(buffer.flip());
+            if (sink != null) {
+                sink.accept(offset, buffer.rewind());
+            }
             offset += buffer.limit();
         }
         return (int)crc.getValue();

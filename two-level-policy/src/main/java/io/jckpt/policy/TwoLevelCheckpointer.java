@@ -31,6 +31,7 @@ import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.imem.RecoverySteps;
 import io.jckpt.imem.ReplicaSlot;
+import io.jckpt.imem.ReplicaSlotDescriptor;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaWrite;
 import io.jckpt.imem.ReplicationAgent;
@@ -299,19 +300,26 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             storeOpenNanos += System.nanoTime() - t;
             ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout(),
                     steps);
-            restoreFrom(BytesStore.follow(slot.image()), "memory (" + plan.action(rank()).kind() + ")");
+            restoreFrom(imageOf(slot), "memory (" + plan.action(rank()).kind() + ")");
             restoreStore = active.store();
         } else {
             DiskSelection selection = selectDisk(statuses);
             if (selection instanceof DiskSelection.Restore restore) {
                 restoredRound = restore.round();
                 long t = System.nanoTime();
-                ByteBuffer image = disk.readImage(restoredRound); // verified by the disk level as it reads
-                ByteBuffer direct = ByteBuffer.allocateDirect(image.remaining());
-                direct.put(image).flip();
+                // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
+                BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
+                long length;
+                try {
+                    length = disk.readInto(restoredRound,
+                            (offset, bytes) -> image.write(offset, bytes, bytes.position(), bytes.remaining()));
+                } catch (StableDiskException | RuntimeException e) {
+                    image.releaseLast();
+                    throw e;
+                }
                 transferNanos += System.nanoTime() - t;
-                bytesReceived += direct.remaining();
-                restoreFrom(BytesStore.follow(direct), "disk generation of round " + restoredRound);
+                bytesReceived += length;
+                restoreFrom(image, "disk generation of round " + restoredRound);
                 StoreLayout then = layoutFor(restoredRound, statuses);
                 if (then != null) {
                     active = ensureLayout(held, then); // continue with the m and capacity in force at that round
@@ -443,6 +451,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return text.toString().trim();
     }
 
+    /** A view of a slot's image through its contiguous mapping: any size, images above 2 GiB too. */
+    private static BytesStore<?, ?> imageOf(ReplicaSlot slot) {
+        PointerBytesStore view = BytesStore.nativePointer();
+        view.set(slot.imageAddress(), slot.length());
+        return view;
+    }
+
     private void restoreFrom(BytesStore<?, ?> image, String source) {
         restoreImage = image;
         restoreReader = ImageReader.openTrusted(image, 0);
@@ -572,9 +587,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     ? agent.beginRound(next, length, options.hereWaitTimeout())
                     : store.beginWrite(rank(), next, length);
             long t1 = System.nanoTime();
-            ByteBuffer image = write.image();
             // one reusable pointer over the slot's mapping: no allocation, no reference counting per here()
-            slotView.set(Jvm.address(image), image.capacity());
+            slotView.set(write.address(), write.length());
             writer.write(slotView, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
             long t2 = System.nanoTime();
             if (agent != null) {
@@ -1027,11 +1041,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (restoreStore == retiringStore) {
             // a rollback(tag) may still come: its image must outlive the mapping about to be released
-            ByteBuffer copy = ByteBuffer.allocateDirect(Math.toIntExact(restoreImage.readRemaining()));
+            BytesStore<?, ?> copy = BytesStore.nativeStoreWithFixedCapacity(restoreImage.readRemaining());
             restoreImage.copyTo(copy);
-            copy.clear();
             restoreImage.releaseLast();
-            restoreFrom(BytesStore.follow(copy), restoredFrom);
+            restoreFrom(copy, restoredFrom);
             restoreStore = null;
         }
         retiringStore.close();
@@ -1054,7 +1067,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             storePins.merge(from, 1, Integer::sum);
             pinCount++;
         }
-        CheckpointImage view = CheckpointImage.of(write.image());
+        // above 2 GiB the flusher maps the slot file itself, in windows
+        CheckpointImage view = write.slot().singleMapping() ? CheckpointImage.of(write.image())
+                : CheckpointImage.ofFileRegion(write.slot().fileChannel(), ReplicaSlotDescriptor.HEADER_LENGTH, write.length());
         flusher.submit(round, new CheckpointImage() {
             @Override
             public long length() {
