@@ -296,26 +296,7 @@ public final class GenerationStore {
      * @throws IllegalArgumentException if {@code dst} is too small
      */
     public void readInto(final long round, final ByteBuffer dst) throws StableDiskException {
-        final CommitMarker marker = requireCommitted(round);
-        if (marker.worldSize() != config.worldSize()) {
-            throw new StableDiskException(layout.markerFile(round), "round " + round + " was written by "
-                + marker.worldSize() + " ranks, this run has " + config.worldSize()
-                + "; restoring on a different world size is not supported", null);
-        }
-        final long length = marker.ranks().get(config.rank()).imageLength();
-        if (dst.remaining() < length) {
-            throw new IllegalArgumentException("buffer has room for " + dst.remaining() + " bytes, image is " + length);
-        }
-        final Path path = layout.rankFile(round, config.rank());
-        try {
-            verifyOwnFile(round, marker, dst, null);
-        } catch (final StableDiskException e) {
-            throw e;
-        } catch (final NoSuchFileException e) {
-            throw new StableDiskException(path, "round " + round + " is committed but this rank's file is missing", e);
-        } catch (final IOException e) {
-            throw new StableDiskException(path, "round " + round + ": this rank's file cannot be read (" + e + ")", e);
-        }
+        readOwn(round, dst, null);
     }
 
     /**
@@ -328,15 +309,24 @@ public final class GenerationStore {
      * @throws StableDiskException as {@link #readInto(long, ByteBuffer)}, or if the sink fails
      */
     public long readInto(final long round, final ImageSink sink) throws StableDiskException {
+        return readOwn(round, null, sink);
+    }
+
+    /** Checks the commit, then reads and verifies this rank's file into dst or sink; returns the image length. */
+    private long readOwn(final long round, final ByteBuffer dst, final ImageSink sink) throws StableDiskException {
         final CommitMarker marker = requireCommitted(round);
         if (marker.worldSize() != config.worldSize()) {
             throw new StableDiskException(layout.markerFile(round), "round " + round + " was written by "
                 + marker.worldSize() + " ranks, this run has " + config.worldSize()
                 + "; restoring on a different world size is not supported", null);
         }
+        final long length = marker.ranks().get(config.rank()).imageLength();
+        if (dst != null && dst.remaining() < length) {
+            throw new IllegalArgumentException("buffer has room for " + dst.remaining() + " bytes, image is " + length);
+        }
         final Path path = layout.rankFile(round, config.rank());
         try {
-            verifyOwnFile(round, marker, null, sink);
+            verifyOwnFile(round, marker, dst, sink);
         } catch (final StableDiskException e) {
             throw e;
         } catch (final NoSuchFileException e) {
@@ -344,7 +334,7 @@ public final class GenerationStore {
         } catch (final IOException e) {
             throw new StableDiskException(path, "round " + round + ": this rank's file cannot be read (" + e + ")", e);
         }
-        return marker.ranks().get(config.rank()).imageLength();
+        return length;
     }
 
     /**
