@@ -90,7 +90,7 @@ public final class ImemRecovery {
             }
         }
         if (!steps.trustVerification) {
-            return planOnce(exchange, rank, stores, fresh, timeout, steps, 2, null);
+            return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.AGAIN, null);
         }
         // First with the copies verified so far (per owner the newest intact one, after an open with
         // NEWEST_PER_OWNER). That plan is taken when it restores, every surviving rank restores
@@ -100,11 +100,11 @@ public final class ImemRecovery {
         // every copy is read and the ranks plan again. The statuses are the same on every rank, so
         // all take the second exchange or none.
         List<RankStatus> seen = new ArrayList<>();
-        RollbackPlan first = planOnce(exchange, rank, stores, fresh, timeout, steps, 0, seen);
+        RollbackPlan first = planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen);
         if (first.recoverable() && conclusive(first, seen)) {
             return first;
         }
-        return planOnce(exchange, rank, stores, fresh, timeout, steps, 1, null);
+        return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.ONCE, null);
     }
 
     private static boolean conclusive(RollbackPlan plan, List<RankStatus> statuses) {
@@ -121,15 +121,15 @@ public final class ImemRecovery {
         return true;
     }
 
-    /** One status exchange and plan; {@code read}: 0 copies verified so far, 1 every copy (verified once), 2 every copy re-read. */
+    /** One status exchange and plan, with the copies as {@code read} says; the statuses go to {@code seen} when not null. */
     private static RollbackPlan planOnce(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                         Duration timeout, RecoverySteps steps, int read, List<RankStatus> seen)
+                                         Duration timeout, RecoverySteps steps, ReplicaStore.CopyRead read,
+                                         List<RankStatus> seen)
             throws IOException {
         long t0 = System.nanoTime();
         List<CopyStatus> copies = new ArrayList<>();
         for (ReplicaStore store : stores) {
-            copies.addAll(read == 0 ? store.copiesVerifiedSoFar() : read == 1 ? store.copiesAsVerified()
-                    : store.verifiedCopies());
+            copies.addAll(store.copies(read));
         }
         byte[] mine = RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
         long t1 = System.nanoTime();

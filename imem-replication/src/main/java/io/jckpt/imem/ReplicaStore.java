@@ -455,18 +455,7 @@ public final class ReplicaStore implements AutoCloseable {
      * @return the copies, by owner and round
      */
     public synchronized List<CopyStatus> copiesVerifiedSoFar() {
-        requireOpen();
-        List<CopyStatus> out = new ArrayList<>();
-        for (ReplicaSlot[] versions : slots) {
-            for (ReplicaSlot s : versions) {
-                if (s.state() == STATE_COMPLETE && (s.verified() || s.corrupt()) && s.owner() >= 0
-                        && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
-                    out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), s.verified() && !s.corrupt()));
-                }
-            }
-        }
-        out.sort(Comparator.comparingInt(CopyStatus::owner).thenComparingLong(CopyStatus::round));
-        return out;
+        return copies(CopyRead.NONE);
     }
 
     /**
@@ -476,7 +465,7 @@ public final class ReplicaStore implements AutoCloseable {
      * @return the copies held
      */
     public synchronized List<CopyStatus> verifiedCopies() {
-        return copies(true);
+        return copies(CopyRead.AGAIN);
     }
 
     /**
@@ -487,19 +476,34 @@ public final class ReplicaStore implements AutoCloseable {
      * @return the copies held
      */
     public synchronized List<CopyStatus> copiesAsVerified() {
-        return copies(false);
+        return copies(CopyRead.ONCE);
     }
 
-    private List<CopyStatus> copies(boolean reverify) {
+    /** How {@link #copies} treats a COMPLETE slot's image. */
+    enum CopyRead {
+        /** Read and verified again. */
+        AGAIN,
+        /** Verified unless already verified in this process. */
+        ONCE,
+        /** Not read: reported only when verified or found corrupt already. */
+        NONE
+    }
+
+    synchronized List<CopyStatus> copies(CopyRead read) {
         requireOpen();
         List<CopyStatus> out = new ArrayList<>();
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {
-                if (s.state() == STATE_COMPLETE) {
-                    boolean ok = reverify ? s.verify() : s.verifyUnlessVerified();
-                    if (s.owner() >= 0 && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
-                        out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), ok));
-                    }
+                if (s.state() != STATE_COMPLETE || read == CopyRead.NONE && !s.verified() && !s.corrupt()) {
+                    continue;
+                }
+                boolean ok = switch (read) {
+                    case AGAIN -> s.verify();
+                    case ONCE -> s.verifyUnlessVerified();
+                    case NONE -> s.verified() && !s.corrupt();
+                };
+                if (s.owner() >= 0 && s.owner() < config.ranks() && s.round() >= 0 && s.length() >= 0) {
+                    out.add(new CopyStatus(s.owner(), s.round(), s.length(), s.crc32c(), ok));
                 }
             }
         }
