@@ -95,6 +95,18 @@ class CutThroughForwardingTest {
     }
 
     /** Waits (bounded) until rank 2 has received at least {@code bytes} of forwarded image bytes. */
+    /** Waits (bounded) until both holders' agents have stopped with a failure. */
+    private void awaitHoldersStopped() throws InterruptedException {
+        for (int r = 1; r < 3; r++) {
+            ReplicationAgent a = agents[r];
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (a.failure() == null) {
+                assertTrue(System.nanoTime() < deadline, "rank " + r + " did not stop");
+                Thread.sleep(5);
+            }
+        }
+    }
+
     private void awaitReceivedAtLastHolder(long bytes) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (agents[2].counters().bytesReceived() < bytes) {
@@ -159,14 +171,7 @@ class CutThroughForwardingTest {
         long before = agents[2].counters().bytesReceived();
         ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_DATA, 0, 1, 2, img.length, crc), deadline(), "fake");
         ChannelIo.writeFully(fake.toNext(), ByteBuffer.wrap(img), deadline(), "fake");
-        for (int r = 1; r < 3; r++) {
-            ReplicationAgent a = agents[r];
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (a.failure() == null) {
-                assertTrue(System.nanoTime() < deadline, "rank " + r + " did not stop");
-                Thread.sleep(5);
-            }
-        }
+        awaitHoldersStopped();
         assertTrue(agents[1].failure().getMessage().contains("CRC32C"), agents[1].failure().getMessage());
         // the forwarder verified before sending the last chunk: the last holder never had the whole copy
         assertTrue(agents[2].counters().bytesReceived() - before < img.length);
@@ -195,14 +200,7 @@ class CutThroughForwardingTest {
         // the DATA_END brings a CRC32C the bytes do not have: the forwarder rejects it and never passes it on
         ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_DATA_END, 0, 1, 2, img.length, crc(img) ^ 1),
                 deadline(), "fake");
-        for (int r = 1; r < 3; r++) {
-            ReplicationAgent a = agents[r];
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (a.failure() == null) {
-                assertTrue(System.nanoTime() < deadline, "rank " + r + " did not stop");
-                Thread.sleep(5);
-            }
-        }
+        awaitHoldersStopped();
         assertTrue(agents[1].failure().getMessage().contains("CRC32C"), agents[1].failure().getMessage());
         assertTrue(agents[2].failure().getMessage().contains("rank 1"), agents[2].failure().getMessage());
         assertRoundOneIntactAndRoundTwoNowhere(round1);

@@ -55,24 +55,9 @@ final class JobRun implements AutoCloseable {
         reader.start();
     }
 
-    /** Waits (bounded) for the first line containing {@code text} from index {@code from} on. */
+    /** Waits (bounded) for the first line containing {@code text}. */
     Line await(String text, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        synchronized (lines) {
-            for (;;) {
-                for (Line line : lines) {
-                    if (line.text().contains(text)) {
-                        return line;
-                    }
-                }
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    throw new IllegalStateException("no line containing '" + text + "' within " + millis + " ms; output:\n"
-                            + output());
-                }
-                lines.wait(left);
-            }
-        }
+        return awaitLine(text, millis, false);
     }
 
     /**
@@ -80,6 +65,10 @@ final class JobRun implements AutoCloseable {
      * ended (it exited) without it.
      */
     Line awaitOrExit(String text, long millis) throws InterruptedException {
+        return awaitLine(text, millis, true);
+    }
+
+    private Line awaitLine(String text, long millis, boolean nullAtExit) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (lines) {
             for (;;) {
@@ -88,7 +77,7 @@ final class JobRun implements AutoCloseable {
                         return line;
                     }
                 }
-                if (ended) {
+                if (nullAtExit && ended) {
                     return null;
                 }
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
