@@ -40,13 +40,7 @@ public final class RingCheck {
         int prev = (rank - 1 + size) % size;
         long sum = 0;
         for (int i = 0; i < iterations; i++) {
-            int[] send = {rank * 1000 + i};
-            int[] recv = new int[1];
-            MPI.COMM_WORLD.Sendrecv(send, 0, 1, MPI.INT, next, 7, recv, 0, 1, MPI.INT, prev, 7);
-            if (recv[0] != prev * 1000 + i) {
-                throw new IllegalStateException("ring: iteration " + i + " got " + recv[0] + " from " + prev);
-            }
-            sum += recv[0];
+            sum += ringStep(rank, next, prev, i);
             if (i == iterations / 2 && rank == faultRank) {
                 if (fault.equals("throw")) {
                     throw new IllegalStateException("injected failure on rank " + rank);
@@ -62,5 +56,20 @@ public final class RingCheck {
         }
         System.out.println("ring ok from " + prev + " sum " + sum);
         MPI.Finalize();
+    }
+
+    /**
+     * One ring step: sends rank * 1000 + i to the next rank, receives and checks the previous rank's.
+     *
+     * @return the value received
+     */
+    static int ringStep(int rank, int next, int prev, int i) {
+        int[] send = {rank * 1000 + i};
+        int[] recv = new int[1];
+        MPI.COMM_WORLD.Sendrecv(send, 0, 1, MPI.INT, next, 7, recv, 0, 1, MPI.INT, prev, 7);
+        if (recv[0] != prev * 1000 + i) {
+            throw new IllegalStateException("ring: iteration " + i + " got " + recv[0] + " from " + prev);
+        }
+        return recv[0];
     }
 }

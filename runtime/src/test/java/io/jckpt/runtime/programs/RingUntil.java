@@ -39,13 +39,7 @@ public final class RingUntil {
                 System.out.println("iteration " + i);
                 Thread.sleep(5);
             }
-            int[] send = {rank * 1000 + i};
-            int[] recv = new int[1];
-            MPI.COMM_WORLD.Sendrecv(send, 0, 1, MPI.INT, next, 7, recv, 0, 1, MPI.INT, prev, 7);
-            if (recv[0] != prev * 1000 + i) {
-                throw new IllegalStateException("ring: iteration " + i + " got " + recv[0] + " from " + prev);
-            }
-            sum += recv[0];
+            sum += RingCheck.ringStep(rank, next, prev, i);
         }
         System.out.println("ring ok from " + prev + " after " + i + " iterations sum " + sum);
         MPI.Finalize();
