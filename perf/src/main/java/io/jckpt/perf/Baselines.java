@@ -121,19 +121,19 @@ final class Baselines {
     }
 
     /**
-     * Raw loopback TCP between two threads of this JVM: direct buffers, TCP_NODELAY, the receiver
-     * acks each message with one byte; a transfer is timed from the first write to the ack.
-     */
-    /**
      * A thread asleep in {@code Selector.select()}, as a replication agent waits between rounds; {@link
      * #wake()} times the wake-up call the waker pays (the eventfd write, and on a VM the interrupt to
      * the sleeper's idle CPU). memcpy + this is the floor of any here() that hands its copy to a
-     * background thread instead of sending it itself.
+     * background thread instead of sending it itself. {@link #lastWakeLatency()} is the other side of
+     * the hand-off: from the wake-up call until the sleeper runs, which a background sender adds to
+     * every transfer it is handed.
      */
     static final class Sleeper implements AutoCloseable {
         private final java.nio.channels.Selector selector;
         private final Thread thread;
         private volatile boolean running = true;
+        private volatile long wokeAt;
+        private long wakeCalledAt;
 
         Sleeper() throws IOException {
             selector = java.nio.channels.Selector.open();
@@ -141,6 +141,7 @@ final class Baselines {
                 try {
                     while (running) {
                         selector.select(1000);
+                        wokeAt = System.nanoTime();
                     }
                 } catch (IOException e) {
                     // closed: stop
@@ -153,8 +154,26 @@ final class Baselines {
         /** @return nanos spent in the wake-up call */
         long wake() {
             long t0 = System.nanoTime();
+            wakeCalledAt = t0;
             selector.wakeup();
             return System.nanoTime() - t0;
+        }
+
+        /**
+         * @return nanos from the last {@link #wake()} call until the sleeper ran, waiting (in 50 us
+         *         sleeps, at most 1 s) for it to run
+         */
+        long lastWakeLatency() {
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            long woke = wokeAt;
+            while (woke - wakeCalledAt < 0 && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+                woke = wokeAt;
+            }
+            if (woke - wakeCalledAt < 0) {
+                throw new IllegalStateException("the sleeper did not wake up within 1 s");
+            }
+            return woke - wakeCalledAt;
         }
 
         @Override
@@ -170,6 +189,10 @@ final class Baselines {
         }
     }
 
+    /**
+     * Raw loopback TCP between two threads of this JVM: direct buffers, TCP_NODELAY, the receiver
+     * acks each message with one byte; a transfer is timed from the first write to the ack.
+     */
     static final class ThreadPair implements AutoCloseable {
         private final SocketChannel out;
         private final SocketChannel in;
