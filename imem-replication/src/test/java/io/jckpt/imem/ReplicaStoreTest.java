@@ -423,4 +423,20 @@ class ReplicaStoreTest {
             assertFalse(preparerRunning(3));
         }
     }
+
+    @Test
+    void usableSpaceIsTheFileSystemsAndNamesAMissingDirectory() throws IOException {
+        // what the capacity check compares with: the file system's own figure (a 1 MiB file written in
+        // between moves both; a 64 MiB tolerance covers other writers of this shared file system)
+        long viaFileStore = Files.getFileStore(root).getUsableSpace();
+        long fast = ReplicaStore.usableSpace(root);
+        assertTrue(fast > 0, "usable space of " + root);
+        assertTrue(Math.abs(viaFileStore - fast) < (64L << 20), viaFileStore + " vs " + fast);
+        Files.write(root.resolve("filler"), new byte[1 << 20]);
+        assertTrue(ReplicaStore.usableSpace(root) < fast, "1 MiB written, the usable space shrinks");
+        Path missing = root.resolve("no-such-dir");
+        java.nio.file.NotDirectoryException e = assertThrows(java.nio.file.NotDirectoryException.class,
+                () -> ReplicaStore.usableSpace(missing));
+        assertTrue(e.getMessage().contains("no-such-dir"), e.getMessage());
+    }
 }

@@ -73,7 +73,8 @@ final class JmhSection {
                 + "copy into the store with the image header and tag table plus the store's commit, which without an "
                 + "agent happens inside here(); the data changes by one byte per call. "
                 + "Baselines: memcpy of the same bytes into a pre-touched direct buffer; CRC32C of the same bytes "
-                + "(the replication thread's per-image work).");
+                + "(the replication thread's per-image work, done inside here() when there is no agent). The target "
+                + "is about here() with replication (section 3), where the CRC32C runs on the agent.");
         List<List<String>> rows = new ArrayList<>();
         for (Map.Entry<Integer, Map<String, Score>> e : scores.entrySet()) {
             Map<String, Score> s = e.getValue();
@@ -82,9 +83,10 @@ final class JmhSection {
             Score here = s.get("here");
             rows.add(List.of(Samples.size(e.getKey()), memcpy.cell() + " (" + Samples.gbps(e.getKey(), memcpy.median()) + ")",
                     crc.cell() + " (" + Samples.gbps(e.getKey(), crc.median()) + ")", Samples.ratio(crc.median(), memcpy.median()),
-                    here.cell(), "**" + Samples.ratio(here.median(), memcpy.median()) + "**"));
+                    here.cell(), "**" + Samples.ratio(here.median(), memcpy.median()) + "**",
+                    Samples.ratio(here.median(), memcpy.median() + crc.median())));
         }
         report.table(List.of("size", "memcpy (baseline)", "CRC32C", "CRC32C / memcpy", "here(), n = 1, m = 0",
-                "here() / memcpy (target ≤ 1.25x)"), rows);
+                "here() / memcpy (target ≤ 1.25x)", "here() / (memcpy + CRC32C), the work it does inline"), rows);
     }
 }

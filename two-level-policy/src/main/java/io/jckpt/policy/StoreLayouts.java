@@ -118,7 +118,7 @@ final class StoreLayouts {
     MemoryPolicy.Budget budget() {
         try {
             createPrivateDirectories(storeDirectory);
-            return new MemoryPolicy.Budget(memoryCap, Files.getFileStore(storeDirectory).getUsableSpace());
+            return new MemoryPolicy.Budget(memoryCap, ReplicaStore.usableSpace(storeDirectory));
         } catch (IOException e) {
             throw new StorageException(storeDirectory, "rank " + rank + ": the node-local store directory is not usable: "
                     + e.getMessage(), e);
