@@ -11,6 +11,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -22,16 +23,24 @@ import java.util.Properties;
  * {@code jckpt-mpj.classpath} there.
  */
 public final class JckptHome {
-    private final Path home;
-    private final List<String> libClassPath;
-    private final List<String> mpjClassPath;
-    private final List<String> jvmFlags;
+    /** System property: {@code false} keeps rank JVMs off the class-data archive even when there is one. */
+    public static final String CLASS_DATA_SHARING_PROPERTY = "jckpt.classDataSharing";
 
-    private JckptHome(Path home, List<String> libClassPath, List<String> mpjClassPath, List<String> jvmFlags) {
+    private final Path home;
+    private final List<String> dependencies;
+    private final List<String> mpjClassPath;
+    private final List<String> baseJvmFlags;
+    private final Optional<Path> runtimeJar;
+    private final Optional<ClassDataSharing> classDataSharing;
+
+    private JckptHome(Path home, List<String> dependencies, List<String> mpjClassPath, List<String> baseJvmFlags,
+                      Optional<Path> runtimeJar, Optional<ClassDataSharing> classDataSharing) {
         this.home = home;
-        this.libClassPath = List.copyOf(libClassPath);
+        this.dependencies = List.copyOf(dependencies);
         this.mpjClassPath = List.copyOf(mpjClassPath);
-        this.jvmFlags = List.copyOf(jvmFlags);
+        this.baseJvmFlags = List.copyOf(baseJvmFlags);
+        this.runtimeJar = runtimeJar;
+        this.classDataSharing = classDataSharing;
     }
 
     /** Locates the home from the {@code jckpt.home} system property. */
@@ -45,12 +54,14 @@ public final class JckptHome {
 
     /** Reads the home at {@code home} (the runtime module's target directory). */
     public static JckptHome at(Path home) {
-        Path classes = home.resolve("classes");
-        List<String> lib = new ArrayList<>();
-        lib.add(classes.toAbsolutePath().toString());
-        lib.addAll(readClassPath(home.resolve("jckpt-lib.classpath")));
+        Properties properties = runtimeProperties();
+        List<String> deps = readClassPath(home.resolve("jckpt-lib.classpath"));
         List<String> mpj = readClassPath(home.resolve("jckpt-mpj.classpath"));
-        return new JckptHome(home, lib, mpj, readJvmFlags());
+        Path jar = home.resolve("runtime-" + properties.getProperty("version", "") + ".jar").toAbsolutePath();
+        Optional<Path> runtimeJar = Files.isRegularFile(jar) ? Optional.of(jar) : Optional.empty();
+        Optional<ClassDataSharing> cds = Boolean.parseBoolean(System.getProperty(CLASS_DATA_SHARING_PROPERTY, "true"))
+                ? runtimeJar.flatMap(j -> ClassDataSharing.find(home, j, deps)) : Optional.empty();
+        return new JckptHome(home, deps, mpj, jvmFlags(properties), runtimeJar, cds);
     }
 
     private static List<String> readClassPath(Path file) {
@@ -68,7 +79,7 @@ public final class JckptHome {
         }
     }
 
-    private static List<String> readJvmFlags() {
+    private static Properties runtimeProperties() {
         Properties properties = new Properties();
         try (InputStream in = JckptHome.class.getResourceAsStream("/jckpt-runtime.properties")) {
             if (in == null) {
@@ -78,6 +89,10 @@ public final class JckptHome {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return properties;
+    }
+
+    private static List<String> jvmFlags(Properties properties) {
         List<String> flags = new ArrayList<>(split(properties.getProperty("jvm.flags", "")));
         if (Runtime.version().feature() >= 24) {
             flags.addAll(split(properties.getProperty("jvm.flags.jdk24", "")));
@@ -94,9 +109,33 @@ public final class JckptHome {
         return home;
     }
 
-    /** The class path of a rank JVM: the runtime and the library with its dependencies; no MPJ Express. */
+    /**
+     * The class path of a rank JVM: the runtime and the library with its dependencies; no MPJ Express.
+     * The runtime comes as its jar with the class-data archive, else as its {@code classes} directory.
+     */
     public List<String> libClassPath() {
-        return libClassPath;
+        if (classDataSharing.isPresent()) {
+            return classDataSharing.get().classPath();
+        }
+        List<String> lib = new ArrayList<>();
+        lib.add(home.resolve("classes").toAbsolutePath().toString());
+        lib.addAll(dependencies);
+        return lib;
+    }
+
+    /** The library's dependencies: the rank class path after the runtime itself. */
+    public List<String> dependencies() {
+        return dependencies;
+    }
+
+    /** The runtime module's jar, when packaged. */
+    public Optional<Path> runtimeJar() {
+        return runtimeJar;
+    }
+
+    /** The class-data archive rank JVMs map, when there is a usable one ({@link ClassDataSharing#find}). */
+    public Optional<ClassDataSharing> classDataSharing() {
+        return classDataSharing;
     }
 
     /** MPJ Express's jars and the log4j 1.2 API they need. */
@@ -117,9 +156,19 @@ public final class JckptHome {
         return found;
     }
 
-    /** The JVM flags every rank JVM gets (those Chronicle Bytes needs, for this JDK). */
+    /** The JVM flags every rank JVM gets: those Chronicle Bytes needs for this JDK, and the archive's. */
     public List<String> jvmFlags() {
-        return jvmFlags;
+        if (classDataSharing.isEmpty()) {
+            return baseJvmFlags;
+        }
+        List<String> flags = new ArrayList<>(baseJvmFlags);
+        flags.addAll(classDataSharing.get().jvmFlags());
+        return flags;
+    }
+
+    /** The JVM flags the library needs for this JDK (those Chronicle Bytes needs), without the archive's. */
+    public List<String> baseJvmFlags() {
+        return baseJvmFlags;
     }
 
     /** The MPJ_HOME given to ranks: only its conf/mpjexpress.conf is read (log level off). */
