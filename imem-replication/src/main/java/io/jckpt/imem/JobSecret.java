@@ -9,9 +9,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The per-job secret that authenticates data-channel connections: both ends prove knowledge of it
- * with an HMAC-SHA256 over fresh nonces, so only the job's own processes can connect. The launcher
- * creates one per job and hands it to every rank (e.g. hex in an environment variable).
+ * The per-job secret that authenticates every connection of a job: the ranks' data channels and
+ * the launcher's control connections. Both ends prove knowledge of it with an HMAC-SHA256 over fresh
+ * nonces, so only the job's own processes can connect. The launcher creates one per job and hands it
+ * to every rank as hex in an environment variable (never on a command line).
  */
 public final class JobSecret {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -46,19 +47,19 @@ public final class JobSecret {
 
     /**
      * @param n number of bytes
-     * @return fresh random bytes
+     * @return fresh random bytes (a nonce for one handshake)
      */
-    static byte[] nonce(int n) {
+    public static byte[] nonce(int n) {
         byte[] b = new byte[n];
         RANDOM.nextBytes(b);
         return b;
     }
 
     /**
-     * @param parts what to authenticate
+     * @param parts what to authenticate (each length-prefixed, so that no two lists of parts collide)
      * @return HMAC-SHA256(secret, parts...)
      */
-    byte[] mac(byte[]... parts) {
+    public byte[] mac(byte[]... parts) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
@@ -70,6 +71,17 @@ public final class JobSecret {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }
+    }
+
+    /**
+     * Constant-time check of a peer's answer.
+     *
+     * @param answer what the peer sent
+     * @param parts  what it should have authenticated
+     * @return whether {@code answer} is {@link #mac}{@code (parts)}
+     */
+    public boolean verify(byte[] answer, byte[]... parts) {
+        return MessageDigest.isEqual(mac(parts), answer);
     }
 
     static boolean equal(byte[] a, byte[] b) {

@@ -10,7 +10,8 @@ import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
-import io.jckpt.runtime.control.JobSecret;
+import io.jckpt.imem.JobSecret;
+import io.jckpt.runtime.control.ControlProtocol;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.concurrent.BlockingQueue;
@@ -41,7 +42,7 @@ class ControlServerTest {
 
     @Test
     void rankWithTheJobSecretIsAdmittedAndHeard() throws Exception {
-        JobSecret secret = JobSecret.generate();
+        JobSecret secret = JobSecret.random();
         try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, listener)) {
             ControlConnection connection = ControlClient.connect("127.0.0.1", server.port(), "job1", secret, 3);
             assertEquals("connected 3", heard.poll(5, TimeUnit.SECONDS));
@@ -54,10 +55,10 @@ class ControlServerTest {
 
     @Test
     void wrongSecretWrongJobAndBadRankAreRefused() throws Exception {
-        JobSecret secret = JobSecret.generate();
+        JobSecret secret = JobSecret.random();
         try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, listener)) {
             IOException wrongSecret = assertThrows(IOException.class,
-                    () -> ControlClient.connect("127.0.0.1", server.port(), "job1", JobSecret.generate(), 0));
+                    () -> ControlClient.connect("127.0.0.1", server.port(), "job1", JobSecret.random(), 0));
             assertTrue(wrongSecret.getMessage().contains("bad credentials"), wrongSecret.getMessage());
             IOException wrongJob = assertThrows(IOException.class,
                     () -> ControlClient.connect("127.0.0.1", server.port(), "job2", secret, 0));
@@ -71,10 +72,12 @@ class ControlServerTest {
 
     @Test
     void secretRoundTripsThroughItsHexForm() {
-        JobSecret secret = JobSecret.generate();
-        byte[] nonce = JobSecret.nonce();
-        assertArrayEquals(secret.mac(nonce, 5), JobSecret.fromHex(secret.toHex()).mac(nonce, 5));
-        assertTrue(secret.verify(nonce, 5, secret.mac(nonce, 5)));
-        assertTrue(!secret.verify(nonce, 6, secret.mac(nonce, 5)));
+        JobSecret secret = JobSecret.random();
+        byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
+        byte[] answer = ControlProtocol.answer(secret, nonce, 5);
+        assertEquals(ControlProtocol.MAC_LENGTH, answer.length);
+        assertArrayEquals(answer, ControlProtocol.answer(JobSecret.fromHex(secret.toHex()), nonce, 5));
+        assertTrue(!java.util.Arrays.equals(answer, ControlProtocol.answer(secret, nonce, 6)), "bound to the rank");
+        assertTrue(!java.util.Arrays.equals(answer, ControlProtocol.answer(JobSecret.random(), nonce, 5)), "bound to the secret");
     }
 }

@@ -1,5 +1,6 @@
 package io.jckpt.runtime.control;
 
+import io.jckpt.imem.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -37,7 +38,7 @@ public final class ControlClient {
             in.readFully(nonce);
             out.writeInt(rank);
             out.writeUTF(jobId);
-            out.write(secret.mac(nonce, rank));
+            out.write(ControlProtocol.answer(secret, nonce, rank));
             out.flush();
             if (in.readByte() != ControlProtocol.ACCEPTED) {
                 throw new IOException("launcher refused rank " + rank + ": " + in.readUTF());

@@ -6,7 +6,7 @@ package io.jckpt.runtime.control;
  * <p>Handshake (server = launcher, client = rank or multicore host, one connection per rank):
  * <pre>
  *   server: int MAGIC, short VERSION, byte[NONCE_LENGTH] nonce
- *   client: int rank, UTF jobId, byte[MAC_LENGTH] HMAC-SHA256(secret, nonce || rank as 4 bytes)
+ *   client: int rank, UTF jobId, byte[MAC_LENGTH] answer(secret, nonce, rank)
  *   server: byte ACCEPTED, or byte REJECTED + UTF reason, then close
  * </pre>
  * A warm standby JVM (not yet a rank) claims {@code rank = STANDBY_CLAIM_BASE - id}, a negative
@@ -16,6 +16,19 @@ package io.jckpt.runtime.control;
  * only the same user can read.
  */
 public final class ControlProtocol {
+    /**
+     * A client's answer to the server's nonce: the job secret's HMAC-SHA256 over the nonce and the
+     * claimed rank ({@link io.jckpt.imem.JobSecret#mac}, the same secret and MAC as the data channels).
+     *
+     * @param secret the job secret
+     * @param nonce  the server's nonce
+     * @param rank   the rank claimed
+     * @return {@value #MAC_LENGTH} bytes
+     */
+    public static byte[] answer(io.jckpt.imem.JobSecret secret, byte[] nonce, int rank) {
+        return secret.mac(nonce, java.nio.ByteBuffer.allocate(4).putInt(rank).array());
+    }
+
     /** "JCKC". */
     public static final int MAGIC = 0x4A434B43;
     public static final short VERSION = 1;

@@ -1,5 +1,6 @@
 package io.jckpt.runtime.control;
 
+import io.jckpt.imem.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -82,7 +83,7 @@ public final class ControlServer implements AutoCloseable {
             socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-            byte[] nonce = JobSecret.nonce();
+            byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
             out.writeInt(ControlProtocol.MAGIC);
             out.writeShort(ControlProtocol.VERSION);
             out.write(nonce);
@@ -96,7 +97,7 @@ public final class ControlServer implements AutoCloseable {
                 refusal = "wrong job id";
             } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
                 refusal = "rank " + claimed + " out of range";
-            } else if (!secret.verify(nonce, claimed, answer)) {
+            } else if (!java.security.MessageDigest.isEqual(ControlProtocol.answer(secret, nonce, claimed), answer)) {
                 refusal = "bad credentials";
             }
             if (refusal != null) {

@@ -5,7 +5,7 @@ import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
 import io.jckpt.runtime.control.ExchangeFrames;
-import io.jckpt.runtime.control.JobSecret;
+import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.RankExit;
 import io.jckpt.runtime.control.RecoverFrame;
 import io.jckpt.runtime.multicore.MulticoreHost;
@@ -79,7 +79,7 @@ public final class Job {
     private final JckptHome home;
     private final JobConsole console;
     private final String jobId;
-    private final JobSecret secret = JobSecret.generate();
+    private final JobSecret secret = JobSecret.random();
     private final InetAddress loopback;
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final List<RankHost> hosts = new CopyOnWriteArrayList<>();

@@ -4,7 +4,7 @@ import io.jckpt.runtime.control.ControlClient;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
-import io.jckpt.runtime.control.JobSecret;
+import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.RankExit;
 import io.jckpt.runtime.control.RecoverFrame;
 import java.io.IOException;

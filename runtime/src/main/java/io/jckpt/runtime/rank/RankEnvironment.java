@@ -1,6 +1,6 @@
 package io.jckpt.runtime.rank;
 
-import io.jckpt.runtime.control.JobSecret;
+import io.jckpt.imem.JobSecret;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
