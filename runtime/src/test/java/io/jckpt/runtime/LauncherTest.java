@@ -193,6 +193,31 @@ class LauncherTest {
     }
 
     @Test
+    void aFailureDueAfterItsRankCompletedIsNotInjected() throws Exception {
+        // rank 2 returns from main right after an Allgather; the others wait for the stop file. The
+        // kill of rank 2 falls due (5 s) after rank 2 completed, while the job still runs: injecting
+        // it would start a recovery of a rank that has nothing left to do
+        Path stop = Files.createTempDirectory("jckpt-launcher-test").resolve("stop");
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0",
+                "--kill", "2@5s", "-cp", LaunchedJob.testClasses().toString(),
+                "io.jckpt.runtime.programs.EarlyFinish", "2", stop.toString())) {
+            job.awaitLine("[rank 2] done early", RUN_MILLIS);
+            job.awaitLine("failure 2@5s not injected: rank 2 already completed or gone", 20_000);
+            Files.createFile(stop);
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(3, job.linesContaining("done after the stop file").size(), job.output());
+            assertTrue(job.linesContaining("injecting failure").isEmpty(), job.output());
+            assertTrue(job.linesContaining("recovering").isEmpty(), job.output());
+            assertTrue(job.output().contains("finished: all 4 ranks completed\n")
+                    || job.output().trim().endsWith("finished: all 4 ranks completed"), job.output());
+            assertNoProcessLeft(job.jobId());
+        } finally {
+            Files.deleteIfExists(stop);
+            Files.deleteIfExists(stop.getParent());
+        }
+    }
+
+    @Test
     void recoveryLimitEndsTheJobWithAClearMessage() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--max-recoveries", "0", "-cp",
                 LaunchedJob.testClasses().toString(), RING, "1000000")) {
