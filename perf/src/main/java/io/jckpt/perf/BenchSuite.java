@@ -341,14 +341,17 @@ public final class BenchSuite {
                 List<LaunchedBench.Case> cases = new ArrayList<>();
                 // 64 KiB, 4 MiB, 32 MiB per rank: (ny/4 + 2) * nx doubles
                 int[][] grids = quick ? new int[][] {{256, 120}} : new int[][] {{256, 120}, {1024, 2040}, {2048, 8184}};
+                // one warm standby (--standby 1) unless said: the launcher's default on hosts with a core to spare
                 for (int[] g : grids) {
-                    cases.add(new LaunchedBench.Case("process death (--kill 2@round=3)", g[0], g[1], false, false, "respawn"));
-                    cases.add(new LaunchedBench.Case("node loss (--kill 2@round=3:wipe)", g[0], g[1], false, true, "respawn"));
+                    cases.add(new LaunchedBench.Case("process death (--kill 2@round=3)", g[0], g[1], false, false, "respawn", 1));
+                    cases.add(new LaunchedBench.Case("node loss (--kill 2@round=3:wipe)", g[0], g[1], false, true, "respawn", 1));
                 }
                 if (!quick) {
-                    cases.add(new LaunchedBench.Case("bench's SIGKILL of rank 2 at sweep 30", 1024, 2040, true, false, "respawn"));
+                    cases.add(new LaunchedBench.Case("process death, no standby (--standby 0: the replacement JVM is forked)",
+                            1024, 2040, false, false, "respawn", 0));
+                    cases.add(new LaunchedBench.Case("bench's SIGKILL of rank 2 at sweep 30", 1024, 2040, true, false, "respawn", 1));
                     cases.add(new LaunchedBench.Case("process death, --on-failure relaunch (all 4 ranks restarted)", 1024,
-                            2040, false, false, "relaunch"));
+                            2040, false, false, "relaunch", 1));
                 }
                 List<LaunchedBench.Recovery> runs = launched.recovery(cases, quick ? 1 : 2);
                 report.heading(2, "10. Recovery time breakdown (bin/ckpt-run, 4 rank JVMs, m = 1)");
@@ -360,7 +363,8 @@ public final class BenchSuite {
                         + "'injecting failure' line: the launcher then waits for the process to be gone, so 'detection' "
                         + "there is the kill's own delay) or SIGKILLed by the bench (times from the kill: detection is the "
                         + "launcher's process reaper). Node loss also wipes rank 2's node-local store, so rank 2 receives "
-                        + "its image from its ring neighbour. `--on-failure respawn` re-spawns rank 2 and the survivors "
+                        + "its image from its ring neighbour. `--on-failure respawn` re-spawns rank 2 (on a warm standby "
+                        + "JVM, `--standby 1`, unless the row says otherwise) and the survivors "
                         + "re-enter main in a fresh MPJ world; `relaunch` restarts all 4 JVMs (restoring from their "
                         + "node-local stores). Times as seen by the bench's reader of the launcher's output. Paper: "
                         + "run-time recovery alone (T_recover loop) 0.66 s.");

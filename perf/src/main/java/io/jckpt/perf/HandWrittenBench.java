@@ -167,7 +167,10 @@ final class HandWrittenBench {
         long bytes = (long) (r.nx() / 4 + 2) * r.nx() * 8;
         report.paragraph(String.format(Locale.ROOT, "`--nx %d --ny %d --iterations %d --report 10`, checkpoint every %d "
                 + "sweeps (%d checkpoints, %s per rank: the grid block with its halo rows, as jckpt registers it), 4 rank "
-                + "JVMs. **jckpt**: `HeatSolver` unchanged, m = 1, memory level only, `--on-failure respawn`. **Kryo** / "
+                + "JVMs. **jckpt**: `HeatSolver` unchanged, m = 1, memory level only, `--on-failure respawn` with the launcher's "
+                + "default standby (" + io.jckpt.runtime.launcher.LaunchSpec.defaultStandbys(
+                io.jckpt.runtime.launcher.LaunchSpec.FailurePolicy.RESPAWN, io.jckpt.runtime.launcher.Device.NIODEV, 4,
+                Runtime.getRuntime().availableProcessors()) + " here: one only when the host has more cores than ranks). **Kryo** / "
                 + "**ObjectOutputStream**: `HandWrittenHeat` (perf), the same kernel, blocks and halo exchange; each rank "
                 + "writes its block and the sweep to a file in a shared directory on the local disk (temporary name, "
                 + "rename, barrier, rank 0 renames a `latest` marker; no fsync), and after the failure the harness starts "

@@ -188,9 +188,10 @@ final class LaunchedBench {
     /**
      * One recovery case: a grid of {@code nx x ny} (so {@code bytes} per rank), rank 2 killed by the
      * bench's SIGKILL once rank 0 prints sweep {@code killSweep} ({@code pid}) or by the launcher's
-     * {@code --kill 2@round=R[:wipe]}, recovered by {@code policy} (respawn or relaunch).
+     * {@code --kill 2@round=R[:wipe]}, recovered by {@code policy} (respawn or relaunch) with
+     * {@code standbys} warm standby JVMs.
      */
-    record Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy) {
+    record Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy, int standbys) {
         long bytes() {
             return (long) (ny / 4 + 2) * nx * 8;
         }
@@ -249,7 +250,8 @@ final class LaunchedBench {
     }
 
     private Recovery recoverOnce(Case c, String expected) throws Exception {
-        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", c.policy()));
+        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", c.policy(), "--standby",
+                Integer.toString(c.standbys())));
         int killSweep = RECOVERY_EVERY * RECOVERY_ROUND;
         if (!c.pid()) {
             args.addAll(List.of("--kill", "2@round=" + RECOVERY_ROUND + (c.wipe() ? ":wipe" : "")));

@@ -3,6 +3,8 @@ package io.jckpt.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.runtime.launcher.Device;
+import io.jckpt.runtime.launcher.LaunchSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -104,7 +106,7 @@ class LauncherTest {
     @Test
     void standbyTakesOverAFailedRankAndItsReplacementTakesTheNextFailure() throws Exception {
         Path stop = Files.createTempDirectory("jckpt-launcher-test").resolve("stop");
-        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "1", "-cp",
                 LaunchedJob.testClasses().toString(), RING_UNTIL, stop.toString())) {
             job.awaitLine("standby 0 ready (pid ", RUN_MILLIS);
             job.awaitLine("[rank 2] iteration 0", RUN_MILLIS);
@@ -189,6 +191,31 @@ class LauncherTest {
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(4, job.linesContaining("ring ok").size(), job.output());
             assertTrue(job.linesContaining("recovering: epoch 2").isEmpty(), job.output());
+        }
+    }
+
+    @Test
+    void aWarmStandbyByDefaultOnlyWithACoreToSpare() throws Exception {
+        LaunchSpec.FailurePolicy respawn = LaunchSpec.FailurePolicy.RESPAWN;
+        assertEquals(1, LaunchSpec.defaultStandbys(respawn, Device.NIODEV, 4, 8));
+        assertEquals(1, LaunchSpec.defaultStandbys(LaunchSpec.FailurePolicy.RELAUNCH, Device.NIODEV, 1, 2));
+        assertEquals(0, LaunchSpec.defaultStandbys(respawn, Device.NIODEV, 4, 4), "every core has a rank");
+        assertEquals(0, LaunchSpec.defaultStandbys(respawn, Device.NIODEV, 4, 2));
+        assertEquals(0, LaunchSpec.defaultStandbys(LaunchSpec.FailurePolicy.FAIL, Device.NIODEV, 1, 8));
+        int cores = Runtime.getRuntime().availableProcessors();
+        String cp = LaunchedJob.testClasses().toString();
+        assertEquals(cores > 4 ? 1 : 0, LaunchSpec.parse(new String[] {"-np", "4", "--on-failure", "respawn", "-cp", cp, RING})
+                .standbys());
+        assertEquals(cores > 1 ? 1 : 0, LaunchSpec.parse(new String[] {"-np", "1", "--on-failure", "respawn", "-cp", cp, RING})
+                .standbys());
+        assertEquals(1, LaunchSpec.parse(new String[] {"-np", "4", "--on-failure", "respawn", "--standby", "1", "-cp", cp,
+                RING}).standbys(), "asked for");
+        assertEquals(0, LaunchSpec.parse(new String[] {"-np", "1", "-cp", cp, RING}).standbys());
+        // the job says what it chose
+        try (LaunchedJob job = LaunchedJob.start("-np", "2", "--on-failure", "respawn", "-cp", cp, RING, "1")) {
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            String chosen = cores > 2 ? "; 1 warm standby (" + cores + " cores)" : "; no warm standby (" + cores + " cores)";
+            assertEquals(1, job.linesContaining(chosen).size(), job.output());
         }
     }
 

@@ -188,7 +188,10 @@ public final class Job {
                     : spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH
                     ? ", every rank relaunched after a failure (at most " + spec.maxRecoveries() + " recoveries)" : "")
                     + (spec.detectors().isEmpty() ? "" : "; failure detectors: process exit, "
-                    + String.join(", ", spec.detectors().stream().map(FailureDetector::name).toList())));
+                    + String.join(", ", spec.detectors().stream().map(FailureDetector::name).toList()))
+                    + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
+                    ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
+                    + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : ""));
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
