@@ -65,13 +65,7 @@ final class MicroBench {
                     barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = rank == 0 ? Baselines.copy(data, plain[i & 1]) : 0;
                     data[i & 7] ^= 1; // the program changed its data since the last round
-                    long t0 = System.nanoTime();
-                    c.here();
-                    long t1 = System.nanoTime();
-                    if (!c.awaitReplicated(ThreadRanks.BOUND)) {
-                        throw new IllegalStateException("round " + c.round() + " not replicated in time");
-                    }
-                    long t2 = System.nanoTime();
+                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
                     if (rank == 0 && i >= 0) { // warm-up rounds: only the checkpoint path, to get it compiled
                         long tcp1 = threads.transfer(size);
                         long tcp2 = jvms.transfer(size);
@@ -80,8 +74,8 @@ final class MicroBench {
                         crc.add(Baselines.crc32c(floorDst[i & 1], sink)); // just written, as the agent's CRC reads the new slot
                         wakeLatency.add(sleeper.lastWakeLatency());
                         memcpy.add(copy);
-                        here.add(t1 - t0);
-                        replWall.add(t2 - t0);
+                        here.add(timed.hereNanos());
+                        replWall.add(timed.replicatedNanos());
                         replAgent.add(c.stats().lastReplicationNanos());
                         tcpT.add(tcp1);
                         tcpJ.add(tcp2);

@@ -134,17 +134,11 @@ final class PaperTables {
                     for (int k = -1; k < rounds; k++) { // round 0: the collective first here() (store created)
                         d[Math.floorMod(k, size)] ^= 1;
                         barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
-                        long t0 = System.nanoTime();
-                        c.here();
-                        long t1 = System.nanoTime();
-                        if (!c.awaitReplicated(ThreadRanks.BOUND)) {
-                            throw new IllegalStateException("rank " + rank + ": round " + c.round() + " not complete in time");
-                        }
-                        long t2 = System.nanoTime();
+                        ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
                         if (k >= 0) {
                             synchronized (mine) {
-                                mine.ckpt.add(t1 - t0);
-                                mine.ckptTotal.add(t2 - t0);
+                                mine.ckpt.add(timed.hereNanos());
+                                mine.ckptTotal.add(timed.replicatedNanos());
                                 if (disk) {
                                     mine.flush.add(c.stats().lastFlushNanos());
                                 }

@@ -53,13 +53,7 @@ final class ScalingBench {
                 for (int i = -warmup; i < rounds; i++) {
                     data[Math.floorMod(i, size)] ^= 1;
                     barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
-                    long t0 = System.nanoTime();
-                    c.here();
-                    long t1 = System.nanoTime();
-                    if (!c.awaitReplicated(ThreadRanks.BOUND)) {
-                        throw new IllegalStateException("rank " + rank + ": round " + c.round() + " not replicated in time");
-                    }
-                    long t2 = System.nanoTime();
+                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
                     barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = 0;
                     long raw = 0;
@@ -69,8 +63,8 @@ final class ScalingBench {
                     }
                     if (i >= 0) {
                         synchronized (here) {
-                            here.add(t1 - t0);
-                            round.add(t2 - t0);
+                            here.add(timed.hereNanos());
+                            round.add(timed.replicatedNanos());
                             agent.add(c.stats().lastReplicationNanos());
                             if (rank == 0) {
                                 memcpy.add(copy);
@@ -113,16 +107,11 @@ final class ScalingBench {
                     data[Math.floorMod(i, size)] ^= 1;
                     barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = rank == 0 ? Baselines.copy(data, plain) : 0;
-                    long t0 = System.nanoTime();
-                    c.here();
-                    long t1 = System.nanoTime();
-                    if (!c.awaitReplicated(ThreadRanks.BOUND)) {
-                        throw new IllegalStateException("rank " + rank + ": round " + c.round() + " not replicated in time");
-                    }
+                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
                     if (i >= 0) {
                         boolean diskRound = c.round() % ratio == 0;
                         synchronized (mem) {
-                            (diskRound ? dsk : mem).add(t1 - t0);
+                            (diskRound ? dsk : mem).add(timed.hereNanos());
                             if (diskRound && c.stats().lastFlushNanos() > 0) {
                                 flush.add(c.stats().lastFlushNanos());
                             }

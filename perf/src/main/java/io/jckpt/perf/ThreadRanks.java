@@ -133,4 +133,25 @@ final class ThreadRanks implements AutoCloseable {
     public void close() {
         pool.shutdownNow();
     }
+
+    /** One checkpoint round as a rank saw it: here() blocking, and here()'s start to replicated everywhere. */
+    record Round(long hereNanos, long replicatedNanos) {
+    }
+
+    /**
+     * here() on {@code rank}, then the wait (bounded by {@link #BOUND}) until the round is replicated
+     * on every rank; timed.
+     *
+     * @throws IllegalStateException when the round is not replicated in time
+     */
+    static Round timedRound(TwoLevelCheckpointer c, int rank) {
+        long t0 = System.nanoTime();
+        c.here();
+        long t1 = System.nanoTime();
+        if (!c.awaitReplicated(BOUND)) {
+            throw new IllegalStateException("rank " + rank + ": round " + c.round() + " not replicated within "
+                    + BOUND.toSeconds() + " s");
+        }
+        return new Round(t1 - t0, System.nanoTime() - t0);
+    }
 }
