@@ -73,17 +73,6 @@ public final class JobSecret {
         }
     }
 
-    /**
-     * Constant-time check of a peer's answer.
-     *
-     * @param answer what the peer sent
-     * @param parts  what it should have authenticated
-     * @return whether {@code answer} is {@link #mac}{@code (parts)}
-     */
-    public boolean verify(byte[] answer, byte[]... parts) {
-        return MessageDigest.isEqual(mac(parts), answer);
-    }
-
     static boolean equal(byte[] a, byte[] b) {
         return MessageDigest.isEqual(a, b);
     }

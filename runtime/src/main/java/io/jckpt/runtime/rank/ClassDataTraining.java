@@ -14,7 +14,8 @@ import java.util.List;
  *
  * <p>What it runs is the standby's rehearsal ({@link StandbyWarmup}: open, register, here() with
  * ring replication and a disk generation, a recovery with a transfer, rollback, close; two ranks as
- * threads in a scratch directory it deletes), then it loads the rank-side classes of the runtime.
+ * threads in a scratch directory it deletes), then the rank-side classes a standby preloads and a
+ * rank's entry classes.
  */
 public final class ClassDataTraining {
     private ClassDataTraining() {
@@ -27,10 +28,11 @@ public final class ClassDataTraining {
         Path scratch = args.length > 0 ? Path.of(args[0])
                 : CkptOptions.defaultMemoryDirectory().resolve("cds-training-" + ProcessHandle.current().pid());
         String incomplete = StandbyWarmup.rehearse(scratch);
-        for (Class<?> type : List.of(RankMain.class, RankControl.class, RuntimeJobServices.class, ProgressReporter.class,
-                ProgramRunner.class, RankServices.class, WorldLoaders.class, WorldClassLoader.class, Standby.class)) {
+        Standby.preloadRankClasses(); // what a standby loads before it says it is ready
+        for (Class<?> type : List.of(RankMain.class, WorldClassLoader.class)) {
+            // a rank JVM's own entry: loaded (not initialised) is all the archive keeps
             try {
-                Class.forName(type.getName(), true, ClassDataTraining.class.getClassLoader());
+                Class.forName(type.getName(), false, ClassDataTraining.class.getClassLoader());
             } catch (ClassNotFoundException e) {
                 throw new IllegalStateException(e); // this jar is broken
             }

@@ -85,7 +85,8 @@ final class Standby {
     }
 
     /** The classes the rank path needs first, loaded and initialised while nothing waits for them. */
-    private static void preloadRankClasses() {
+    /** Loads and initialises the rank-side classes a standby becomes (also the class-data training's). */
+    static void preloadRankClasses() {
         for (Class<?> type : List.of(RankControl.class, RuntimeJobServices.class, ProgressReporter.class,
                 ProgramRunner.class, RankServices.class, WorldLoaders.class)) {
             try {
