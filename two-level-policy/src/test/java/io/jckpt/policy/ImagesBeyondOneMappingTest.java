@@ -28,6 +28,21 @@ class ImagesBeyondOneMappingTest {
     @TempDir
     Path tmp;
 
+    /** Every rank of a recovered world restores {@code round} from {@code from} (memory or disk), bit-identical; closed. */
+    private static void rollBackEverywhere(List<TwoLevelCheckpointer> world, long round, int length, String from)
+            throws Exception {
+        RankGroup.parallel(world.size(), rank -> {
+            TwoLevelCheckpointer c = world.get(rank);
+            assertTrue(c.restoredFrom().startsWith(from), c.restoredFrom());
+            assertEquals(round, c.round());
+            double[] target = new double[length];
+            c.rollback("data", target);
+            assertArrayEquals(data(rank, (int) round, length), target, "rank " + rank);
+            return null;
+        });
+        RankGroup.closeAll(world);
+    }
+
     private static double[] data(int rank, int round, int length) {
         return ReconfigurationTest.data(rank, round, length);
     }
@@ -57,31 +72,12 @@ class ImagesBeyondOneMappingTest {
             RankGroup.closeAll(world);
             // node 1 lost: its image comes back from rank 2's store, across windows
             ReplicaStore.wipe(nodes.resolve("node-1"));
-            List<TwoLevelCheckpointer> world1 = RankGroup.open(n, "windows", 1, opts, r -> r == 1);
-            RankGroup.parallel(n, rank -> {
-                TwoLevelCheckpointer c = world1.get(rank);
-                assertEquals(3, c.round());
-                double[] target = new double[length];
-                c.rollback("data", target);
-                assertArrayEquals(data(rank, 3, length), target, "rank " + rank);
-                return null;
-            });
-            RankGroup.closeAll(world1);
+            rollBackEverywhere(RankGroup.open(n, "windows", 1, opts, r -> r == 1), 3, length, "memory");
             // every node lost: the disk generation (flushed from the windowed slots) restores
             for (int r = 0; r < n; r++) {
                 ReplicaStore.wipe(nodes.resolve("node-" + r));
             }
-            List<TwoLevelCheckpointer> world2 = RankGroup.open(n, "windows", 2, opts, r -> true);
-            RankGroup.parallel(n, rank -> {
-                TwoLevelCheckpointer c = world2.get(rank);
-                assertTrue(c.restoredFrom().startsWith("disk"), c.restoredFrom());
-                assertEquals(3, c.round());
-                double[] target = new double[length];
-                c.rollback("data", target);
-                assertArrayEquals(data(rank, 3, length), target, "rank " + rank);
-                return null;
-            });
-            RankGroup.closeAll(world2);
+            rollBackEverywhere(RankGroup.open(n, "windows", 2, opts, r -> true), 3, length, "disk");
         } finally {
             System.clearProperty(WINDOW);
             ReplicaStore.wipe(nodes);
