@@ -6,7 +6,10 @@ import io.jckpt.spi.CheckpointerProviders;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
 
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The static facade, mirroring the paper's C interface so that a program reads like its Figure 1:
@@ -23,7 +26,9 @@ import java.util.Objects;
  * {@link CheckpointerProvider} on the class path. Int tags are the decimal text of the int.
  */
 public final class Ckpt {
-    private static final Object LOCK = new Object();
+    private static final ReentrantLock LOCK = new ReentrantLock();
+    /** close() only swaps the instance under the lock; an open in progress may hold it longer. */
+    private static final Duration CLOSE_LOCK_BOUND = Duration.ofSeconds(60);
     private static volatile Checkpointer current;
     private static volatile boolean wasClosed;
 
@@ -78,7 +83,15 @@ public final class Ckpt {
      */
     public static Checkpointer open(CkptOptions options, RankContext context, CheckpointerProvider provider) {
         Objects.requireNonNull(provider, "provider");
-        synchronized (LOCK) {
+        JobServices services = JobServices.current();
+        if (services != null) {
+            services.checkCurrentWorld(); // a thread of an abandoned world opens nothing
+        }
+        // bounded: an open of an abandoned world still running on this rank ends at its next exchange,
+        // which the new world refuses at once
+        Duration bound = options.exchangeTimeout().multipliedBy(2);
+        lock(bound, "Ckpt.open on rank " + context.rank());
+        try {
             if (current != null && current.context().epoch() < context.epoch()) {
                 // the program re-entered main in a new MPJ world after a recovery: the old
                 // instance belongs to the abandoned world; its checkpoints live on in the stores
@@ -96,6 +109,20 @@ public final class Ckpt {
             current = c;
             wasClosed = false;
             return c;
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    private static void lock(Duration bound, String who) {
+        try {
+            if (!LOCK.tryLock(bound.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new CkptStateException(who + " waited " + bound.toMillis() + " ms for another open or close"
+                        + " of this process to end; is another thread calling Ckpt.open?");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CkptStateException(who + " was interrupted while waiting for another open or close to end");
         }
     }
 
@@ -225,12 +252,15 @@ public final class Ckpt {
     /** Closes the checkpointer (the paper's MPI_Ckpt_close); does nothing when none is open. */
     public static void close() {
         Checkpointer c;
-        synchronized (LOCK) {
+        lock(CLOSE_LOCK_BOUND, "Ckpt.close");
+        try {
             c = current;
             current = null;
             if (c != null) {
                 wasClosed = true;
             }
+        } finally {
+            LOCK.unlock();
         }
         if (c != null) {
             c.close();

@@ -20,6 +20,17 @@ public final class ExchangeTimeoutException extends CkptException {
         this.missingRanks = List.copyOf(missingRanks);
     }
 
+    /**
+     * @param rank         the rank that waited
+     * @param timeout      how long it waited
+     * @param missingRanks the ranks that had not arrived (empty when not known)
+     * @param what         what the coordinator of the exchange said: the calls and the ranks
+     */
+    public ExchangeTimeoutException(int rank, Duration timeout, List<Integer> missingRanks, String what) {
+        super("status exchange on rank " + rank + " timed out after " + timeout.toMillis() + " ms: " + what);
+        this.missingRanks = List.copyOf(missingRanks);
+    }
+
     /** @return the ranks that had not arrived */
     public List<Integer> missingRanks() {
         return missingRanks;

@@ -2,7 +2,7 @@ package io.jckpt.spi;
 
 /**
  * What the job's runtime (the launcher's rank side, module {@code runtime}) gives the library inside
- * a rank: the current world, the status exchange, the per-job secret that authenticates the
+ * a rank: the current world, the typed collective between ranks, the per-job secret that authenticates the
  * library's own data channels, and a line in the launcher's log. Installed by the runtime before
  * the program's main runs; absent when a program runs without the launcher (then
  * {@link io.jckpt.Ckpt#open} reads the rank from the environment and only single-rank jobs work).
@@ -12,8 +12,8 @@ public interface JobServices {
     /** @return the current world of this rank: epoch, recovery, new rank (changes at each recovery) */
     RankContext context();
 
-    /** @return the allgather through the launcher, for the current world */
-    StatusExchange exchange();
+    /** @return the typed collective through the launcher, for the current world */
+    RankCollective collective();
 
     /** @return the per-job secret (never logged); data channels authenticate peers with it */
     byte[] jobSecret();

@@ -3,7 +3,7 @@ package io.jckpt.perf;
 import io.jckpt.CkptOptions;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankContext;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -58,7 +58,7 @@ public class JmhBenchmarks {
         CkptOptions options = CkptOptions.builder().replicas(0).memoryDirectory(store).diskRatio(0)
                 .maxMemoryBytes(1L << 30).build();
         RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-" + size).epoch(0).build();
-        ckpt = TwoLevelCheckpointer.open(options, context, LocalStatusExchange.group(1).get(0), new byte[32],
+        ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
                 "127.0.0.1", null);
         ckpt.register("data", data);
         ckpt.here(); // the first here() of a job creates the store

@@ -3,7 +3,7 @@ package io.jckpt.perf;
 import io.jckpt.CkptOptions;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankContext;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -69,7 +69,7 @@ final class ThreadRanks implements AutoCloseable {
 
     /** Opens one world (collective); {@code openNanos[rank]} receives each rank's open() time. */
     List<TwoLevelCheckpointer> open(String jobId, int epoch, IntPredicate newRank, long[] openNanos) throws Exception {
-        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(n);
+        List<LocalRankCollective> exchanges = LocalRankCollective.group(n);
         byte[] secret = new byte[32];
         secret[0] = 7;
         java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(n);

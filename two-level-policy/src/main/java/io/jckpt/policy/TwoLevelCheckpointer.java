@@ -2,6 +2,8 @@ package io.jckpt.policy;
 
 import io.jckpt.Checkpointer;
 import io.jckpt.CkptException;
+import io.jckpt.ExchangeTimeoutException;
+import io.jckpt.CollectiveMismatchException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CkptStateException;
 import io.jckpt.CkptStats;
@@ -38,9 +40,10 @@ import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.imem.RingLinks;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
-import io.jckpt.spi.StatusExchange;
+import io.jckpt.spi.RankCollective;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -98,7 +101,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private CkptOptions requested;
     /** What runs now: {@link #requested} with the effective m and disk ratio of the current layout. */
     private CkptOptions options;
-    private final StatusExchange exchange;
+    private final RankCollective exchange;
     private final JobSecret secret;
     private final InetAddress bindHost;
     private final Consumer<String> events;
@@ -178,6 +181,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     private long checkpoints;
     private long diskCheckpoints;
+    private boolean released;
     private long lastImageBytes;
     private long lastBlockingNanos;
     private long totalBlockingNanos;
@@ -186,7 +190,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private CkptStats.HereTimings lastHere = CkptStats.HereTimings.NONE;
     private CkptStats.RecoveryTimings lastRecovery = CkptStats.RecoveryTimings.NONE;
 
-    private TwoLevelCheckpointer(CkptOptions options, RankContext context, StatusExchange exchange, byte[] secret,
+    private TwoLevelCheckpointer(CkptOptions options, RankContext context, RankCollective exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
         this.options = options;
         this.requested = options;
@@ -215,7 +219,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * @param events    where to report checkpoints and recoveries (the launcher's log)
      * @return the open checkpointer
      */
-    public static TwoLevelCheckpointer open(CkptOptions options, RankContext context, StatusExchange exchange,
+    public static TwoLevelCheckpointer open(CkptOptions options, RankContext context, RankCollective exchange,
                                             byte[] secret, String bindHost, Consumer<String> events) {
         options.validateFor(context.size());
         TwoLevelCheckpointer c;
@@ -227,10 +231,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         try {
             c.start();
             return c;
-        } catch (RuntimeException | IOException e) {
-            c.release(false);
+        } catch (RuntimeException | Error | IOException e) {
+            c.release(false); // also when a thread of an abandoned world is fenced (an Error)
             if (e instanceof CkptException ce) {
                 throw ce;
+            }
+            if (e instanceof Error error) {
+                throw error;
             }
             throw new CkptException("rank " + context.rank() + ": open failed: " + e.getMessage(), e);
         }
@@ -238,6 +245,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     private int rank() {
         return context.rank();
+    }
+
+    /** Why the ranks' collective calls failed, when they did: the cause of a ring its peers closed. */
+    private String collectiveFailure() {
+        String failure = exchange.failure();
+        return failure == null ? "" : "; the ranks' collective calls had failed before: " + failure;
     }
 
     private void start() throws IOException {
@@ -269,7 +282,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 held.stream().map(StoreLayouts.Held::layout).toList());
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
-        byte[][] all = exchange.allgather(OpenStatusDescriptor.encode(mine), options.exchangeTimeout());
+        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.OPEN), OpenStatusDescriptor.encode(mine),
+                options.exchangeTimeout());
         long decideStart = System.nanoTime();
         exchangeNanos += decideStart - exchangeStart;
         List<OpenStatus> statuses = new ArrayList<>();
@@ -287,7 +301,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long restoredRound = 0;
         RollbackPlan plan = null;
         if (copiesAnywhere > 0) {
-            plan = ImemRecovery.plan(exchange::allgather, rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
+            int[] planStep = {0};
+            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(Collective.of(planStep[0]++ == 0
+                    ? Collective.Kind.RESTORE_PLAN : Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
                     steps);
         }
         StoreLayouts.Held active = null;
@@ -371,7 +387,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         ringJoinPending = plan != null && plan.recoverable();
         if (!ringJoinPending) {
             if (plan != null) {
-                exchange.allgather(new byte[0], options.exchangeTimeout());
+                exchange.allgather(Collective.of(Collective.Kind.RESTORE_DONE), new byte[0], options.exchangeTimeout());
             }
             if (store != null) {
                 startReplication();
@@ -608,7 +624,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank() + ": interrupted in here() of round " + next, e);
         } catch (IOException e) {
-            throw new CkptException("rank " + rank() + ": checkpoint round " + next + " failed: " + e.getMessage(), e);
+            throw new CkptException("rank " + rank() + ": checkpoint round " + next + " failed: " + e.getMessage()
+                    + collectiveFailure(), e);
         }
         long blocked = System.nanoTime() - start;
         checkpoints++;
@@ -629,7 +646,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      */
     private void joinRingAfterRollback() {
         long t0 = System.nanoTime();
-        exchange.allgather(new byte[0], options.exchangeTimeout());
+        exchange.allgather(Collective.of(Collective.Kind.RESTORE_DONE), new byte[0], options.exchangeTimeout());
         try {
             startReplication();
         } catch (IOException e) {
@@ -771,7 +788,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank() + ": interrupted in here() of round " + (r + 1), e);
         } catch (IOException e) {
-            throw new CkptException("rank " + rank() + ": checkpoint round " + (r + 1) + " failed: " + e.getMessage(), e);
+            throw new CkptException("rank " + rank() + ": checkpoint round " + (r + 1) + " failed: " + e.getMessage()
+                    + collectiveFailure(), e);
         }
     }
 
@@ -779,7 +797,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private void reconfigure(long length, long need, boolean barrier, String why) {
         boolean fixed = requested.slotCapacity() > 0;
         MemoryPolicy.Budget own = layouts.budget();
-        byte[][] all = exchange.allgather(ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
+        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.RECONFIGURE, round + 1), ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free())
                 .array(), options.exchangeTimeout());
         long largest = 0;
         int largestRank = 0;
@@ -866,7 +884,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 throw new CkptStateException("rank " + rank() + ": the size agreement of round " + about
                         + " belongs to world " + epoch + ", abandoned after a failure");
             }
-            return exchange.allgather(mine, bound);
+            return exchange.allgather(Collective.of(Collective.Kind.SIZE_AGREEMENT, about), mine, bound);
         });
     }
 
@@ -977,7 +995,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 Thread.currentThread().interrupt();
                 problem = "interrupted";
             }
-            byte[][] all = exchange.allgather(problem == null ? new byte[0] : problem.getBytes(StandardCharsets.UTF_8),
+            byte[][] all = exchange.allgather(Collective.of(Collective.Kind.LAYOUT_SWITCH, round + 1), problem == null ? new byte[0] : problem.getBytes(StandardCharsets.UTF_8),
                     options.exchangeTimeout());
             for (int r = 0; r < all.length; r++) {
                 if (all[r].length > 0) {
@@ -1199,7 +1217,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         CkptOptions next = requested.withCtrl(ctrl);
         next.validateFor(context.size());
         joinAgreement(); // one exchange at a time, in the same order on every rank
-        byte[][] all = exchange.allgather(ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(),
+        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CTRL, round),
+                ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(),
                 options.exchangeTimeout());
         for (int r = 0; r < all.length; r++) {
             if (ByteBuffer.wrap(all[r]).getLong() != next.globalFingerprint()) {
@@ -1282,7 +1301,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             // and every rank must know it, before any rank leaves the ring, or a neighbour still
             // waiting for its last round would lose its successor.
             try {
-                joinAgreement(); // before the exchange below: one at a time, in the same order everywhere
+                joinAgreement(); // before the exchanges below: one at a time, in the same order everywhere
+                // every rank closes at the same round: a rank that skipped a here() is named now, not
+                // after waiting for a round it will never take
+                exchange.allgather(Collective.of(Collective.Kind.CLOSE, round), new byte[0], options.exchangeTimeout());
                 boolean replicated = agent == null || agent.failure() != null || awaitReplicated(options.replicationTimeout());
                 if (!replicated) {
                     LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank(), round,
@@ -1297,7 +1319,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     }
                 }
                 boolean flushed = flusher == null || flusher.awaitIdle(options.replicationTimeout());
-                byte[][] all = exchange.allgather(new byte[] {(byte) (flushed ? 1 : 0)}, options.exchangeTimeout());
+                byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CLOSE_SETTLED, round), new byte[] {(byte) (flushed ? 1 : 0)}, options.exchangeTimeout());
                 boolean settled = true;
                 for (byte[] part : all) {
                     settled &= part.length == 1 && part[0] == 1;
@@ -1307,6 +1329,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     retiringComplete = true;
                     releaseRetiring();
                 }
+            } catch (CollectiveMismatchException | ExchangeTimeoutException e) {
+                // the ranks did not close together: the program's error, said on every rank
+                closed = true;
+                release(false);
+                throw e;
             } catch (CkptException e) {
                 LOG.warn("rank {}: close: {}", rank(), e.getMessage());
             } catch (InterruptedException e) {
@@ -1332,6 +1359,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * re-opened checkpointer (after a recovery, or a relaunch on the same node) restores from.
      */
     private void release(boolean flushDisk) {
+        if (released) {
+            return; // a close that failed half-way released already
+        }
+        released = true;
         if (agent != null) {
             agent.close();
         }

@@ -4,9 +4,10 @@ import io.jckpt.Checkpointer;
 import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
 import io.jckpt.spi.CheckpointerProvider;
+import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
-import io.jckpt.spi.StatusExchange;
+import io.jckpt.spi.RankCollective;
 import java.time.Duration;
 
 /**
@@ -20,7 +21,7 @@ public final class TwoLevelProvider implements CheckpointerProvider {
     public Checkpointer create(CkptOptions options, RankContext context) {
         JobServices services = JobServices.current();
         if (services != null) {
-            return TwoLevelCheckpointer.open(options, context, services.exchange(), services.jobSecret(),
+            return TwoLevelCheckpointer.open(options, context, services.collective(), services.jobSecret(),
                     services.bindHost(), services::event);
         }
         if (context.size() != 1) {
@@ -41,7 +42,7 @@ public final class TwoLevelProvider implements CheckpointerProvider {
     }
 
     /** The exchange of a world of one. */
-    private static final class SingleRankExchange implements StatusExchange {
+    private static final class SingleRankExchange implements RankCollective {
         @Override
         public int rank() {
             return 0;
@@ -53,7 +54,7 @@ public final class TwoLevelProvider implements CheckpointerProvider {
         }
 
         @Override
-        public byte[][] allgather(byte[] mine, Duration timeout) {
+        public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
             return new byte[][] {mine.clone()};
         }
     }

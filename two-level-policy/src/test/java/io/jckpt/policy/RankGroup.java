@@ -1,7 +1,7 @@
 package io.jckpt.policy;
 
 import io.jckpt.CkptOptions;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankContext;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,11 +41,11 @@ final class RankGroup {
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank,
                                            IntFunction<java.util.function.Consumer<String>> events) throws Exception {
-        return open(LocalStatusExchange.group(n), jobId, epoch, options, newRank, events);
+        return open(LocalRankCollective.group(n), jobId, epoch, options, newRank, events);
     }
 
     /** As above, over the given exchange endpoints (one per rank), so that a test can read their counters. */
-    static List<TwoLevelCheckpointer> open(List<LocalStatusExchange> exchanges, String jobId, int epoch,
+    static List<TwoLevelCheckpointer> open(List<LocalRankCollective> exchanges, String jobId, int epoch,
                                            IntFunction<CkptOptions> options, IntFunction<Boolean> newRank,
                                            IntFunction<java.util.function.Consumer<String>> events) throws Exception {
         int n = exchanges.size();

@@ -20,7 +20,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -244,7 +244,7 @@ class ReconfigurationTest {
         int n = 4;
         Path nodes = tmp.resolve("nodes");
         int base = 1000;
-        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(n);
+        List<LocalRankCollective> exchanges = LocalRankCollective.group(n);
         List<TwoLevelCheckpointer> world = RankGroup.open(exchanges, "grow", 0,
                 r -> options(nodes, 1).apply(r).toBuilder().versionsKept(versionsKept).build(), r -> false, r -> null);
         long[] firstCapacity = new long[n];
@@ -300,7 +300,7 @@ class ReconfigurationTest {
     @Test
     void aRankAloneGrowsItsSlotsAtOnceWithNoExchangeAndTakesEveryRound() throws Exception {
         Path nodes = tmp.resolve("alone");
-        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(1);
+        List<LocalRankCollective> exchanges = LocalRankCollective.group(1);
         List<TwoLevelCheckpointer> world = RankGroup.open(exchanges, "alone", 0, options(nodes, 0), r -> false, r -> null);
         TwoLevelCheckpointer c = world.get(0);
         long beforeSteady = 0;

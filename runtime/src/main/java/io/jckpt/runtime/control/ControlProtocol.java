@@ -46,8 +46,8 @@ public final class ControlProtocol {
     /** rank to launcher: the program ended; payload: int exit code, UTF reason. Sent before exiting. */
     public static final byte RANK_EXIT = 3;
     /**
-     * rank to launcher: this rank's part of a status exchange (an allgather through the launcher);
-     * payload: int epoch, long sequence, the bytes.
+     * rank to launcher: this rank's part of a typed collective (an allgather through the launcher);
+     * payload: {@link ExchangeFrames.Contribution} (epoch, sequence, the collective, its timeout, the bytes).
      */
     public static final byte EXCHANGE = 4;
     /**
@@ -93,6 +93,11 @@ public final class ControlProtocol {
      * int rank, then a {@link #RECOVER} payload (epoch, MPJ conf, failed ranks).
      */
     public static final byte ASSIGN = 14;
+    /**
+     * launcher to rank: an exchange failed on every rank (ranks made different collective calls, or
+     * some did not contribute in time); payload: {@link ExchangeFrames.Failed}.
+     */
+    public static final byte EXCHANGE_FAILED = 15;
     /** Largest contribution of one rank to a status exchange. */
     public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 

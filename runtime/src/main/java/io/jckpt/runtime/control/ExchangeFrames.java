@@ -1,22 +1,39 @@
 package io.jckpt.runtime.control;
 
+import io.jckpt.spi.Collective;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Encoding of {@link ControlProtocol#EXCHANGE} and {@link ControlProtocol#EXCHANGE_RESULT} payloads. */
+/**
+ * Encoding of {@link ControlProtocol#EXCHANGE}, {@link ControlProtocol#EXCHANGE_RESULT} and
+ * {@link ControlProtocol#EXCHANGE_FAILED} payloads.
+ */
 public final class ExchangeFrames {
     private ExchangeFrames() {
     }
 
-    /** One rank's contribution. */
-    public record Contribution(int epoch, long sequence, byte[] bytes) {
+    /**
+     * One rank's contribution to exchange {@code sequence} of world {@code epoch}.
+     *
+     * @param epoch         the world of the calling thread
+     * @param sequence      the exchange's position in that world's sequence (from 1)
+     * @param call          which collective the rank called
+     * @param timeoutMillis how long the rank waits: the launcher fails the exchange on every rank when
+     *                      it is not complete that long after its first contribution
+     * @param bytes         the rank's bytes
+     */
+    public record Contribution(int epoch, long sequence, Collective call, long timeoutMillis, byte[] bytes) {
         public byte[] encode() {
             return write(out -> {
                 out.writeInt(epoch);
                 out.writeLong(sequence);
+                out.write(call.encode());
+                out.writeLong(timeoutMillis);
                 out.writeInt(bytes.length);
                 out.write(bytes);
             });
@@ -26,7 +43,55 @@ public final class ExchangeFrames {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
             int epoch = in.readInt();
             long sequence = in.readLong();
-            return new Contribution(epoch, sequence, readBytes(in, ControlProtocol.MAX_EXCHANGE_BYTES));
+            byte[] call = new byte[Collective.ENCODED_LENGTH];
+            in.readFully(call);
+            long timeoutMillis = in.readLong();
+            try {
+                return new Contribution(epoch, sequence, Collective.decode(call), timeoutMillis,
+                        readBytes(in, ControlProtocol.MAX_EXCHANGE_BYTES));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * An exchange that failed on every rank.
+     *
+     * @param epoch    its world
+     * @param sequence its position in the world's sequence
+     * @param mismatch true when ranks called different collectives, false when some did not arrive
+     * @param missing  the ranks that had not contributed (empty for a mismatch)
+     * @param message  what happened, for a person: the ranks and their calls
+     */
+    public record Failed(int epoch, long sequence, boolean mismatch, List<Integer> missing, String message) {
+        public byte[] encode() {
+            return write(out -> {
+                out.writeInt(epoch);
+                out.writeLong(sequence);
+                out.writeBoolean(mismatch);
+                out.writeInt(missing.size());
+                for (int r : missing) {
+                    out.writeInt(r);
+                }
+                out.writeUTF(message);
+            });
+        }
+
+        public static Failed decode(byte[] payload) throws IOException {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
+            int epoch = in.readInt();
+            long sequence = in.readLong();
+            boolean mismatch = in.readBoolean();
+            int n = in.readInt();
+            if (n < 0 || n > 1 << 16) {
+                throw new IOException("failed exchange naming " + n + " missing ranks");
+            }
+            List<Integer> missing = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                missing.add(in.readInt());
+            }
+            return new Failed(epoch, sequence, mismatch, List.copyOf(missing), in.readUTF());
         }
     }
 

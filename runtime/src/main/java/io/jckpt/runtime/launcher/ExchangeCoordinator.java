@@ -3,22 +3,43 @@ package io.jckpt.runtime.launcher;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
+import io.jckpt.spi.Collective;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.IntFunction;
 
 /**
- * The launcher's side of the ranks' status exchange: collects one contribution per rank for each
- * (epoch, sequence) and, once all have arrived, sends every rank the full set. Contributions of an
- * older epoch (a world abandoned after a failure) are dropped, so stale ranks can never complete an
- * exchange of the current world. Thread-safe.
+ * The launcher's side of the ranks' typed collectives: collects one contribution per rank for each
+ * (epoch, sequence) and, once all have arrived, sends every rank the full set. Every contribution
+ * says which {@link Collective} its rank called; the first one that differs from the others' fails
+ * the exchange on every rank at once ({@link ControlProtocol#EXCHANGE_FAILED}, naming the ranks and
+ * their calls), and so does an exchange still incomplete when the first contributor's timeout
+ * passed ({@link #expireOverdue}, naming the ranks that did not arrive and what the others called).
+ * Contributions of an older epoch (a world abandoned after a failure) are dropped, so stale ranks
+ * can never complete an exchange of the current world. Thread-safe.
  */
 final class ExchangeCoordinator {
     private final int worldSize;
     private final IntFunction<ControlConnection> connections;
-    private final Map<Long, byte[][]> pending = new HashMap<>();
+    private final Map<Long, Pending> pending = new HashMap<>();
     private int epoch;
+
+    /** One exchange in progress. */
+    private static final class Pending {
+        final byte[][] slots;
+        final Map<Integer, Collective> calls = new TreeMap<>();
+        final long deadlineNanos;
+
+        Pending(int worldSize, long deadlineNanos) {
+            this.slots = new byte[worldSize][];
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
 
     ExchangeCoordinator(int worldSize, IntFunction<ControlConnection> connections) {
         this.worldSize = worldSize;
@@ -31,38 +52,103 @@ final class ExchangeCoordinator {
         pending.clear();
     }
 
-    /** Records a contribution; returns a problem description, or {@code null}. */
+    /** Records a contribution; returns a problem description for the launcher's log, or {@code null}. */
     String contribute(int rank, ExchangeFrames.Contribution contribution) {
-        byte[][] complete;
+        return contribute(rank, contribution, System.nanoTime());
+    }
+
+    String contribute(int rank, ExchangeFrames.Contribution contribution, long nowNanos) {
+        byte[] message;
+        byte type;
+        String problem = null;
         synchronized (this) {
             if (contribution.epoch() != epoch) {
                 return "rank " + rank + " contributed to an exchange of epoch " + contribution.epoch()
                         + " (current " + epoch + "): dropped";
             }
-            byte[][] slots = pending.computeIfAbsent(contribution.sequence(), s -> new byte[worldSize][]);
-            if (slots[rank] != null) {
+            Pending p = pending.computeIfAbsent(contribution.sequence(), s -> new Pending(worldSize,
+                    nowNanos + Math.max(0, contribution.timeoutMillis()) * 1_000_000L));
+            if (p.slots[rank] != null) {
                 return "rank " + rank + " contributed twice to exchange " + contribution.sequence();
             }
-            slots[rank] = contribution.bytes();
-            for (byte[] slot : slots) {
-                if (slot == null) {
-                    return null;
+            p.slots[rank] = contribution.bytes();
+            p.calls.put(rank, contribution.call());
+            String mismatch = Collective.mismatch(p.calls);
+            if (mismatch != null) {
+                pending.remove(contribution.sequence());
+                problem = "collective exchange #" + contribution.sequence() + " of epoch " + epoch + " failed: "
+                        + mismatch;
+                type = ControlProtocol.EXCHANGE_FAILED;
+                message = new ExchangeFrames.Failed(epoch, contribution.sequence(), true, List.of(), mismatch).encode();
+            } else {
+                for (byte[] slot : p.slots) {
+                    if (slot == null) {
+                        return null;
+                    }
                 }
+                pending.remove(contribution.sequence());
+                type = ControlProtocol.EXCHANGE_RESULT;
+                message = new ExchangeFrames.Result(epoch, contribution.sequence(), p.slots).encode();
             }
-            pending.remove(contribution.sequence());
-            complete = slots;
         }
-        byte[] result = new ExchangeFrames.Result(contribution.epoch(), contribution.sequence(), complete).encode();
+        sendToAll(type, message);
+        return problem;
+    }
+
+    /**
+     * Fails, on every rank, the exchanges of the current epoch still incomplete after their first
+     * contributor's timeout. Called by the supervisor's poll.
+     *
+     * @return one line per failed exchange, for the launcher's log (empty: none)
+     */
+    List<String> expireOverdue(long nowNanos) {
+        List<byte[]> messages = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        synchronized (this) {
+            for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Long, Pending> e = it.next();
+                Pending p = e.getValue();
+                if (nowNanos - p.deadlineNanos < 0) {
+                    continue;
+                }
+                it.remove();
+                List<Integer> missing = new ArrayList<>();
+                for (int r = 0; r < worldSize; r++) {
+                    if (p.slots[r] == null) {
+                        missing.add(r);
+                    }
+                }
+                Collective call = p.calls.values().iterator().next();
+                String text = ranks(missing) + " did not call " + call.describe() + " in time, which "
+                        + ranks(new ArrayList<>(p.calls.keySet())) + " called";
+                problems.add("collective exchange #" + e.getKey() + " of epoch " + epoch + " failed: " + text);
+                messages.add(new ExchangeFrames.Failed(epoch, e.getKey(), false, missing, text).encode());
+            }
+        }
+        for (byte[] message : messages) {
+            sendToAll(ControlProtocol.EXCHANGE_FAILED, message);
+        }
+        return problems;
+    }
+
+    private static String ranks(List<Integer> ranks) {
+        StringBuilder sb = new StringBuilder(ranks.size() == 1 ? "rank " : "ranks ");
+        for (int i = 0; i < ranks.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append(ranks.get(i));
+        }
+        return sb.toString();
+    }
+
+    private void sendToAll(byte type, byte[] message) {
         for (int r = 0; r < worldSize; r++) {
             ControlConnection connection = connections.apply(r);
             if (connection != null) {
                 try {
-                    connection.send(ControlProtocol.EXCHANGE_RESULT, result);
+                    connection.send(type, message);
                 } catch (IOException e) {
                     // that rank is gone; the supervisor handles its death
                 }
             }
         }
-        return null;
     }
 }

@@ -131,8 +131,9 @@ public final class Job {
         @Override
         public boolean expectedAlive(int rank) {
             RankHost host = currentHost.get(rank);
-            return host != null && host.isAlive() && !completed.contains(rank) && !jobCompleteSent
-                    && !pendingFailures.containsKey(rank);
+            // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
+            return host != null && host.isAlive() && controls.containsKey(rank) && !completed.contains(rank)
+                    && !jobCompleteSent && !pendingFailures.containsKey(rank);
         }
     };
     private double nextRandomKill;
@@ -351,6 +352,9 @@ public final class Job {
             }
             if (recovery != null && recovery.worldNanos != 0 && recovery.ready >= spec.worldSize()) {
                 reportRecovered();
+            }
+            for (String problem : exchanges.expireOverdue(System.nanoTime())) {
+                console.event("ERROR: " + problem);
             }
             injectDueFailures();
             showProgress();
@@ -843,7 +847,7 @@ public final class Job {
                 } else if (type == ControlProtocol.EXCHANGE) {
                     String problem = exchanges.contribute(rank, ExchangeFrames.Contribution.decode(payload));
                     if (problem != null) {
-                        console.event("WARNING: " + problem);
+                        console.event((problem.startsWith("collective") ? "ERROR: " : "WARNING: ") + problem);
                     }
                 } else if (type == ControlProtocol.RANK_EVENT) {
                     console.event("rank " + rank + ": " + new java.io.DataInputStream(

@@ -23,9 +23,14 @@ import java.util.jar.JarFile;
 public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
+    /**
+     * The heartbeat timeout when none is given: a rank heard from neither by a frame nor a heartbeat
+     * (sent every quarter of it) for this long is declared failed.
+     */
+    static final int DEFAULT_HEARTBEAT_MILLIS = 3_000;
     static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
             + " [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors]"
-            + " [--detector heartbeat:MILLIS|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
+            + " [--detector heartbeat:MILLIS|none|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
             + " [--seed S]] [--job-id ID]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
@@ -42,7 +47,8 @@ public final class LaunchSpec {
             + "  --retry-program-errors     also recover a program's own exception or exit code (by default they fail\n"
             + "                             the job unless a rank process failed within 1 s of them)\n"
             + "  --max-recoveries N         recoveries before the job fails (default 10)\n"
-            + "  --detector heartbeat:MS    also declare hung or stopped ranks failed; class:NAME plugs in a detector\n"
+            + "  --detector heartbeat:MS    declare a rank silent for MS failed (default 3000: a stopped or hung rank\n"
+            + "                             is found within 3 s); none: only process exits; class:NAME plugs one in\n"
             + "  --kill RANKS@WHEN[:wipe]   inject failures: 2@3.5s, 1,2@round=40:wipe, all@round=100, 3@recovery\n"
             + "  --mtbf SECONDS [--seed S]  random SIGKILLs with exponential inter-arrival times\n"
             + "  --job-id ID                name the job (a failed job restarted with the same id restores)\n"
@@ -128,6 +134,7 @@ public final class LaunchSpec {
         long seed = 1;
         Integer standbys = null;
         boolean retryProgramErrors = false;
+        boolean noDefaultHeartbeat = false;
         int i = 0;
         for (; i < args.length; i++) {
             String arg = args[i];
@@ -146,7 +153,14 @@ public final class LaunchSpec {
                 case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
                 case "--kill" -> killTexts.add(value(args, ++i, arg));
                 case "--job-id" -> jobId = value(args, ++i, arg);
-                case "--detector" -> detectors.add(parseDetector(value(args, ++i, arg)));
+                case "--detector" -> {
+                    String detector = value(args, ++i, arg);
+                    if (detector.equals("none")) {
+                        noDefaultHeartbeat = true;
+                    } else {
+                        detectors.add(parseDetector(detector));
+                    }
+                }
                 case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
                 case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
@@ -208,6 +222,13 @@ public final class LaunchSpec {
             if (parent != null && !Files.isDirectory(parent)) {
                 throw new UsageException("--log " + log + ": directory " + parent + " does not exist");
             }
+        }
+        if (noDefaultHeartbeat && detectors.stream().anyMatch(d -> d instanceof HeartbeatDetector)) {
+            throw new UsageException("--detector none contradicts --detector heartbeat:MILLIS: give one of them");
+        }
+        if (!noDefaultHeartbeat && detectors.stream().noneMatch(d -> d instanceof HeartbeatDetector)) {
+            // a stopped or hung rank must never stall a job silently (ULFM detects by default too)
+            detectors.add(0, new HeartbeatDetector(DEFAULT_HEARTBEAT_MILLIS));
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,

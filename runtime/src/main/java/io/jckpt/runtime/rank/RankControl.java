@@ -7,6 +7,7 @@ import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.RankExit;
 import io.jckpt.runtime.control.RecoverFrame;
+import io.jckpt.spi.Collective;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A rank's end of the control channel: reports to the launcher, takes part in status exchanges
@@ -23,17 +23,33 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RankControl {
     private static final int EXIT_FAILED = 1;
+    /** How long after its own timeout a rank still waits for the launcher's verdict on an exchange. */
+    private static final long VERDICT_GRACE_NANOS = 2_000_000_000L;
 
     private final int rank;
     private final ControlConnection connection;
+    private final Listener listener;
     private final Thread reader;
-    private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentHashMap<Long, CompletableFuture<byte[][]>> exchanges = new ConcurrentHashMap<>();
+    /** Guards {@link #epoch} and {@link #sequence} together: a call is numbered in the world it was made in. */
+    private final Object worldLock = new Object();
     private volatile int epoch;
-    private volatile Listener listener;
+    private long sequence;
+    private volatile ExchangeFrames.Failed lastFailure;
 
     /** What the launcher tells a rank besides exchange results; called on the reader thread. */
     public interface Listener {
+        /** Hears nothing: a rank that never changes worlds (multicore). */
+        Listener NONE = new Listener() {
+            @Override
+            public void recover(RecoverFrame frame) {
+            }
+
+            @Override
+            public void jobComplete(int epoch) {
+            }
+        };
+
         /** Abandon the current world and re-enter the program in a new one. */
         void recover(RecoverFrame frame);
 
@@ -41,30 +57,36 @@ public final class RankControl {
         void jobComplete(int epoch);
     }
 
-    private RankControl(int rank, ControlConnection connection, int epoch) {
+    private RankControl(int rank, ControlConnection connection, int epoch, Listener listener) {
         this.rank = rank;
         this.connection = connection;
         this.epoch = epoch;
+        this.listener = java.util.Objects.requireNonNull(listener, "listener");
         this.reader = new Thread(this::read, "jckpt-control-" + rank);
         this.reader.setDaemon(true);
     }
 
-    /** Connects as {@code rank} (bounded) and starts listening. */
-    public static RankControl connect(String host, int port, String jobId, JobSecret secret, int rank, int epoch)
-            throws IOException {
-        RankControl control = new RankControl(rank, ControlClient.connect(host, port, jobId, secret, rank), epoch);
+    /**
+     * Connects as {@code rank} (bounded) and starts listening. The listener is there before the first
+     * frame is read: a RECOVER the launcher sends at once (a rank that joins late hears the recovery
+     * it missed) is never lost.
+     */
+    public static RankControl connect(String host, int port, String jobId, JobSecret secret, int rank, int epoch,
+                                      Listener listener) throws IOException {
+        RankControl control = new RankControl(rank, ControlClient.connect(host, port, jobId, secret, rank), epoch,
+                listener);
         control.reader.start();
         return control;
     }
 
-    /** Connects with what the launcher put in the environment. */
-    public static RankControl connect(RankEnvironment env, int rank) throws IOException {
-        return connect(env, rank, env.requireInt(RankEnvironment.EPOCH));
+    /** Connects with what the launcher put in the environment, as a rank of its first world. */
+    public static RankControl connect(RankEnvironment env, int rank, Listener listener) throws IOException {
+        return connect(env, rank, env.requireInt(RankEnvironment.EPOCH), listener);
     }
 
     /** Connects with what the launcher put in the environment, as a rank of world {@code epoch}. */
-    public static RankControl connect(RankEnvironment env, int rank, int epoch) throws IOException {
-        return connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank, epoch);
+    public static RankControl connect(RankEnvironment env, int rank, int epoch, Listener listener) throws IOException {
+        return connect(env.controlHost(), env.controlPort(), env.jobId(), env.secret(), rank, epoch, listener);
     }
 
     public int rank() {
@@ -74,11 +96,6 @@ public final class RankControl {
     /** The epoch (world) this rank is in now. */
     public int epoch() {
         return epoch;
-    }
-
-    /** Sets who hears RECOVER and JOB_COMPLETE. */
-    public void listener(Listener newListener) {
-        this.listener = newListener;
     }
 
     /** Tells the launcher the program is starting. */
@@ -121,31 +138,79 @@ public final class RankControl {
     }
 
     /**
-     * Allgather through the launcher: every rank of the current epoch calls it the same number of
-     * times in the same order; bounded by {@code timeout}.
+     * Typed allgather through the launcher for a caller of world {@code callerEpoch}: every rank of
+     * that world calls it the same number of times in the same order with the same {@link Collective}s;
+     * bounded by {@code timeout} (the launcher fails the exchange on every rank when it is not complete
+     * by then, and this rank gives up a little later if the launcher's word does not come).
      *
-     * @throws TimeoutException when not every rank contributed in time
+     * <p>A caller of an abandoned world (a thread of the program's previous world) fails at once and
+     * takes no sequence number of the current world: its contribution can never be counted in the new
+     * world's exchanges.
+     *
+     * @throws WorldAbandonedError when {@code callerEpoch} is not the current world
+     * @throws ExchangeFailedException when ranks called different collectives or some did not arrive
+     * @throws TimeoutException when neither the result nor the launcher's verdict came in time
      */
-    public byte[][] allgather(byte[] mine, Duration timeout) throws TimeoutException, IOException {
+    public byte[][] allgather(int callerEpoch, Collective call, byte[] mine, Duration timeout)
+            throws TimeoutException, IOException {
         if (mine.length > ControlProtocol.MAX_EXCHANGE_BYTES) {
             throw new IllegalArgumentException("status of " + mine.length + " bytes exceeds "
                     + ControlProtocol.MAX_EXCHANGE_BYTES);
         }
-        long seq = sequence.incrementAndGet();
-        CompletableFuture<byte[][]> result = exchanges.computeIfAbsent(seq, s -> new CompletableFuture<>());
+        long seq;
+        CompletableFuture<byte[][]> result = new CompletableFuture<>();
+        synchronized (worldLock) {
+            if (callerEpoch != epoch) {
+                throw new WorldAbandonedError("rank " + rank + ": a thread of MPJ world " + callerEpoch + " called "
+                        + call.describe() + " in world " + epoch + ", which replaced it after a failure");
+            }
+            seq = ++sequence;
+            exchanges.put(seq, result);
+            // sent under the lock: a RECOVER cannot slip between numbering and sending
+            connection.send(ControlProtocol.EXCHANGE, new ExchangeFrames.Contribution(callerEpoch, seq, call,
+                    timeout.toMillis(), mine).encode());
+        }
         try {
-            connection.send(ControlProtocol.EXCHANGE, new ExchangeFrames.Contribution(epoch, seq, mine).encode());
-            return result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return result.get(timeout.toNanos() + VERDICT_GRACE_NANOS, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted during status exchange " + seq, e);
+            throw new IOException("interrupted during " + call.describe() + " (exchange " + seq + ")", e);
         } catch (ExecutionException e) {
-            throw new IOException("status exchange " + seq + " failed", e.getCause());
+            if (e.getCause() instanceof ExchangeFailedException failed) {
+                throw failed;
+            }
+            throw new IOException(call.describe() + " (exchange " + seq + ") failed: " + e.getCause().getMessage(),
+                    e.getCause());
         } catch (TimeoutException e) {
-            throw new TimeoutException("status exchange " + seq + " of rank " + rank + " not complete after "
-                    + timeout.toMillis() + " ms: not every rank contributed");
+            throw new TimeoutException(call.describe() + " (exchange " + seq + ") of rank " + rank
+                    + " not complete after " + timeout.toMillis() + " ms, and the launcher did not say why");
         } finally {
             exchanges.remove(seq);
+        }
+    }
+
+    /**
+     * @return what the launcher said of the last exchange of the current world that failed, or
+     *         {@code null}
+     */
+    public String failure() {
+        ExchangeFrames.Failed failed = lastFailure;
+        return failed != null && failed.epoch() == epoch ? failed.message() : null;
+    }
+
+    /** An exchange the launcher failed on every rank. */
+    public static final class ExchangeFailedException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient ExchangeFrames.Failed failed;
+
+        ExchangeFailedException(ExchangeFrames.Failed failed) {
+            super(failed.message());
+            this.failed = failed;
+        }
+
+        /** @return what the launcher said */
+        public ExchangeFrames.Failed failed() {
+            return failed;
         }
     }
 
@@ -161,31 +226,42 @@ public final class RankControl {
                 }
                 if (type == ControlProtocol.RECOVER) {
                     RecoverFrame recover = RecoverFrame.decode(payload);
-                    if (recover.epoch() <= epoch) {
-                        continue; // already in that world (the launcher may tell a late rank twice)
+                    synchronized (worldLock) {
+                        if (recover.epoch() <= epoch) {
+                            continue; // already in that world (the launcher may tell a late rank twice)
+                        }
+                        epoch = recover.epoch();
+                        sequence = 0; // exchanges are numbered per world: a re-spawned rank starts at 1 too
+                        // exchanges of the abandoned world can never complete
+                        exchanges.values().forEach(f -> f.completeExceptionally(
+                                new WorldAbandonedError("world abandoned for epoch " + recover.epoch())));
+                        exchanges.clear();
                     }
-                    epoch = recover.epoch();
-                    sequence.set(0); // exchanges are numbered per world: a re-spawned rank starts at 1 too
-                    // exchanges of the abandoned world can never complete
-                    exchanges.values().forEach(f -> f.completeExceptionally(
-                            new IOException("world abandoned for epoch " + recover.epoch())));
-                    Listener current = listener;
-                    if (current != null) {
-                        current.recover(recover);
-                    }
+                    listener.recover(recover);
                     continue;
                 }
                 if (type == ControlProtocol.JOB_COMPLETE) {
-                    Listener current = listener;
-                    if (current != null) {
-                        current.jobComplete(java.nio.ByteBuffer.wrap(payload).getInt());
+                    listener.jobComplete(java.nio.ByteBuffer.wrap(payload).getInt());
+                    continue;
+                }
+                if (type == ControlProtocol.EXCHANGE_FAILED) {
+                    ExchangeFrames.Failed failed = ExchangeFrames.Failed.decode(payload);
+                    if (failed.epoch() == epoch) {
+                        lastFailure = failed;
+                        CompletableFuture<byte[][]> f = exchanges.get(failed.sequence());
+                        if (f != null) {
+                            f.completeExceptionally(new ExchangeFailedException(failed));
+                        }
                     }
                     continue;
                 }
                 if (type == ControlProtocol.EXCHANGE_RESULT) {
                     ExchangeFrames.Result result = ExchangeFrames.Result.decode(payload);
                     if (result.epoch() == epoch) {
-                        exchanges.computeIfAbsent(result.sequence(), s -> new CompletableFuture<>()).complete(result.all());
+                        CompletableFuture<byte[][]> f = exchanges.get(result.sequence());
+                        if (f != null) {
+                            f.complete(result.all());
+                        }
                     }
                 }
             }

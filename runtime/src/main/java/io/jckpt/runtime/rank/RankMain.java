@@ -76,9 +76,24 @@ public final class RankMain {
     private static void run(RankEnvironment env, int rank, WorldInfo firstWorld, String firstConf, String mainClass,
                             String[] programArgs, List<String> worldClassPath, WorldClassLoader prepared,
                             AutoCloseable standbyConnection) throws InterruptedException {
+        // the listener exists before the connection: a RECOVER sent the moment this rank connects
+        // (it joined after a recovery began) is queued, never dropped
+        BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
+        RankControl.Listener listener = new RankControl.Listener() {
+            @Override
+            public void recover(RecoverFrame frame) {
+                signals.add(new Recover(frame));
+            }
+
+            @Override
+            public void jobComplete(int epoch) {
+                signals.add(new JobComplete(epoch));
+            }
+        };
+        TestHooks.beforeConnect(rank, firstWorld.epoch());
         RankControl control;
         try {
-            control = RankControl.connect(env, rank, firstWorld.epoch());
+            control = RankControl.connect(env, rank, firstWorld.epoch(), listener);
         } catch (IOException e) {
             System.err.println("rank " + rank + ": cannot reach the launcher: " + e.getMessage());
             Runtime.getRuntime().halt(EXIT_FAILED);
@@ -89,18 +104,7 @@ public final class RankMain {
         }
         RankServices.install(control);
         RuntimeJobServices.install(control, env);
-        BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
-        control.listener(new RankControl.Listener() {
-            @Override
-            public void recover(RecoverFrame frame) {
-                signals.add(new Recover(frame));
-            }
-
-            @Override
-            public void jobComplete(int epoch) {
-                signals.add(new JobComplete(epoch));
-            }
-        });
+        TestHooks.afterConnect(rank, firstWorld.epoch());
 
         WorldLoaders loaders = new WorldLoaders(worldClassPath, RankMain.class.getClassLoader(), rank);
         if (prepared != null) {

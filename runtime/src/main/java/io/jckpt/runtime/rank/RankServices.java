@@ -26,6 +26,15 @@ public final class RankServices {
         THREAD_EPOCH.set(info.epoch());
     }
 
+    /**
+     * The world the calling thread belongs to: the one it (or the thread that started it) entered,
+     * else the current one.
+     */
+    public static int threadEpoch() {
+        Integer mine = THREAD_EPOCH.get();
+        return mine != null ? mine : world.epoch();
+    }
+
     /** The world this rank is in now. */
     public static WorldInfo world() {
         return world;
@@ -58,7 +67,7 @@ public final class RankServices {
      */
     public static void runMulticoreRank(int rank, int size, String mainClass, String[] programArgs) throws Throwable {
         RankEnvironment env = RankEnvironment.current();
-        RankControl rankControl = RankControl.connect(env, rank);
+        RankControl rankControl = RankControl.connect(env, rank, RankControl.Listener.NONE);
         install(rankControl);
         RuntimeJobServices.install(rankControl, env);
         Method main = ProgramRunner.findMain(mainClass, RankServices.class.getClassLoader());

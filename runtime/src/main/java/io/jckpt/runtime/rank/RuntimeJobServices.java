@@ -1,17 +1,20 @@
 package io.jckpt.runtime.rank;
 
 import io.jckpt.CkptException;
+import io.jckpt.CollectiveMismatchException;
 import io.jckpt.ExchangeTimeoutException;
+import io.jckpt.runtime.control.ExchangeFrames;
+import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
-import io.jckpt.spi.StatusExchange;
+import io.jckpt.spi.RankCollective;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 /** The library's view of a rank started by the launcher: {@link JobServices} over {@link RankControl}. */
-final class RuntimeJobServices implements JobServices, StatusExchange {
+final class RuntimeJobServices implements JobServices, RankCollective {
     private final RankControl control;
     private final int size;
     private final String jobId;
@@ -45,7 +48,7 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
     }
 
     @Override
-    public StatusExchange exchange() {
+    public RankCollective collective() {
         return this;
     }
 
@@ -80,14 +83,26 @@ final class RuntimeJobServices implements JobServices, StatusExchange {
     }
 
     @Override
-    public byte[][] allgather(byte[] mine, Duration timeout) {
-        RankServices.checkCurrentWorld(); // a thread of an abandoned world must not take part
+    public String failure() {
+        return control.failure();
+    }
+
+    @Override
+    public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
+        // numbered in the calling thread's world: a thread of an abandoned world is refused at once
+        int callerEpoch = RankServices.threadEpoch();
         try {
-            return control.allgather(mine, timeout);
+            return control.allgather(callerEpoch, call, mine, timeout);
+        } catch (RankControl.ExchangeFailedException e) {
+            ExchangeFrames.Failed failed = e.failed();
+            if (failed.mismatch()) {
+                throw new CollectiveMismatchException(control.rank(), failed.sequence(), failed.message());
+            }
+            throw new ExchangeTimeoutException(control.rank(), timeout, failed.missing(), failed.message());
         } catch (TimeoutException e) {
-            throw new ExchangeTimeoutException(control.rank(), timeout, List.of());
+            throw new ExchangeTimeoutException(control.rank(), timeout, List.of(), e.getMessage());
         } catch (IOException e) {
-            throw new CkptException("status exchange of rank " + control.rank() + " failed: " + e.getMessage(), e);
+            throw new CkptException("rank " + control.rank() + ": " + call.describe() + " failed: " + e.getMessage(), e);
         }
     }
 }

@@ -4,7 +4,7 @@ import io.jckpt.Checkpointer;
 import io.jckpt.CkptOptions;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankContext;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -66,7 +66,7 @@ final class StandbyWarmup {
     }
 
     private static void world(ExecutorService pool, Path scratch, byte[] secret, int epoch) throws Exception {
-        List<LocalStatusExchange> exchanges = LocalStatusExchange.group(RANKS);
+        List<LocalRankCollective> exchanges = LocalRankCollective.group(RANKS);
         List<Future<Void>> ranks = new ArrayList<>();
         for (int rank = 0; rank < RANKS; rank++) {
             int r = rank;
@@ -87,7 +87,7 @@ final class StandbyWarmup {
         }
     }
 
-    private static void rank(Path scratch, byte[] secret, int epoch, int rank, LocalStatusExchange exchange) {
+    private static void rank(Path scratch, byte[] secret, int epoch, int rank, LocalRankCollective exchange) {
         CkptOptions options = CkptOptions.builder().replicas(1).diskRatio(2).memoryDirectory(scratch.resolve("node-" + rank))
                 .diskDirectory(scratch.resolve("disk")).kryoRegistrationRequired(false).maxMemoryBytes(64L << 20)
                 .exchangeTimeout(BOUND).replicationTimeout(BOUND).hereWaitTimeout(BOUND).build();

@@ -2,6 +2,7 @@ package io.jckpt.runtime.programs;
 
 import io.jckpt.runtime.rank.RankControl;
 import io.jckpt.runtime.rank.RankServices;
+import io.jckpt.spi.Collective;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import mpi.MPI;
@@ -21,7 +22,8 @@ public final class ExchangeCheck {
             // contributions of different sizes per rank and round
             ByteBuffer mine = ByteBuffer.allocate(8 + rank * 100 + round);
             mine.putInt(rank).putInt(round);
-            byte[][] all = control.allgather(mine.array(), Duration.ofSeconds(30));
+            byte[][] all = control.allgather(RankServices.threadEpoch(), Collective.of(Collective.Kind.TEST, round),
+                    mine.array(), Duration.ofSeconds(30));
             if (all.length != size) {
                 throw new IllegalStateException("exchange returned " + all.length + " parts for " + size + " ranks");
             }

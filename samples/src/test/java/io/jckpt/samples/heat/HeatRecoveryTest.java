@@ -170,6 +170,17 @@ class HeatRecoveryTest {
     }
 
     @Test
+    void aStoppedRankIsFoundByTheDefaultHeartbeatWithNoDetectorOption() throws Exception {
+        try (LaunchedJob job = run(List.of())) {
+            job.awaitLine("checkpoint round", 60_000);
+            long victim = job.rankPids()[2];
+            new ProcessBuilder("kill", "-STOP", Long.toString(victim)).start().waitFor();
+            assertExactResult(job);
+            assertTrue(job.output().contains("detector heartbeat (timeout 3000 ms): rank 2 silent for"), job.output());
+        }
+    }
+
+    @Test
     void relaunchRestartsEveryRankFromItsNodeLocalStore() throws Exception {
         try (LaunchedJob job = run(List.of("--on-failure", "relaunch", "--kill", "2@round=8"))) {
             assertExactResult(job);

@@ -2,18 +2,21 @@ package io.jckpt.spi;
 
 import io.jckpt.CkptException;
 import io.jckpt.CkptStateException;
+import io.jckpt.CollectiveMismatchException;
 import io.jckpt.ExchangeTimeoutException;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A {@link StatusExchange} for n ranks running as threads of one JVM, for tests. Create the endpoints of
+ * A {@link RankCollective} for n ranks running as threads of one JVM, for tests. Create the endpoints of
  * one world with {@link #group(int)} and give endpoint r to the thread playing rank r.
  *
  * <p>Like a {@link java.util.concurrent.CyclicBarrier}, a group is broken by the first timeout or
@@ -21,12 +24,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ExchangeTimeoutException} naming the ranks that were missing, so ranks cannot drift into
  * different rounds. Model a recovery with a fresh group, as the runtime builds a fresh world.
  */
-public final class LocalStatusExchange implements StatusExchange {
+public final class LocalRankCollective implements RankCollective {
     private final Group group;
     private final int rank;
     private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
 
-    private LocalStatusExchange(Group group, int rank) {
+    private LocalRankCollective(Group group, int rank) {
         this.group = group;
         this.rank = rank;
     }
@@ -35,14 +38,14 @@ public final class LocalStatusExchange implements StatusExchange {
      * @param worldSize number of ranks, >= 1
      * @return the endpoints, indexed by rank
      */
-    public static List<LocalStatusExchange> group(int worldSize) {
+    public static List<LocalRankCollective> group(int worldSize) {
         if (worldSize < 1) {
             throw new IllegalArgumentException("worldSize=" + worldSize + " must be >= 1");
         }
         Group g = new Group(worldSize);
-        List<LocalStatusExchange> endpoints = new ArrayList<>(worldSize);
+        List<LocalRankCollective> endpoints = new ArrayList<>(worldSize);
         for (int r = 0; r < worldSize; r++) {
-            endpoints.add(new LocalStatusExchange(g, r));
+            endpoints.add(new LocalRankCollective(g, r));
         }
         return List.copyOf(endpoints);
     }
@@ -63,11 +66,17 @@ public final class LocalStatusExchange implements StatusExchange {
     }
 
     @Override
-    public byte[][] allgather(byte[] mine, Duration timeout) {
-        calls.incrementAndGet();
+    public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
+        long sequence = calls.incrementAndGet();
+        Objects.requireNonNull(call, "call");
         Objects.requireNonNull(mine, "mine");
         Objects.requireNonNull(timeout, "timeout");
-        return group.exchange(rank, mine.clone(), timeout);
+        return group.exchange(rank, sequence, call, mine.clone(), timeout);
+    }
+
+    @Override
+    public String failure() {
+        return group.failure();
     }
 
     /** The shared state of one world: one slot per rank and a generation count. */
@@ -76,19 +85,25 @@ public final class LocalStatusExchange implements StatusExchange {
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition completed = lock.newCondition();
         private byte[][] slots;
+        private final Map<Integer, Collective> calls = new HashMap<>();
         private int arrived;
         private long generation;
         private byte[][] lastResult;
         private List<Integer> brokenMissing;
+        private String brokenMismatch;
+        private long brokenSequence;
 
         Group(int size) {
             this.size = size;
             this.slots = new byte[size][];
         }
 
-        byte[][] exchange(int rank, byte[] mine, Duration timeout) {
+        byte[][] exchange(int rank, long sequence, Collective call, byte[] mine, Duration timeout) {
             lock.lock();
             try {
+                if (brokenMismatch != null) {
+                    throw new CollectiveMismatchException(rank, brokenSequence, brokenMismatch);
+                }
                 if (brokenMissing != null) {
                     throw new ExchangeTimeoutException(rank, null, brokenMissing);
                 }
@@ -97,18 +112,28 @@ public final class LocalStatusExchange implements StatusExchange {
                             + " (two threads using the same endpoint?)");
                 }
                 slots[rank] = mine;
+                calls.put(rank, call);
                 arrived++;
+                String mismatch = Collective.mismatch(calls);
+                if (mismatch != null) {
+                    // fail fast, on every rank: nobody waits for the timeout
+                    brokenMismatch = mismatch;
+                    brokenSequence = sequence;
+                    completed.signalAll();
+                    throw new CollectiveMismatchException(rank, sequence, mismatch);
+                }
                 long myGeneration = generation;
                 if (arrived == size) {
                     lastResult = slots;
                     slots = new byte[size][];
+                    calls.clear();
                     arrived = 0;
                     generation++;
                     completed.signalAll();
                     return copy(lastResult);
                 }
                 long nanos = timeout.toNanos();
-                while (generation == myGeneration && brokenMissing == null) {
+                while (generation == myGeneration && brokenMissing == null && brokenMismatch == null) {
                     if (nanos <= 0) {
                         breakGroup();
                         throw new ExchangeTimeoutException(rank, timeout, brokenMissing);
@@ -125,7 +150,20 @@ public final class LocalStatusExchange implements StatusExchange {
                 if (generation != myGeneration) {
                     return copy(lastResult);
                 }
+                if (brokenMismatch != null) {
+                    throw new CollectiveMismatchException(rank, brokenSequence, brokenMismatch);
+                }
                 throw new ExchangeTimeoutException(rank, null, brokenMissing);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        String failure() {
+            lock.lock();
+            try {
+                return brokenMismatch != null ? brokenMismatch
+                        : brokenMissing != null ? "ranks " + brokenMissing + " did not arrive in time" : null;
             } finally {
                 lock.unlock();
             }

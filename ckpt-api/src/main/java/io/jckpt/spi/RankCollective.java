@@ -1,0 +1,40 @@
+package io.jckpt.spi;
+
+import java.time.Duration;
+
+/**
+ * The collective the library uses between the ranks of one world (status at open, the restore plan
+ * at recovery, size agreements, ctrl and close). Every call is typed: it says which
+ * {@link Collective} it is, and the exchange completes only when every rank made that same call at
+ * the same position of its sequence of exchanges. Implemented over the launcher's control channel
+ * in the runtime module, and in one JVM by {@link LocalRankCollective} for tests.
+ */
+public interface RankCollective {
+
+    /** @return this endpoint's rank */
+    int rank();
+
+    /** @return number of ranks */
+    int worldSize();
+
+    /**
+     * Gives this rank's bytes and receives every rank's.
+     *
+     * @param call    which collective this is (compared across ranks)
+     * @param mine    this rank's contribution (not modified; may be empty, not null)
+     * @param timeout bound of the wait
+     * @return contributions indexed by rank ({@code result[rank()]} equals {@code mine})
+     * @throws io.jckpt.ExchangeTimeoutException naming the ranks that did not arrive in time
+     * @throws io.jckpt.CollectiveMismatchException when another rank made a different call, naming both
+     */
+    byte[][] allgather(Collective call, byte[] mine, Duration timeout);
+
+    /**
+     * @return why an exchange of this world failed (ranks called different collectives, or did not
+     *         arrive), so that a rank whose peer left after such a failure can say why; {@code null}
+     *         while none failed
+     */
+    default String failure() {
+        return null;
+    }
+}

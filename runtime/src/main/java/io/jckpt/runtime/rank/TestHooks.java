@@ -1,0 +1,56 @@
+package io.jckpt.runtime.rank;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Latches at points of a rank's start where tests open failure windows deterministically (a late
+ * rank, a second failure while a replacement starts). Off unless the rank JVM has the system property
+ * {@value #PROPERTY} (a directory; given with {@code --jvm-opt}). At point P, rank R of world E waits
+ * when {@code DIR/hold-P-rank-R-epoch-E} exists: it creates {@code DIR/reached-P-rank-R-epoch-E}, then
+ * waits (bounded by {@link #MAX_HOLD_MILLIS}) until the test creates {@code DIR/release-P-rank-R-epoch-E}.
+ */
+final class TestHooks {
+    /** The system property naming the latch directory. */
+    static final String PROPERTY = "jckpt.test.hooks";
+    /** The longest a latch holds a rank. */
+    static final long MAX_HOLD_MILLIS = 120_000;
+    private static final long POLL_MILLIS = 10;
+
+    private TestHooks() {
+    }
+
+    /** Before the rank connects to the launcher. */
+    static void beforeConnect(int rank, int epoch) {
+        hold("before-connect", rank, epoch);
+    }
+
+    /** After the rank connected, before its program starts. */
+    static void afterConnect(int rank, int epoch) {
+        hold("after-connect", rank, epoch);
+    }
+
+    private static void hold(String point, int rank, int epoch) {
+        String dir = System.getProperty(PROPERTY);
+        if (dir == null) {
+            return;
+        }
+        String name = point + "-rank-" + rank + "-epoch-" + epoch;
+        Path root = Path.of(dir);
+        if (!Files.exists(root.resolve("hold-" + name))) {
+            return;
+        }
+        try {
+            Files.createFile(root.resolve("reached-" + name));
+            long deadline = System.nanoTime() + MAX_HOLD_MILLIS * 1_000_000L;
+            while (!Files.exists(root.resolve("release-" + name)) && System.nanoTime() < deadline) {
+                Thread.sleep(POLL_MILLIS); // a test latch polled on a file: the test runs in another process
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("test hook " + name + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
