@@ -29,6 +29,7 @@ public final class RankControl {
     private final int rank;
     private final ControlConnection connection;
     private final Listener listener;
+    private final Runnable launcherGone;
     private final Thread reader;
     private final ConcurrentHashMap<Long, CompletableFuture<byte[][]>> exchanges = new ConcurrentHashMap<>();
     /** Guards {@link #epoch} and {@link #sequence} together: a call is numbered in the world it was made in. */
@@ -57,7 +58,8 @@ public final class RankControl {
         void jobComplete(int epoch);
     }
 
-    private RankControl(int rank, ControlConnection connection, int epoch, Listener listener) {
+    private RankControl(int rank, ControlConnection connection, int epoch, Listener listener, Runnable launcherGone) {
+        this.launcherGone = launcherGone;
         this.rank = rank;
         this.connection = connection;
         this.epoch = epoch;
@@ -73,8 +75,14 @@ public final class RankControl {
      */
     public static RankControl connect(String host, int port, String jobId, JobSecret secret, int rank, int epoch,
                                       Listener listener) throws IOException {
+        return connect(host, port, jobId, secret, rank, epoch, listener, () -> Runtime.getRuntime().halt(EXIT_FAILED));
+    }
+
+    /** As above; {@code launcherGone} runs when the control connection ends (a rank halts: no rank outlives its job). */
+    static RankControl connect(String host, int port, String jobId, JobSecret secret, int rank, int epoch,
+                               Listener listener, Runnable launcherGone) throws IOException {
         RankControl control = new RankControl(rank, ControlClient.connect(host, port, jobId, secret, rank), epoch,
-                listener);
+                listener, launcherGone);
         control.reader.start();
         return control;
     }
@@ -179,6 +187,10 @@ public final class RankControl {
             if (e.getCause() instanceof ExchangeFailedException failed) {
                 throw failed;
             }
+            if (e.getCause() instanceof WorldAbandonedError abandoned) {
+                throw new WorldAbandonedError("rank " + rank + ": " + call.describe() + " of MPJ world " + callerEpoch
+                        + " ended: " + abandoned.getMessage());
+            }
             throw new IOException(call.describe() + " (exchange " + seq + ") failed: " + e.getCause().getMessage(),
                     e.getCause());
         } catch (TimeoutException e) {
@@ -270,7 +282,7 @@ public final class RankControl {
         }
         System.err.println("rank " + rank + ": stopping: " + why);
         System.err.flush();
-        Runtime.getRuntime().halt(EXIT_FAILED);
+        launcherGone.run();
     }
 
     private void send(byte type, byte[] payload) {

@@ -114,7 +114,9 @@ public final class RankMain {
         String conf = firstConf;
         boolean respawn = "respawn".equals(System.getenv(RankEnvironment.ON_FAILURE));
         boolean completed = false;
-        startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
+        if (control.epoch() == world.epoch()) {
+            startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
+        } // else a recovery was announced while this rank started: its RECOVER is queued and starts the program
         for (;;) {
             // no timeout needed: the control reader halts this JVM if the launcher goes away
             Signal signal = signals.take();
