@@ -29,5 +29,10 @@ public interface FailureDetector {
 
         /** @return whether the rank is in a state where it must be heard from (running, not finishing) */
         boolean expectedAlive(int rank);
+
+        /** @return the pid of the rank's process when it runs on this host, else -1 */
+        default long localPid(int rank) {
+            return -1;
+        }
     }
 }

@@ -1,15 +1,26 @@
 package io.jckpt.runtime.launcher;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * Declares a rank failed when nothing (heartbeat, progress, exchange) was heard from it for the
- * timeout: a hung process, a stopped one (SIGSTOP), or a rank on another host whose host died
+ * timeout: a stopped process (SIGSTOP), a hung one, or a rank on another host whose host died
  * without closing its connections. Ranks send a heartbeat every timeout/4 when otherwise silent.
+ *
+ * <p>A silent rank whose process runs on this host and is not stopped (its state in
+ * {@code /proc/PID/stat} is neither {@code T} nor {@code t}) is starved rather than gone, as on a
+ * machine with more busy processes than cores: it gets up to {@link #STARVED_FACTOR} timeouts before
+ * it is declared hung. A stopped one is declared failed at the timeout.
  */
 final class HeartbeatDetector implements FailureDetector {
+    /** How many timeouts a silent but running local process gets. */
+    static final int STARVED_FACTOR = 5;
     private final long timeoutNanos;
 
     HeartbeatDetector(long timeoutMillis) {
@@ -19,6 +30,11 @@ final class HeartbeatDetector implements FailureDetector {
     /** The period ranks send heartbeats at. */
     long periodMillis() {
         return Math.max(1, timeoutNanos / 4 / 1_000_000L);
+    }
+
+    /** @return the timeout in milliseconds */
+    long timeoutMillis() {
+        return timeoutNanos / 1_000_000L;
     }
 
     @Override
@@ -32,11 +48,32 @@ final class HeartbeatDetector implements FailureDetector {
         long now = System.nanoTime();
         for (int rank = 0; rank < view.worldSize(); rank++) {
             long silent = now - view.lastHeardNanos(rank);
-            if (view.expectedAlive(rank) && silent > timeoutNanos) {
-                failed.put(rank, String.format(Locale.ROOT, "rank %d silent for %d ms (heartbeat timeout %d ms)", rank,
-                        silent / 1_000_000L, timeoutNanos / 1_000_000L));
+            if (!view.expectedAlive(rank) || silent <= timeoutNanos) {
+                continue;
             }
+            char state = processState(view.localPid(rank));
+            boolean stopped = state == 'T' || state == 't';
+            if (!stopped && state != '?' && silent <= STARVED_FACTOR * timeoutNanos) {
+                continue; // running but not heard: starved of CPU, not gone
+            }
+            failed.put(rank, String.format(Locale.ROOT, "rank %d silent for %d ms (heartbeat timeout %d ms%s)", rank,
+                    silent / 1_000_000L, timeoutNanos / 1_000_000L, stopped ? ", process stopped"
+                            : state == '?' ? "" : ", process running but unresponsive"));
         }
         return failed;
+    }
+
+    /** The state letter of a local process from /proc, or '?' when not known (not local, not Linux). */
+    static char processState(long pid) {
+        if (pid <= 0) {
+            return '?';
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+            int end = stat.lastIndexOf(')'); // the command name may contain spaces and parentheses
+            return end >= 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+        } catch (IOException | RuntimeException e) {
+            return '?';
+        }
     }
 }

@@ -129,6 +129,12 @@ public final class Job {
         }
 
         @Override
+        public long localPid(int rank) {
+            RankHost host = currentHost.get(rank);
+            return host == null ? -1 : host.pid();
+        }
+
+        @Override
         public boolean expectedAlive(int rank) {
             RankHost host = currentHost.get(rank);
             // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
