@@ -182,7 +182,7 @@ public final class ImageReader {
      * @param target   the object to restore into (arrays and buffers: the saved length)
      * @param adapters chooses the adapter for the target
      * @param <T>      the target's type
-     * @return the target, or for Kryo objects the restored object
+     * @return the target (restored in place by every built-in adapter)
      * @throws UnknownTagException   when the image does not hold the tag
      * @throws DataMismatchException when the type or size differs
      */
@@ -197,7 +197,7 @@ public final class ImageReader {
     }
 
     /**
-     * Restores one tag into a new object (a rank with nothing to restore into; Kryo objects).
+     * Restores one tag into a new object (a rank with nothing to restore into).
      *
      * @param tag      the tag
      * @param type     the expected class
