@@ -21,7 +21,7 @@ class OwnObjectsRecoveryTest {
     @Test
     void aKilledRankRestoresTheProgramsOwnObjectsInPlace() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", Integer.toString(RANKS), "--on-failure", "respawn",
-                "--kill", "1@round=5", "-cp", LaunchedJob.testClasses().toString(), PROGRAM, Integer.toString(ROUNDS))) {
+                "--kill", "1@round=5", "-cp", LaunchedJob.testClasses().toString(), PROGRAM, Integer.toString(ROUNDS), "7")) {
             assertEquals(0, job.awaitExit(120_000), job.output());
             assertEquals(1, job.linesContaining("recovering:").size(), job.output());
             assertEquals(RANKS, job.linesContaining("rolled back to step").size(), job.output());

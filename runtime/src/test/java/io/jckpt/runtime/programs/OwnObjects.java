@@ -4,6 +4,8 @@ import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import mpi.MPI;
 
@@ -14,9 +16,11 @@ import mpi.MPI;
  * {@code Ckpt.rollback(tag, x)} ignoring the return value. Each round adds the Allreduce of the ranks'
  * contributions, so a state restored wrongly (or not at all) changes the printed result:
  * "own objects ok rank R rounds N total T history H grid G", checkable from N and the world size.
+ * Before any recovery the ranks hold at round {@code hold} (bounded) until the launcher abandons their
+ * world, so the job completes only through a recovery from a failure injected before that round.
  *
  * <pre>
- * OwnObjects rounds
+ * OwnObjects rounds hold
  * </pre>
  */
 public final class OwnObjects {
@@ -33,6 +37,7 @@ public final class OwnObjects {
     public static void main(String[] args) throws Exception {
         String[] appArgs = MPI.Init(args);
         int rounds = Integer.parseInt(appArgs[0]);
+        int hold = Integer.parseInt(appArgs[1]);
         int rank = MPI.COMM_WORLD.Rank();
         Ckpt.open(CkptOptions.builder().replicas(1).kryoRegistrationRequired(false).build());
         Tally tally = new Tally();
@@ -52,6 +57,11 @@ public final class OwnObjects {
         long[] sum = new long[1];
         while (step.get() < rounds) {
             long s = step.incrementAndGet();
+            if (s == hold && !Ckpt.isRecovery()) {
+                // the failure injected at an earlier round ends this world; a survivor's thread stays here
+                new CountDownLatch(1).await(120, TimeUnit.SECONDS);
+                throw new IllegalStateException("rank " + rank + " reached round " + hold + " without a recovery");
+            }
             mine[0] = rank * 1000L + s;
             MPI.COMM_WORLD.Allreduce(mine, 0, sum, 0, 1, MPI.LONG, MPI.SUM);
             tally.total += sum[0];
@@ -61,7 +71,6 @@ public final class OwnObjects {
                     grid[i][j] += s * i + j * rank;
                 }
             }
-            Thread.sleep(10); // a round's computation: the injected kill lands while the job runs
             Ckpt.here();
         }
         double gridSum = 0;
