@@ -10,11 +10,17 @@ import io.jckpt.spi.RankContext;
  * <h2>Contract</h2>
  * <ul>
  * <li>Data is registered by reference: {@link #here()} captures its contents at that moment.</li>
- * <li>{@link #rollback(String, Object)} restores into the caller's object and re-registers it; arrays and
- * {@link java.nio.ByteBuffer}s must have the saved length; any subset of tags, in any order. Objects
- * checkpointed through Kryo cannot be restored in place: rollback returns the restored object, which
- * is also what is registered from then on (use the return value, or
- * {@link #rollbackObject(String, Class)} when the rank has no object yet).</li>
+ * <li>{@link #rollback(String, Object) rollback(tag, x)} restores into {@code x} itself, for every type
+ * {@link #register} accepts, and {@code x} stays the registered object; any subset of tags, in any
+ * order. Arrays, arrays of arrays (row by row), ByteBuffers and atomic arrays must have the saved
+ * length or shape (checked before anything is written). An object saved through Kryo has its state
+ * copied into {@code x}: a collection's or map's contents, an {@code Object[]}'s slots, an
+ * {@code AtomicReference}'s value, the fields of an object of the program's classes (final ones too;
+ * transient ones are left as they are); the objects reachable from {@code x} are new ones.
+ * {@link #rollbackObject(String, Class)} restores when the rank has no object yet.</li>
+ * <li>Immutable values (boxed primitives, String, enums, records, unmodifiable collections, other JDK
+ * value classes) are refused by {@link #register}, whose message says what to register instead (e.g. a
+ * {@code long[1]} or an {@code AtomicLong} for a counter).</li>
  * <li>here(), ctrl() and the first rollback() of a recovery are collective: every rank calls them, in
  * the same order.</li>
  * <li>Every wait is bounded by the timeouts in {@link CkptOptions}.</li>
@@ -32,9 +38,14 @@ public interface Checkpointer extends AutoCloseable {
      * Marks data to checkpoint (the paper's MPI_Ckpt).
      *
      * @param tag  unique name of the data on this rank
-     * @param data a primitive array, a ByteBuffer, a Chronicle Bytes, or any object Kryo can serialize
+     * @param data a primitive array, an array of primitive arrays (any depth), a ByteBuffer, a Chronicle
+     *             Bytes, an {@code AtomicInteger}/{@code AtomicLong}/{@code AtomicBoolean}/{@code AtomicIntegerArray}/
+     *             {@code AtomicLongArray}, or an object Kryo can serialize and rollback can restore in place
+     *             (a modifiable collection or map, an array of references, an {@code AtomicReference}, an
+     *             object of the program's own classes)
      * @throws DuplicateTagException    when the tag is registered already
-     * @throws UnsupportedDataException when data is null or of an unsupported type
+     * @throws UnsupportedDataException when data is null, of an unsupported type, or immutable (a boxed
+     *                                  primitive, a String, an enum, a record, ...), saying what to register instead
      * @throws InvalidTagException      when the tag is null, empty or too long
      * @throws CkptStateException       when closed
      */
@@ -57,11 +68,12 @@ public interface Checkpointer extends AutoCloseable {
      * MPI_Rollback).
      *
      * @param tag  the tag the data was saved under
-     * @param data the object to restore into
+     * @param data the object to restore into (it holds the restored state afterwards)
      * @param <T>  the data's type
-     * @return {@code data} itself, or for Kryo objects the restored object (now the registered one)
+     * @return {@code data} itself
      * @throws UnknownTagException      when nothing was saved under the tag
-     * @throws DataMismatchException    when the type or size differs from what was saved
+     * @throws DataMismatchException    when the type, size or shape differs from what was saved (naming the
+     *                                  first row that differs); {@code data} is then left unchanged
      * @throws NotRecoverableException  when the checkpoint cannot be restored
      */
     <T> T rollback(String tag, T data);

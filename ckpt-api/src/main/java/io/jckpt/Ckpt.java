@@ -176,7 +176,7 @@ public final class Ckpt {
      * @param tag  the tag
      * @param data the object to restore into
      * @param <T>  its type
-     * @return data, or the restored object for Kryo objects
+     * @return data itself, holding the restored state
      * @see Checkpointer#rollback(String, Object)
      */
     public static <T> T rollback(String tag, T data) {
@@ -187,7 +187,7 @@ public final class Ckpt {
      * @param tag  int tag (its decimal text)
      * @param data the object to restore into
      * @param <T>  its type
-     * @return data, or the restored object for Kryo objects
+     * @return data itself, holding the restored state
      * @see Checkpointer#rollback(String, Object)
      */
     public static <T> T rollback(int tag, T data) {

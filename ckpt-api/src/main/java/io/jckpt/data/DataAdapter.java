@@ -4,7 +4,7 @@ import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * Captures and restores one kind of data. Built-ins cover the primitive arrays, ByteBuffer, Chronicle
- * Bytes and (as the fallback for any other object) Kryo; an application adds its own through
+ * Bytes, arrays of primitive arrays, the atomics and (as the fallback for any other object) Kryo; an application adds its own through
  * {@link DataAdapters.Builder#add(DataAdapter)} with a {@link TypeCode#custom custom type code}.
  * Adapters must copy in bulk (see {@link MemoryCopy}).
  *
@@ -55,7 +55,7 @@ public interface DataAdapter<T> {
      * @param saved  what the image says
      * @param store  the store holding the image
      * @param target the object to restore into, or null to allocate a new one
-     * @return the target, or the new object (always new for Kryo)
+     * @return the target restored in place (built-in adapters always do), or the new object when target is null
      */
     T restore(SavedEntry saved, BytesStore<?, ?> store, T target);
 }

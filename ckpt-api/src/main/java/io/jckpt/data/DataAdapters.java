@@ -15,9 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Chooses the {@link DataAdapter} for an object: the application's adapters first (in the order added),
- * then the primitive arrays, ByteBuffer, Chronicle Bytes, and Kryo for any other object. Refuses null,
- * non-byte NIO buffers (use the backing array or a ByteBuffer) and classes Kryo would refuse. One
- * instance per checkpointer: it owns the Kryo instance, so use it from one thread.
+ * then the primitive arrays, arrays of primitive arrays (any depth), the atomics ({@code AtomicInteger},
+ * {@code AtomicLong}, {@code AtomicBoolean}, {@code AtomicIntegerArray}, {@code AtomicLongArray}),
+ * ByteBuffer, Chronicle Bytes, and Kryo for any other object. Refuses null, non-byte NIO buffers (use
+ * the backing array or a ByteBuffer), classes Kryo would refuse, and objects rollback could not restore
+ * in place (boxed primitives, String, enums, records, unmodifiable collections, other JDK classes: see
+ * {@link KryoAdapter}), each with what to register instead. One instance per checkpointer: it owns the
+ * Kryo instance, so use it from one thread.
  */
 public final class DataAdapters {
     private final int rank;
@@ -33,8 +37,9 @@ public final class DataAdapters {
         this.kryo = new KryoAdapter(b.kryoRegistrationRequired, b.kryoConfigurer);
         this.builtIns = List.of(PrimitiveArrayAdapter.BYTES, PrimitiveArrayAdapter.SHORTS, PrimitiveArrayAdapter.CHARS,
                 PrimitiveArrayAdapter.INTS, PrimitiveArrayAdapter.LONGS, PrimitiveArrayAdapter.FLOATS,
-                PrimitiveArrayAdapter.DOUBLES, PrimitiveArrayAdapter.BOOLEANS, ByteBufferAdapter.INSTANCE,
-                ChronicleBytesAdapter.INSTANCE);
+                PrimitiveArrayAdapter.DOUBLES, PrimitiveArrayAdapter.BOOLEANS, NestedArrayAdapter.INSTANCE,
+                AtomicAdapter.INTEGER, AtomicAdapter.LONG, AtomicAdapter.BOOLEAN, AtomicAdapter.INTEGER_ARRAY,
+                AtomicAdapter.LONG_ARRAY, ByteBufferAdapter.INSTANCE, ChronicleBytesAdapter.INSTANCE);
         for (DataAdapter<?> a : builtIns) {
             byCode.put(a.typeCode().code(), a);
         }

@@ -5,6 +5,7 @@ import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.UnsafeMemory;
 
 import java.lang.reflect.Array;
+import java.util.List;
 
 /**
  * Adapter for one primitive array type: the payload is the array's memory, copied in bulk between the
@@ -31,6 +32,9 @@ public final class PrimitiveArrayAdapter<T> implements DataAdapter<T> {
     /** {@code boolean[]}. */
     public static final PrimitiveArrayAdapter<boolean[]> BOOLEANS = new PrimitiveArrayAdapter<>(boolean[].class, TypeCode.BOOLEAN_ARRAY);
 
+    private static final List<PrimitiveArrayAdapter<?>> ALL = List.of(BYTES, SHORTS, CHARS, INTS, LONGS, FLOATS, DOUBLES,
+            BOOLEANS);
+
     private final Class<T> arrayClass;
     private final TypeCode typeCode;
     private final long baseOffset;
@@ -41,6 +45,42 @@ public final class PrimitiveArrayAdapter<T> implements DataAdapter<T> {
         this.typeCode = typeCode;
         this.baseOffset = UnsafeMemory.MEMORY.arrayBaseOffset(arrayClass);
         this.elementSize = typeCode.elementSize();
+    }
+
+    /**
+     * @param arrayClass a one-dimensional primitive array class
+     * @return its adapter, or null for any other class
+     */
+    static PrimitiveArrayAdapter<?> of(Class<?> arrayClass) {
+        for (PrimitiveArrayAdapter<?> a : ALL) {
+            if (a.arrayClass == arrayClass) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param code a stored type code
+     * @return the adapter of that primitive array type, or null
+     */
+    static PrimitiveArrayAdapter<?> of(int code) {
+        for (PrimitiveArrayAdapter<?> a : ALL) {
+            if (a.typeCode.code() == code) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** @return offset of element 0 in an array of this type */
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    /** @return bytes per element */
+    int elementSize() {
+        return elementSize;
     }
 
     @Override

@@ -5,7 +5,9 @@ import java.util.Objects;
 /**
  * The one-byte code an image stores for each tag's data type, with what rollback needs to check a
  * target: the element size, and whether the element count must match ({@link #fixedSize()}: arrays and
- * ByteBuffers) or may differ (Chronicle Bytes, Kryo objects). Codes 1-63 are the built-in types below;
+ * ByteBuffers, atomics) or may differ (Chronicle Bytes, Kryo objects, arrays of arrays, whose adapter
+ * checks the shape). Codes 1-63 are the built-in types below (12-17 came later within the same image
+ * format version: images written before stay readable);
  * codes 64-127 are for application adapters ({@link #custom(int, String, int, boolean)}).
  */
 public final class TypeCode {
@@ -36,9 +38,25 @@ public final class TypeCode {
     public static final TypeCode CHRONICLE_BYTES = new TypeCode(10, "Bytes", 1, false);
     /** Any object, serialized with Kryo (class and reference graph). */
     public static final TypeCode KRYO_OBJECT = new TypeCode(11, "object (Kryo)", 0, false);
+    /**
+     * An array of primitive arrays, any depth ({@code double[][]}, {@code int[][][]}, jagged, null rows):
+     * the payload holds the leaf type, the shape and the leaves' memory; element count = leaf elements.
+     */
+    public static final TypeCode NESTED_ARRAY = new TypeCode(12, "array of primitive arrays", 0, false);
+    /** {@link java.util.concurrent.atomic.AtomicInteger}. */
+    public static final TypeCode ATOMIC_INTEGER = new TypeCode(13, "AtomicInteger", 4, true);
+    /** {@link java.util.concurrent.atomic.AtomicLong}. */
+    public static final TypeCode ATOMIC_LONG = new TypeCode(14, "AtomicLong", 8, true);
+    /** {@link java.util.concurrent.atomic.AtomicBoolean} (one byte, 0 or 1). */
+    public static final TypeCode ATOMIC_BOOLEAN = new TypeCode(15, "AtomicBoolean", 1, true);
+    /** {@link java.util.concurrent.atomic.AtomicIntegerArray}. */
+    public static final TypeCode ATOMIC_INTEGER_ARRAY = new TypeCode(16, "AtomicIntegerArray", 4, true);
+    /** {@link java.util.concurrent.atomic.AtomicLongArray}. */
+    public static final TypeCode ATOMIC_LONG_ARRAY = new TypeCode(17, "AtomicLongArray", 8, true);
 
     private static final TypeCode[] BUILT_IN = {null, BYTE_ARRAY, SHORT_ARRAY, CHAR_ARRAY, INT_ARRAY, LONG_ARRAY,
-            FLOAT_ARRAY, DOUBLE_ARRAY, BOOLEAN_ARRAY, BYTE_BUFFER, CHRONICLE_BYTES, KRYO_OBJECT};
+            FLOAT_ARRAY, DOUBLE_ARRAY, BOOLEAN_ARRAY, BYTE_BUFFER, CHRONICLE_BYTES, KRYO_OBJECT, NESTED_ARRAY,
+            ATOMIC_INTEGER, ATOMIC_LONG, ATOMIC_BOOLEAN, ATOMIC_INTEGER_ARRAY, ATOMIC_LONG_ARRAY};
 
     private final byte code;
     private final String name;

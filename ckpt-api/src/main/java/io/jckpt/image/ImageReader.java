@@ -5,6 +5,7 @@ import io.jckpt.DataMismatchException;
 import io.jckpt.UnknownTagException;
 import io.jckpt.data.DataAdapter;
 import io.jckpt.data.DataAdapters;
+import io.jckpt.data.KryoAdapter;
 import io.jckpt.data.SavedEntry;
 import io.jckpt.data.Tags;
 import io.jckpt.data.TypeCode;
@@ -181,7 +182,7 @@ public final class ImageReader {
      * @param target   the object to restore into (arrays and buffers: the saved length)
      * @param adapters chooses the adapter for the target
      * @param <T>      the target's type
-     * @return the target, or for Kryo objects the restored object
+     * @return the target (restored in place by every built-in adapter)
      * @throws UnknownTagException   when the image does not hold the tag
      * @throws DataMismatchException when the type or size differs
      */
@@ -196,7 +197,7 @@ public final class ImageReader {
     }
 
     /**
-     * Restores one tag into a new object (a rank with nothing to restore into; Kryo objects).
+     * Restores one tag into a new object (a rank with nothing to restore into).
      *
      * @param tag      the tag
      * @param type     the expected class
@@ -213,6 +214,9 @@ public final class ImageReader {
         if (adapter == null) {
             throw new DataMismatchException(tag, rank, saved.describe(), "a " + type.getName() + " (no adapter for type code "
                     + saved.typeCode() + " is registered)");
+        }
+        if (adapter instanceof KryoAdapter kryo) {
+            kryo.useClassLoaderOf(type);
         }
         Object restored = adapter.restore(saved, store, null);
         if (!type.isInstance(restored)) {

@@ -1,0 +1,47 @@
+package io.jckpt.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The issue's items 1 and 6-8 end to end: a launched program checkpoints an object of its own,
+ * unregistered class (Kryo must find it in the world's class loader), a double[][] and an AtomicLong,
+ * a rank is SIGKILLed mid-run, and after the recovery every rank's result equals the failure-free one.
+ * Before the fix the rollback failed with "Unable to find class" and the job could not recover.
+ */
+class OwnObjectsRecoveryTest {
+    private static final String PROGRAM = "io.jckpt.runtime.programs.OwnObjects";
+    private static final int RANKS = 4;
+    private static final int ROUNDS = 60;
+
+    @Test
+    void aKilledRankRestoresTheProgramsOwnObjectsInPlace() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", Integer.toString(RANKS), "--on-failure", "respawn",
+                "--kill", "1@round=5", "-cp", LaunchedJob.testClasses().toString(), PROGRAM, Integer.toString(ROUNDS), "7")) {
+            assertEquals(0, job.awaitExit(120_000), job.output());
+            assertEquals(1, job.linesContaining("recovering:").size(), job.output());
+            assertEquals(RANKS, job.linesContaining("rolled back to step").size(), job.output());
+            assertTrue(job.linesContaining("Unable to find class").isEmpty(), job.output());
+            long total = 0;
+            for (long s = 1; s <= ROUNDS; s++) {
+                total += 1000L * RANKS * (RANKS - 1) / 2 + RANKS * s;
+            }
+            List<String> ok = job.linesContaining("own objects ok");
+            assertEquals(RANKS, ok.size(), job.output());
+            for (int r = 0; r < RANKS; r++) {
+                int rank = r;
+                long grid = 8L * 6 * ROUNDS * (ROUNDS + 1) / 2 + 4L * 28 * rank * ROUNDS;
+                String expected = "[rank " + rank + "] own objects ok rank " + rank + " rounds " + ROUNDS + " total "
+                        + total + " history " + ROUNDS + " grid " + grid;
+                assertEquals(1, ok.stream().filter(l -> l.endsWith(expected.substring(expected.indexOf(']') + 2))
+                        && l.startsWith("[rank " + rank + "]")).count(), () -> expected + " in\n" + job.output());
+            }
+            assertFalse(job.output().contains("self broken"), job.output());
+            assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty());
+        }
+    }
+}
