@@ -39,17 +39,6 @@ public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replic
         }
     }
 
-    /**
-     * The default store directory: {@code /dev/shm/jckpt-<user>/<jobId>/rank-<rank>}.
-     *
-     * @param jobId the job id
-     * @param rank  the rank
-     * @return the directory
-     */
-    public static Path defaultDirectory(String jobId, int rank) {
-        return Path.of("/dev/shm", "jckpt-" + System.getProperty("user.name"), jobId, "rank-" + rank);
-    }
-
     /** @return the bytes the store needs: (m+1) x versionsKept x slot file size */
     public long requiredBytes() {
         return (long) (replicas + 1) * versionsKept * ReplicaSlotDescriptor.fileSize(slotCapacity);

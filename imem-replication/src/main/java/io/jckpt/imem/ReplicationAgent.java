@@ -84,7 +84,6 @@ public final class ReplicationAgent implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private long completedRound;
-    private long pendingRound = -1;
     private long lastBegunRound;
     private final long[] watermarkView;
     private final long[] skippedView;
@@ -205,16 +204,6 @@ public final class ReplicationAgent implements AutoCloseable {
         }
     }
 
-    /** @return the newest own round submitted (pending if greater than {@link #completedRound()}) */
-    public long pendingRound() {
-        lock.lock();
-        try {
-            return pendingRound;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** @return G: the newest round known complete (all m+1 copies) for every rank */
     public long globalCompletedRound() {
         return globalCompletedRound;
@@ -317,24 +306,14 @@ public final class ReplicationAgent implements AutoCloseable {
             throw new IllegalArgumentException("not this rank's own copy: " + write.owner());
         }
         checkFailure();
-        markPending(write.round());
+        counters.roundsSubmitted.incrementAndGet();
         submitted.add(new Submission(write.round(), System.nanoTime(), write, 0));
         selector.wakeup();
     }
 
-    private void markPending(long round) {
-        lock.lock();
-        try {
-            pendingRound = round;
-        } finally {
-            lock.unlock();
-        }
-        counters.roundsSubmitted.incrementAndGet();
-    }
-
     /** Hands an own round whose local copy is COMPLETE to the agent. */
     void submit(long round) throws ReplicationException {
-        markPending(round);
+        counters.roundsSubmitted.incrementAndGet();
         checkFailure();
         submitted.add(new Submission(round, System.nanoTime(), null, 0));
         selector.wakeup();

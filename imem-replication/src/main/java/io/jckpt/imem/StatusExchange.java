@@ -4,9 +4,10 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * The collective the in-memory level needs from the message-passing layer: an allgather of one byte
- * array per rank, bounded in time. The runtime implements it over MPJ Express on a communicator of
- * its own (so it never mixes with the program's messages); tests implement it in memory.
+ * The collective the in-memory level needs between the ranks: an allgather of one byte array per rank,
+ * bounded in time. The policy adapts the job's typed collective to it (through the launcher's control
+ * channel, never over MPJ Express, which has no timeouts), one collective kind per recovery step;
+ * tests implement it in memory. This module stays a leaf: it does not depend on ckpt-api.
  */
 @FunctionalInterface
 public interface StatusExchange {

@@ -32,11 +32,6 @@ public final class ControlConnection implements AutoCloseable {
         }
     }
 
-    /** Sends one frame whose payload is a single UTF string. */
-    public void sendText(byte type, String text) throws IOException {
-        send(type, utf(text));
-    }
-
     /** Blocks for the next frame; {@code null} at end of stream. The first payload byte is the type. */
     public byte[] receive() throws IOException {
         int length;
@@ -62,11 +57,6 @@ public final class ControlConnection implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** The remote port, for logs. */
-    public int remotePort() {
-        return socket.getPort();
     }
 
     @Override

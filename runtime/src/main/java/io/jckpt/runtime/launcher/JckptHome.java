@@ -143,19 +143,6 @@ public final class JckptHome {
         return mpjClassPath;
     }
 
-    /** The entries of {@link #mpjClassPath()} whose file name starts with one of {@code names} + '-'. */
-    public List<String> mpjJars(String... names) {
-        List<String> found = new ArrayList<>();
-        for (String name : names) {
-            String match = mpjClassPath.stream()
-                    .filter(p -> Paths.get(p).getFileName().toString().startsWith(name + "-"))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalStateException("MPJ Express jar " + name + " not in " + mpjClassPath));
-            found.add(match);
-        }
-        return found;
-    }
-
     /** The JVM flags every rank JVM gets: those Chronicle Bytes needs for this JDK, and the archive's. */
     public List<String> jvmFlags() {
         if (classDataSharing.isEmpty()) {
