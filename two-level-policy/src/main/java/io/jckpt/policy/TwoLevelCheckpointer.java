@@ -1334,6 +1334,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 closed = true;
                 release(false);
                 throw e;
+            } catch (Error e) {
+                closed = true; // a thread of an abandoned world (fenced): its resources go all the same
+                release(false);
+                throw e;
             } catch (CkptException e) {
                 LOG.warn("rank {}: close: {}", rank(), e.getMessage());
             } catch (InterruptedException e) {
