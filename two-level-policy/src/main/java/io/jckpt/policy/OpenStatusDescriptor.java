@@ -17,28 +17,33 @@ import java.nio.ByteBuffer;
  * 12      8     slot capacity of this rank's in-memory store (0 = no store yet)
  * 20      4     copies held in the in-memory store (own and replicas, verified)
  * 24      8     newest complete round of this rank's own data in its store (0 = none)
- * 32      4     data endpoint port
- * 36      4     data endpoint address length (4 or 16), then the address bytes
+ * 32      4     flags: bit 0 = this node recorded that a round of the current run was complete on
+ *               every rank (the global completed round G reached 1 since the job's start or its
+ *               last clean start; see {@link StoreLayouts#roundCompleteEverywhereRecorded()})
+ * 36      4     data endpoint port
+ * 40      4     data endpoint address length (4 or 16), then the address bytes
  *  ..     4     disk inventory length (0 = disk level off), then the encoded inventory
  *  ..     4     number of store layouts held, then per layout (LAYOUT_ENTRY = 28 bytes):
  *               8 first round, 4 replicas, 4 requested replicas, 8 slot capacity, 4 versions kept
  * </pre>
  */
 final class OpenStatusDescriptor {
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     private static final int LAYOUT_ENTRY = 28;
     private static final int VERSION_OFFSET = 0;
     private static final int FINGERPRINT_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 12;
     private static final int COPIES_OFFSET = 20;
     private static final int OWN_NEWEST_OFFSET = 24;
-    private static final int PORT_OFFSET = 32;
-    private static final int ADDRESS_LENGTH_OFFSET = 36;
-    private static final int ADDRESS_OFFSET = 40;
+    private static final int FLAGS_OFFSET = 32;
+    private static final int PORT_OFFSET = 36;
+    private static final int ADDRESS_LENGTH_OFFSET = 40;
+    private static final int ADDRESS_OFFSET = 44;
+    private static final int FLAG_ROUND_COMPLETE_EVERYWHERE = 1;
 
     /** One rank's open status, decoded. */
     record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
-                      InetSocketAddress endpoint, byte[] diskInventory, java.util.List<StoreLayout> layouts) {
+                      boolean roundCompleteEverywhere, InetSocketAddress endpoint, byte[] diskInventory, java.util.List<StoreLayout> layouts) {
     }
 
     private OpenStatusDescriptor() {
@@ -53,6 +58,7 @@ final class OpenStatusDescriptor {
                 .putLong(CAPACITY_OFFSET, status.slotCapacity())
                 .putInt(COPIES_OFFSET, status.copiesHeld())
                 .putLong(OWN_NEWEST_OFFSET, status.ownNewestComplete())
+                .putInt(FLAGS_OFFSET, status.roundCompleteEverywhere() ? FLAG_ROUND_COMPLETE_EVERYWHERE : 0)
                 .putInt(PORT_OFFSET, status.endpoint().getPort())
                 .putInt(ADDRESS_LENGTH_OFFSET, ip.length);
         b.position(ADDRESS_OFFSET);
@@ -89,7 +95,8 @@ final class OpenStatusDescriptor {
                 layouts.add(new StoreLayout(b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt()));
             }
             return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
-                    b.getLong(OWN_NEWEST_OFFSET), new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
+                    b.getLong(OWN_NEWEST_OFFSET), (b.getInt(FLAGS_OFFSET) & FLAG_ROUND_COMPLETE_EVERYWHERE) != 0,
+                    new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
                     inventory, java.util.List.copyOf(layouts));
         } catch (RuntimeException | UnknownHostException e) {
             throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);

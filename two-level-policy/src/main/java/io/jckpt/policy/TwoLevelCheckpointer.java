@@ -71,9 +71,11 @@ import org.slf4j.LoggerFactory;
  * slot capacity and copies of its node-local store, its data endpoint and its disk inventory.
  * From the same exchanged data every rank takes the same decision: restore from memory when every
  * rank's data of a common round survives somewhere (the {@code RollbackPlanner}), else from the
- * newest disk generation committed and intact on all ranks, else a clean start (nothing was ever
- * checkpointed, or {@link RecoveryFallback#CLEAN_START}) or {@link NotRecoverableException}.
- * {@link #isRecovery()} is true exactly when there is a checkpoint to roll back to.
+ * newest disk generation committed and intact on all ranks, else a clean start (no round was ever
+ * complete on every rank, or {@link RecoveryFallback#CLEAN_START}) or {@link NotRecoverableException}
+ * ({@link RecoveryDecision}). A node records once per run, at the first here() whose ring reports a
+ * round complete everywhere, that a checkpoint is promised; the decision reads that record, never the
+ * absence of a store. {@link #isRecovery()} is true exactly when there is a checkpoint to roll back to.
  *
  * <p><b>here()</b>: the registered data is written as one image straight into this rank's next
  * version slot of the node-local store and handed to the ring replication agent (CRC32C and
@@ -169,6 +171,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private volatile int pinCount;
 
     private long round;
+    /** This node recorded that a round of the current run was complete on every rank ({@link StoreLayouts}). */
+    private boolean completeEverywhereRecorded;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
     private boolean ringJoinPending;
     private boolean recovery;
@@ -189,6 +193,22 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private long lastRollbackNanos;
     private CkptStats.HereTimings lastHere = CkptStats.HereTimings.NONE;
     private CkptStats.RecoveryTimings lastRecovery = CkptStats.RecoveryTimings.NONE;
+
+    /**
+     * Test hook: where a recovery's decision is taken and where it has been applied to this rank's
+     * node-local store (restored, other layouts deleted, newer copies discarded), before the ring is
+     * joined. A test parks a rank there, or throws to stand for the rank's death at that point. Null
+     * (no hook) outside tests.
+     */
+    interface RecoveryHook {
+        /** The decision is taken; nothing is changed yet. */
+        void decided(int rank, RecoveryDecision decision) throws IOException;
+
+        /** The decision is applied to this rank's store. */
+        void applied(int rank, RecoveryDecision decision) throws IOException;
+    }
+
+    static volatile RecoveryHook recoveryHook;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, RankCollective exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
@@ -276,9 +296,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
             copiesHeld += h.store().copiesVerifiedSoFar().size();
         }
+        completeEverywhereRecorded = layouts.roundCompleteEverywhereRecorded();
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
-                endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
+                completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
                 held.stream().map(StoreLayouts.Held::layout).toList());
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
@@ -306,9 +327,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     ? Collective.Kind.RESTORE_PLAN : Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
                     steps);
         }
+        DiskSelection selection = plan != null && plan.recoverable() ? null : selectDisk(statuses);
+        RecoveryDecision decision = RecoveryDecision.decide(statuses, plan, selection, options.recoveryFallback());
+        RecoveryHook hook = recoveryHook;
+        if (hook != null) {
+            hook.decided(rank(), decision);
+        }
         StoreLayouts.Held active = null;
-        String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
-        if (plan != null && plan.recoverable()) {
+        if (decision.source() == RecoveryDecision.Source.MEMORY) {
             restoredRound = plan.round();
             // the round's copies are all in the layout that was current at that round, on every rank
             long t = System.nanoTime();
@@ -318,46 +344,40 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     steps);
             restoreFrom(imageOf(slot), "memory (" + plan.action(rank()).kind() + ")");
             restoreStore = active.store();
-        } else {
-            DiskSelection selection = selectDisk(statuses);
-            if (selection instanceof DiskSelection.Restore restore) {
-                restoredRound = restore.round();
-                long t = System.nanoTime();
-                // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
-                BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
-                long length;
-                try {
-                    length = disk.readInto(restoredRound,
-                            (offset, bytes) -> image.write(offset, bytes, bytes.position(), bytes.remaining()));
-                } catch (StableDiskException | RuntimeException e) {
-                    image.releaseLast();
-                    throw e;
-                }
-                transferNanos += System.nanoTime() - t;
-                bytesReceived += length;
-                restoreFrom(image, "disk generation of round " + restoredRound);
-                StoreLayout then = layoutFor(restoredRound, statuses);
-                if (then != null) {
-                    active = ensureLayout(held, then); // continue with the m and capacity in force at that round
-                }
-            } else if (neverCompletedAnywhere(statuses) && !hasAnyGeneration(statuses)) {
-                // a rank whose store survived holds no complete round of its own: it never completed
-                // one (a version is overwritten only after the next is complete everywhere), so no
-                // round was ever complete on every rank: nothing was promised, start clean
-                LOG.info("rank {}: no checkpoint round was ever complete on every rank: clean start", rank());
-            } else if (copiesAnywhere > 0 || (selection instanceof DiskSelection.NothingRestorable nothing
-                    && disk != null && hasAnyGeneration(statuses))) {
-                String why = "memory: " + lostFromMemory + "; disk: " + (selection == null ? "level off"
-                        : ((DiskSelection.NothingRestorable) selection).reason());
-                if (options.recoveryFallback() == RecoveryFallback.CLEAN_START) {
-                    LOG.warn("rank {}: nothing restorable ({}); starting clean as configured", rank(), why);
-                    event("nothing restorable (" + why + "): clean start");
-                } else {
-                    throw new NotRecoverableException("rank " + rank() + ": the checkpoint cannot be restored: " + why);
-                }
+        } else if (decision.source() == RecoveryDecision.Source.DISK) {
+            restoredRound = decision.round();
+            long t = System.nanoTime();
+            // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
+            BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
+            long length;
+            try {
+                length = disk.readInto(restoredRound,
+                        (offset, bytes) -> image.write(offset, bytes, bytes.position(), bytes.remaining()));
+            } catch (StableDiskException | RuntimeException e) {
+                image.releaseLast();
+                throw e;
             }
+            transferNanos += System.nanoTime() - t;
+            bytesReceived += length;
+            restoreFrom(image, "disk generation of round " + restoredRound);
+            StoreLayout then = layoutFor(restoredRound, statuses);
+            if (then != null) {
+                active = ensureLayout(held, then); // continue with the m and capacity in force at that round
+            }
+        } else if (decision.source() == RecoveryDecision.Source.NOT_RECOVERABLE) {
+            throw new NotRecoverableException("rank " + rank() + ": the checkpoint cannot be restored: " + decision.reason());
+        } else if (decision.configuredFallback()) {
+            LOG.warn("rank {}: nothing restorable ({}); starting clean as configured", rank(), decision.reason());
+            event("nothing restorable (" + decision.reason() + "): clean start");
+        } else if (copiesAnywhere > 0) {
+            LOG.info("rank {}: {}: clean start", rank(), decision.reason());
         }
         round = restoredRound;
+        if (decision.source() == RecoveryDecision.Source.CLEAN_START) {
+            // a new run: nothing of it is promised yet (only a configured fallback can find this recorded)
+            layouts.forgetRoundCompleteEverywhere();
+            completeEverywhereRecorded = false;
+        }
         // layouts older or newer than the restored round's hold nothing needed any more
         for (StoreLayouts.Held h : held) {
             if (active == null || h.store() != active.store()) {
@@ -376,6 +396,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (recovery) {
             event("restored round " + round + " from " + restoredFrom);
+        }
+        if (hook != null) {
+            hook.applied(rank(), decision);
         }
         // 4. join the ring now if the store exists; otherwise at the first here(). The rollback
         // transfers accept on the same data endpoint as the ring: every rank must be done with
@@ -429,24 +452,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
-    private static boolean neverCompletedAnywhere(List<OpenStatus> statuses) {
-        for (OpenStatus s : statuses) {
-            if (s.slotCapacity() > 0 && s.ownNewestComplete() == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasAnyGeneration(List<OpenStatus> statuses) {
-        for (OpenStatus s : statuses) {
-            if (s.diskInventory().length > 0 && !RankInventory.decode(s.diskInventory()).generations().isEmpty()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private DiskSelection selectDisk(List<OpenStatus> statuses) {
         if (disk == null) {
             return null;
@@ -456,15 +461,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             inventories.add(RankInventory.decode(s.diskInventory()));
         }
         return GenerationSelector.select(context.size(), inventories);
-    }
-
-    private static String describeLost(RollbackPlan plan) {
-        if (plan.recoverable()) {
-            return "recoverable";
-        }
-        StringBuilder text = new StringBuilder("data of ");
-        plan.lost().forEach(l -> text.append("rank ").append(l.rank()).append(" (").append(l.reason()).append(") "));
-        return text.toString().trim();
     }
 
     /** A view of a slot's image through its contiguous mapping: any size, images above 2 GiB too. */
@@ -617,6 +613,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             written = t2 - t1;
             handedOff = t3 - t2;
             round = next;
+            if (!completeEverywhereRecorded && (agent != null ? agent.globalCompletedRound() >= 1 : context.size() == 1)) {
+                // once per run: from now on a recovery that cannot restore declares the checkpoint lost
+                layouts.recordRoundCompleteEverywhere();
+                completeEverywhereRecorded = true;
+            }
             if (disk != null && options.diskRatio() > 0 && round % options.diskRatio() == 0) {
                 diskRound(write);
             }
