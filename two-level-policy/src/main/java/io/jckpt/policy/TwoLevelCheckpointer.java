@@ -300,7 +300,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
                 completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
-                held.stream().map(StoreLayouts.Held::layout).toList());
+                held.stream().map(StoreLayouts.Held::layout).toList(),
+                ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()));
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
         byte[][] all = exchange.allgather(Collective.of(Collective.Kind.OPEN), OpenStatusDescriptor.encode(mine),
@@ -322,10 +323,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long restoredRound = 0;
         RollbackPlan plan = null;
         if (copiesAnywhere > 0) {
-            int[] planStep = {0};
-            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(Collective.of(planStep[0]++ == 0
-                    ? Collective.Kind.RESTORE_PLAN : Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
-                    steps);
+            // the newest copies came with the open exchange: another exchange only when that plan is
+            // not conclusive (a survivor would need a transfer, or a copy was damaged)
+            byte[][] newest = new byte[statuses.size()][];
+            for (int r = 0; r < newest.length; r++) {
+                newest[r] = statuses.get(r).copiesStatus();
+            }
+            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(
+                    Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors,
+                    context.isNewRank(), options.exchangeTimeout(), steps, newest);
         }
         DiskSelection selection = plan != null && plan.recoverable() ? null : selectDisk(statuses);
         RecoveryDecision decision = RecoveryDecision.decide(statuses, plan, selection, options.recoveryFallback());
