@@ -46,8 +46,9 @@ import java.util.concurrent.TimeUnit;
  * A rank whose program completed waits until every rank completed in the same epoch
  * ({@link ControlProtocol#JOB_COMPLETE}), so a late failure elsewhere can still be recovered.
  * Failed ranks are handed to warm standbys when one is ready ({@link StandbyPool}), else forked.
- * Under respawn and relaunch a program's own error fails the job unless it echoes a process
- * failure ({@link #PROGRAM_ERROR_GRACE_MILLIS}).
+ * A program's own error fails the job unless it echoes a process failure
+ * ({@link #PROGRAM_ERROR_GRACE_MILLIS}); under fail the job then fails for that process failure,
+ * under respawn and relaunch it is recovered with it. One failure gives one FAILURE line.
  */
 public final class Job {
     /** Every rank completed. */
