@@ -456,8 +456,7 @@ public final class Job {
                 }
                 // System.exit(n) or a JVM that could not start: the program's own doing, unless it
                 // echoes another rank's death; death by a signal: a process failure
-                boolean signalled = Signals.bySignal(exited.status());
-                Integer status = signalled
+                Integer status = Signals.bySignal(exited.status())
                         ? onRankFailure(rank, describe(host, exited.status()))
                         : onProgramError(rank, describe(host, exited.status()), "");
                 if (status != null) {
