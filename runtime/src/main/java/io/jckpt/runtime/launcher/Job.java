@@ -680,7 +680,8 @@ public final class Job {
         if (held == null) {
             heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
         } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
-            heldErrors.put(rank, new HeldError(held.description(), stackTrace, held.sinceNanos()));
+            // the rank's own report (what it threw) came after its exit status: it names the error better
+            heldErrors.put(rank, new HeldError(description, stackTrace, held.sinceNanos()));
         }
         return null;
     }
