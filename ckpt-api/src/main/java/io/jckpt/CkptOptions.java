@@ -62,6 +62,7 @@ public final class CkptOptions {
     private final long slotCapacity;
     private final MemoryShortage memoryShortage;
     private final int minReplicas;
+    private final DiskUnavailable diskUnavailable;
 
     private CkptOptions(Builder b, long maxMemoryBytes) {
         this.replicas = b.replicas;
@@ -79,6 +80,7 @@ public final class CkptOptions {
         this.slotCapacity = b.slotCapacity;
         this.memoryShortage = b.memoryShortage;
         this.minReplicas = b.minReplicas;
+        this.diskUnavailable = b.diskUnavailable;
     }
 
     /** @return a builder with every default */
@@ -110,6 +112,7 @@ public final class CkptOptions {
         b.slotCapacity = slotCapacity;
         b.memoryShortage = memoryShortage;
         b.minReplicas = minReplicas;
+        b.diskUnavailable = diskUnavailable;
         return b;
     }
 
@@ -198,6 +201,11 @@ public final class CkptOptions {
         return minReplicas;
     }
 
+    /** @return what open() does when the disk level is on but its directory cannot be used (default FAIL) */
+    public DiskUnavailable diskUnavailable() {
+        return diskUnavailable;
+    }
+
     /**
      * Checks the options against the world they are used in.
      *
@@ -260,7 +268,8 @@ public final class CkptOptions {
                 + ";recoveryFallback=" + recoveryFallback.name()
                 + ";slotCapacity=" + slotCapacity
                 + ";memoryShortage=" + memoryShortage.name()
-                + ";minReplicas=" + minReplicas;
+                + ";minReplicas=" + minReplicas
+                + ";diskUnavailable=" + diskUnavailable.name();
     }
 
     /**
@@ -294,14 +303,15 @@ public final class CkptOptions {
                 && exchangeTimeout.equals(x.exchangeTimeout) && replicationTimeout.equals(x.replicationTimeout)
                 && hereWaitTimeout.equals(x.hereWaitTimeout) && kryoConfigurer == x.kryoConfigurer
                 && recoveryFallback == x.recoveryFallback && slotCapacity == x.slotCapacity
-                && memoryShortage == x.memoryShortage && minReplicas == x.minReplicas;
+                && memoryShortage == x.memoryShortage && minReplicas == x.minReplicas
+                && diskUnavailable == x.diskUnavailable;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(replicas, diskRatio, memoryDirectory, diskDirectory, versionsKept, maxMemoryBytes,
                 exchangeTimeout, replicationTimeout, hereWaitTimeout, kryoRegistrationRequired, recoveryFallback,
-                slotCapacity, memoryShortage, minReplicas);
+                slotCapacity, memoryShortage, minReplicas, diskUnavailable);
     }
 
     @Override
@@ -311,7 +321,7 @@ public final class CkptOptions {
                 + maxMemoryBytes + ", exchangeTimeout=" + exchangeTimeout + ", replicationTimeout=" + replicationTimeout
                 + ", hereWaitTimeout=" + hereWaitTimeout + ", kryoRegistrationRequired=" + kryoRegistrationRequired
                 + ", recoveryFallback=" + recoveryFallback + ", slotCapacity=" + slotCapacity + ", memoryShortage="
-                + memoryShortage + ", minReplicas=" + minReplicas + '}';
+                + memoryShortage + ", minReplicas=" + minReplicas + ", diskUnavailable=" + diskUnavailable + '}';
     }
 
     static void checkReplicas(int m) {
@@ -382,8 +392,21 @@ public final class CkptOptions {
         private long slotCapacity;
         private MemoryShortage memoryShortage = MemoryShortage.FAIL;
         private int minReplicas;
+        private DiskUnavailable diskUnavailable = DiskUnavailable.FAIL;
 
         private Builder() {
+        }
+
+        /**
+         * @param whenUnavailable what open() does when the disk level is on but its directory cannot be
+         *                        used on some rank: {@link DiskUnavailable#FAIL} (the default: a
+         *                        {@link StorageException} naming the directory, the rank and why) or
+         *                        {@link DiskUnavailable#MEMORY_ONLY} (run without the disk level, one warning)
+         * @return this builder
+         */
+        public Builder diskUnavailable(DiskUnavailable whenUnavailable) {
+            this.diskUnavailable = whenUnavailable;
+            return this;
         }
 
         /**
@@ -560,6 +583,9 @@ public final class CkptOptions {
             }
             if (memoryShortage == null) {
                 throw new InvalidOptionException("memoryShortage", null, "must not be null (FAIL or DEGRADE)");
+            }
+            if (diskUnavailable == null) {
+                throw new InvalidOptionException("diskUnavailable", null, "must not be null (FAIL or MEMORY_ONLY)");
             }
             if (minReplicas < 0 || minReplicas > replicas) {
                 throw new InvalidOptionException("minReplicas", minReplicas, "must be >= 0 and <= replicas = " + replicas

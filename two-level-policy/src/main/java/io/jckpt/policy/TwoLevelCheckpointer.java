@@ -7,6 +7,7 @@ import io.jckpt.CollectiveMismatchException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CkptStateException;
 import io.jckpt.CkptStats;
+import io.jckpt.DiskUnavailable;
 import io.jckpt.CtrlOptions;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.NotRecoverableException;
@@ -57,6 +58,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
@@ -184,8 +186,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private boolean closed;
 
     private long checkpoints;
-    private long diskCheckpoints;
     private boolean released;
+    /** Disk rounds handed to the flusher (the old meaning of {@link CkptStats#diskCheckpoints()}). */
+    private long diskRounds;
+    /** This rank's disk rounds made durable, failed; generations committed (rank 0), rounds never complete. */
+    private final AtomicLong diskFlushed = new AtomicLong();
+    private final AtomicLong diskFailures = new AtomicLong();
+    private final AtomicLong diskCommits = new AtomicLong();
+    private final AtomicLong diskIncomplete = new AtomicLong();
+    /** The reason of this rank's previous disk failure: a repeated reason is not reported again. */
+    private volatile String lastDiskFailure;
     private long lastImageBytes;
     private long lastBlockingNanos;
     private long totalBlockingNanos;
@@ -285,8 +295,19 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // or of the slot capacity), each with the m and capacity it was made with
         List<StoreLayouts.Held> held = layouts.openSurviving();
         survivors = held.stream().map(StoreLayouts.Held::store).toList();
+        String diskUnusable = null;
         if (options.diskLevelEnabled()) {
-            disk = GenerationStore.open(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(), context.size()));
+            try {
+                disk = GenerationStore.openUsable(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(),
+                        context.size()));
+            } catch (StableDiskException e) {
+                if (options.diskUnavailable() == DiskUnavailable.FAIL) {
+                    throw new StorageException(options.diskDirectory(), "rank " + rank() + ": the disk directory cannot"
+                            + " be used (CkptOptions.diskUnavailable(DiskUnavailable.MEMORY_ONLY) runs without the disk"
+                            + " level instead)", e);
+                }
+                diskUnusable = e.getMessage(); // MEMORY_ONLY: the exchange below turns the level off everywhere
+            }
         }
         // 2. one exchange: options, stores, endpoint, disk inventory
         long ownNewest = 0;
@@ -313,6 +334,25 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
         }
         checkOptionsAgree(statuses);
+        if (options.diskLevelEnabled()) {
+            // a rank that cannot use the disk directory sends no inventory (MEMORY_ONLY; with FAIL it
+            // threw above): a generation needs every rank's file, so the level is off on every rank
+            List<Integer> unusable = new ArrayList<>();
+            for (int r = 0; r < statuses.size(); r++) {
+                if (statuses.get(r).diskInventory().length == 0) {
+                    unusable.add(r);
+                }
+            }
+            if (!unusable.isEmpty()) {
+                disk = null;
+                if (rank() == unusable.get(0)) { // one line for the job, from a rank that knows why
+                    warn("disk level off (diskUnavailable MEMORY_ONLY): the disk directory " + options.diskDirectory()
+                            + " cannot be used on rank" + (unusable.size() > 1 ? "s " : " ")
+                            + unusable.toString().replaceAll("[\\[\\]]", "") + ": " + diskUnusable
+                            + "; checkpoints stay in memory only");
+                }
+            }
+        }
         long copiesAnywhere = 0;
         for (int r = 0; r < statuses.size(); r++) {
             endpoints[r] = statuses.get(r).endpoint();
@@ -352,6 +392,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             restoreStore = active.store();
         } else if (decision.source() == RecoveryDecision.Source.DISK) {
             restoredRound = decision.round();
+            if (selection != null && !selection.rejected().isEmpty() && rank() == 0) { // the same list everywhere: one line
+                warn("newer disk generation" + (selection.rejected().size() > 1 ? "s" : "") + " skipped: "
+                        + String.join("; ", selection.rejected()) + "; restoring the generation of round "
+                        + restoredRound);
+            }
             long t = System.nanoTime();
             // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
             BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
@@ -438,6 +483,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             flusher = DiskFlusher.start(disk, OverlapPolicy.COALESCE, new FlushListener() {
                 @Override
                 public void onDurable(FlushedGeneration generation) {
+                    diskFlushed.incrementAndGet();
                     if (rank() == 0) { // the coordinator: the lowest rank
                         committer.execute(() -> commitWhenComplete(generation.round()));
                     }
@@ -445,8 +491,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
                 @Override
                 public void onFailed(long failedRound, StableDiskException error) {
-                    LOG.error("rank {}: disk flush of round {} failed: {}", rank(), failedRound, error.getMessage());
-                    event("disk flush of round " + failedRound + " failed: " + error.getMessage());
+                    diskFailures.incrementAndGet();
+                    // one line per reason: the same failure every disk round is counted, not repeated
+                    String reason = error.getMessage();
+                    if (reason.equals(lastDiskFailure)) {
+                        LOG.debug("rank {}: disk round {} failed again: {}", rank(), failedRound, reason);
+                    } else {
+                        lastDiskFailure = reason;
+                        warn("disk round " + failedRound + " failed: " + reason
+                                + " (later failures for this reason are counted, not repeated)");
+                    }
                 }
             });
         }
@@ -556,6 +610,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private void event(String text) {
         if (events != null) {
             events.accept(text);
+        }
+    }
+
+    /** A warning: one line, to the launcher's log when there is one, else to this rank's log. */
+    private void warn(String text) {
+        if (events != null) {
+            events.accept("WARNING: " + text);
+        } else {
+            LOG.warn("rank {}: {}", rank(), text);
         }
     }
 
@@ -1116,7 +1179,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 }
             }
         });
-        diskCheckpoints++;
+        diskRounds++;
     }
 
     /**
@@ -1133,17 +1196,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             try {
                 disk.commit(toCommit, context.size());
                 lastCommitted = toCommit;
+                diskCommits.incrementAndGet();
                 event("disk generation of round " + toCommit + " committed");
                 return;
             } catch (StableDiskException e) {
                 if (flushesSettled) {
                     // a rank coalesced this round into a newer one (its flusher skips rounds that
-                    // queue up), and every flush is over: it will never be complete
+                    // queue up), or its flush failed, and every flush is over: it will never be complete
+                    diskIncomplete.incrementAndGet();
                     LOG.debug("rank {}: disk round {} not committed at close: {}", rank(), toCommit, e.getMessage());
                     return;
                 }
                 if (System.nanoTime() > deadline) {
-                    LOG.warn("rank {}: disk round {} not committed: {}", rank(), toCommit, e.getMessage());
+                    diskFailures.incrementAndGet();
+                    warn("disk generation of round " + toCommit + " not committed within "
+                            + options.replicationTimeout().toMillis() + " ms: " + e.getMessage());
                     return;
                 }
             }
@@ -1260,9 +1327,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long replicationNanos = agent == null ? 0 : agent.counters().lastRoundReplicationNanos();
         long hereWaits = agent == null ? 0 : agent.counters().overlapWaits();
         long flushNanos = flusher == null ? 0 : flusher.counters().lastFlushNanos();
-        return new CkptStats(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos, options.replicas(),
-                options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
+        return new CkptStats(round, checkpoints, diskFlushed.get(), diskCommits.get(), diskFailures.get(), lastImageBytes,
+                lastBlockingNanos, totalBlockingNanos, replicationNanos, flushNanos, hereWaits, rollbacks,
+                lastRollbackNanos, recovery ? 1 : 0, options.replicas(),
+                disk == null ? 0 : options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
                 layout != null && layout.degraded(), lastHere, lastRecovery);
     }
 
@@ -1354,6 +1422,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         closed = true;
         release(!abandoned);
+        if (!abandoned && disk != null && rank() == 0) {
+            // the job's disk level in one line (the coordinator knows every generation's fate)
+            String summary = "disk level at close: " + diskCommits.get() + " generation" + (diskCommits.get() == 1 ? "" : "s")
+                    + " committed, " + diskFailures.get() + " disk round" + (diskFailures.get() == 1 ? "" : "s")
+                    + " failed, " + diskIncomplete.get() + " not complete on every rank (" + diskRounds
+                    + " disk round" + (diskRounds == 1 ? "" : "s") + " taken here)";
+            if (events != null) {
+                event(summary);
+            } else {
+                LOG.info("rank 0: {}", summary);
+            }
+        }
     }
 
     /**
