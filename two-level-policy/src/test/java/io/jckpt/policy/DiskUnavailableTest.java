@@ -10,7 +10,7 @@ import io.jckpt.CkptOptions;
 import io.jckpt.CkptStats;
 import io.jckpt.DiskUnavailable;
 import io.jckpt.StorageException;
-import io.jckpt.spi.LocalStatusExchange;
+import io.jckpt.spi.LocalRankCollective;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ class DiskUnavailableTest {
         Path bad = Files.writeString(tmp.resolve("a-file"), "x").resolve("disk");
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         // only rank 2 cannot use its directory: a generation needs every rank's file, so no rank writes one
-        List<TwoLevelCheckpointer> world = RankGroup.open(LocalStatusExchange.group(3), "memonly", 0,
+        List<TwoLevelCheckpointer> world = RankGroup.open(LocalRankCollective.group(3), "memonly", 0,
                 r -> options(nodes, r, r == 2 ? bad : good, DiskUnavailable.MEMORY_ONLY), r -> false,
                 r -> text -> events.add(r + ": " + text));
         RankGroup.parallel(3, rank -> {
