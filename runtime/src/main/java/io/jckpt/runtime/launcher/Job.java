@@ -73,6 +73,11 @@ public final class Job {
      */
     static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     private static final long TEARDOWN_MILLIS = 2_000;
+    /**
+     * How long ranks may take to exit once every rank completed and was told so (they halt within
+     * milliseconds); a rank still there then (stopped, hung in its exit) is SIGKILLed: the result stands.
+     */
+    static final long EXIT_AFTER_COMPLETE_MILLIS = 5_000;
     private static final long DRAIN_MILLIS = 1_000;
     private static final long POLL_MILLIS = 20;
 
@@ -100,6 +105,7 @@ public final class Job {
     private final TreeSet<Integer> completed = new TreeSet<>();
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
+    private long jobCompleteNanos;
     private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
     /** The pending failures that are process failures (not program errors taken for their echoes). */
     private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
@@ -381,6 +387,9 @@ public final class Job {
             for (String problem : exchanges.expireOverdue(System.nanoTime())) {
                 console.event("ERROR: " + problem);
             }
+            if (jobCompleteSent && System.nanoTime() - jobCompleteNanos > EXIT_AFTER_COMPLETE_MILLIS * 1_000_000L) {
+                endRanksThatDoNotExit();
+            }
             injectDueFailures();
             showProgress();
             if (recovery == null && !jobCompleteSent) {
@@ -587,8 +596,25 @@ public final class Job {
         }
     }
 
+    /** Every rank completed, but some did not exit in time: each is SIGKILLed and counted as exited. */
+    private void endRanksThatDoNotExit() {
+        for (int rank = 0; rank < spec.worldSize(); rank++) {
+            RankHost host = currentHost.get(rank);
+            if (exitedOk.contains(rank) || host == null) {
+                continue;
+            }
+            console.event("WARNING: rank " + rank + " (pid " + host.pid() + ") did not exit within "
+                    + EXIT_AFTER_COMPLETE_MILLIS + " ms after the job completed (stopped or hung); SIGKILL to it");
+            host.kill();
+            host.awaitExit(TEARDOWN_MILLIS);
+            host.drainOutput(DRAIN_MILLIS);
+            exitedOk.addAll(host.ranks());
+        }
+    }
+
     private void jobComplete() {
         jobCompleteSent = true;
+        jobCompleteNanos = System.nanoTime();
         console.event("all " + spec.worldSize() + " ranks completed" + (epoch > 0 ? " in epoch " + epoch : ""));
         byte[] payload = ByteBuffer.allocate(4).putInt(epoch).array();
         for (ControlConnection connection : controls.values()) {

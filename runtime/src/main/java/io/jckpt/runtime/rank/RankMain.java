@@ -151,6 +151,7 @@ public final class RankMain {
                 conf = recover.frame().mpjConf();
                 startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
             } else if (signal instanceof JobComplete done && completed && done.epoch() == control.epoch()) {
+                TestHooks.beforeExit(rank, done.epoch());
                 loaders.stop();
                 System.out.flush();
                 System.err.flush();
