@@ -32,14 +32,17 @@ import java.util.stream.Stream;
  *     failure exceeded what the configuration survives (m + 1 adjacent stores or every store lost before
  *     the first disk generation);</li>
  * <li><b>wrong</b>: a checksum that differs, or exit 0 without one;</li>
- * <li><b>stall</b>: longer than the failure-free time x (1 + restarts) + 5 s per injected failure + a
- *     margin (then the job is stopped);</li>
+ * <li><b>slow</b>: identical or a clear error, but after more than the budget: the failure-free time x
+ *     (1 + restarts) + 5 s per injected failure + a margin (not held against the library when the load
+ *     average at its end was above 1.5 per core: other work on the machine);</li>
+ * <li><b>stall</b>: still running at 3 x the budget + 30 s (then the job is stopped);</li>
  * <li><b>unexpected</b>: any other failure, a clear error where the configuration survives included.</li>
  * </ul>
  * After each run no process of the job may be alive (<b>orphans</b>) and, after a successful run, its
  * node-local store directory must be gone (<b>leftovers</b>). The table by scenario goes to
  * {@code OUT/report.md} and stdout, every run's transcript to {@code OUT/runs/}; the exit status is 1
- * when any run was wrong, stalled, failed unexpectedly, left an orphan or a store.
+ * when any run was wrong, slow (on a machine not overloaded), stalled, failed unexpectedly, left an
+ * orphan or a store.
  *
  * <pre>
  * bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]
@@ -103,8 +106,8 @@ public final class Campaign {
 
     /** How a run ended. */
     enum Outcome {
-        IDENTICAL("identical"), CLEAR_ERROR("clear error"), WRONG("wrong"), STALL("stall"), UNEXPECTED("unexpected"),
-        SKIPPED("skipped");
+        IDENTICAL("identical"), CLEAR_ERROR("clear error"), WRONG("wrong"), SLOW("slow"), STALL("stall"),
+        UNEXPECTED("unexpected"), SKIPPED("skipped");
 
         final String label;
 
@@ -115,10 +118,16 @@ public final class Campaign {
 
     /** One run's result. */
     record Result(int index, Scenario scenario, Outcome outcome, String injection, boolean missed, int injected,
-                  double seconds, double budget, Integer exit, String detail, List<Long> orphans, boolean leftover) {
+                  double seconds, double budget, Integer exit, String detail, List<Long> orphans, boolean leftover,
+                  double load) {
         boolean bad() {
             return outcome == Outcome.WRONG || outcome == Outcome.STALL || outcome == Outcome.UNEXPECTED
-                    || !orphans.isEmpty() || leftover;
+                    || (outcome == Outcome.SLOW && !overloaded()) || !orphans.isEmpty() || leftover;
+        }
+
+        /** A load average above 1.5 per core at the end of the run: a slow run is then not held against the library. */
+        boolean overloaded() {
+            return load > 1.5 * Runtime.getRuntime().availableProcessors();
         }
     }
 
@@ -128,6 +137,9 @@ public final class Campaign {
     private final Path memoryBase = CkptOptions.defaultMemoryDirectory();
     private final String campaignId = Long.toString(ProcessHandle.current().pid(), 36);
     private Injector.Timings reference;
+    /** The run under way and its tmpfs, for the shutdown hook (the campaign stopped by a signal). */
+    private volatile Injector active;
+    private volatile Path activeMount;
 
     private Campaign(Settings settings) {
         this.settings = settings;
@@ -161,6 +173,8 @@ public final class Campaign {
 
     private int campaign() throws IOException, InterruptedException {
         Files.createDirectories(settings.out().resolve("runs"));
+        Thread cleanup = new Thread(this::stopActiveRun, "chaos-shutdown");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks (%d iterations, %d elements, %d ms"
                         + " per iteration), expected checksum %s%n", settings.seed(), settings.runs(),
                 settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), settings.iterations(),
@@ -196,6 +210,22 @@ public final class Campaign {
         return results.stream().anyMatch(Result::bad) ? 1 : 0;
     }
 
+    /** On a signal to the campaign: the run's launcher gets SIGTERM (it stops its ranks), its tmpfs is unmounted. */
+    private void stopActiveRun() {
+        Injector run = active;
+        if (run != null && run.current != null) {
+            run.current.terminate();
+        }
+        Path mount = activeMount;
+        if (mount != null) {
+            try {
+                unmount(mount);
+            } catch (IOException | InterruptedException e) {
+                System.err.println("chaos: could not unmount " + mount + ": " + e);
+            }
+        }
+    }
+
     private double budget(Scenario scenario) {
         return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
                 + (scenario == Scenario.SIGSTOP ? HEARTBEAT_MILLIS / 1000.0 : 0);
@@ -211,9 +241,10 @@ public final class Campaign {
         Files.createDirectories(diskRoot);
         boolean mounted = false;
         long rounds = settings.iterations() / settings.every();
-        long budgetNanos = budgetSeconds == Double.MAX_VALUE ? 600_000_000_000L : (long) (budgetSeconds * 1e9);
+        // over the budget = slow; a run still going at 3 x budget + 30 s is a stall (hung): stopped there
+        long hardNanos = budgetSeconds == Double.MAX_VALUE ? 600_000_000_000L : (long) ((3 * budgetSeconds + 30) * 1e9);
         long startNanos = System.nanoTime();
-        long deadline = startNanos + budgetNanos;
+        long deadline = startNanos + hardNanos;
         Injector injector = new Injector(scenario, settings.ranks(), rounds, reference, jobId, diskRoot.resolve(jobId),
                 storeJobDir, random, deadline);
         StringBuilder log = new StringBuilder();
@@ -222,10 +253,12 @@ public final class Campaign {
                 String why = mountTinyDisk(diskRoot, injector.fraction());
                 if (why != null) {
                     return new Result(index, scenario, Outcome.SKIPPED, "skipped: " + why, true, 0, 0, budgetSeconds,
-                            null, "", List.of(), false);
+                            null, "", List.of(), false, loadAverage());
                 }
                 mounted = true;
+                activeMount = diskRoot;
             }
+            active = injector;
             List<String> args = launchArgs(scenario, jobId, diskRoot);
             log.append("scenario ").append(scenario.label).append(": ").append(scenario.description).append('\n')
                     .append("bin/ckpt-run ").append(String.join(" ", args)).append('\n');
@@ -241,8 +274,12 @@ public final class Campaign {
                 log.append("--- the launcher killed ---\n").append(first.transcript()).append("--- the restart ---\n");
             }
             log.append(last.transcript());
-            if (index == 0 && exit != null && exit == 0) {
-                reference = timings(last, seconds);
+            if (scenario == Scenario.NONE && exit != null && exit == 0) {
+                // every failure-free run refreshes the timings: moments and budgets follow the machine's load
+                Injector.Timings measured = timings(last, seconds);
+                if (measured != null) {
+                    reference = measured;
+                }
             }
             List<String> texts = new ArrayList<>(first.texts());
             if (last != first) {
@@ -259,10 +296,12 @@ public final class Campaign {
             }
             boolean leftover = exit != null && exit == 0 && Files.exists(storeJobDir);
             Result result = classify(index, scenario, injector, last.texts(), texts, exit, seconds, budgetSeconds,
-                    orphans, leftover);
+                    hardNanos / 1e9, orphans, leftover);
             log.append("--- ").append(line(result)).append('\n');
             return result;
         } finally {
+            active = null;
+            activeMount = null;
             Files.writeString(settings.out().resolve("runs").resolve(String.format(Locale.ROOT, "run-%04d-%s.log", index,
                     scenario.label)), log, StandardCharsets.UTF_8);
             deleteTree(storeJobDir);
@@ -292,8 +331,8 @@ public final class Campaign {
     }
 
     private Result classify(int index, Scenario scenario, Injector injector, List<String> finalTexts,
-                            List<String> allTexts, Integer exit, double seconds, double budget, List<Long> orphans,
-                            boolean leftover) {
+                            List<String> allTexts, Integer exit, double seconds, double budget, double hardLimit,
+                            List<Long> orphans, boolean leftover) {
         String checksum = null;
         for (String text : finalTexts) {
             int at = text.indexOf("chaos checksum ");
@@ -306,7 +345,7 @@ public final class Campaign {
         String detail;
         if (exit == null) {
             outcome = Outcome.STALL;
-            detail = String.format(Locale.ROOT, "still running after %.1f s; stopped. ", budget) + details(allTexts);
+            detail = String.format(Locale.ROOT, "still running after %.1f s; stopped. ", hardLimit) + details(allTexts);
         } else if (checksum != null) {
             if (!checksum.equals(expectedHex)) {
                 outcome = Outcome.WRONG;
@@ -336,25 +375,52 @@ public final class Campaign {
                 restored = text.substring(at + "rolled back to ".length()).replaceFirst(" \\(round", " (round");
             }
         }
+        if (seconds > budget && (outcome == Outcome.IDENTICAL || outcome == Outcome.CLEAR_ERROR)) {
+            detail = String.format(Locale.ROOT, "%s after %.1f s, over the budget of %.1f s%s", outcome.label, seconds,
+                    budget, detail.isEmpty() ? "" : "; " + detail);
+            outcome = Outcome.SLOW;
+        }
         return new Result(index, scenario, outcome, injector.notes() + (restored.isEmpty() ? "" : "; restored "
                 + restored), injector.missed, injector.injected, seconds,
-                budget, exit, detail, orphans, leftover);
+                budget, exit, detail, orphans, leftover, loadAverage());
     }
 
-    /** The first few distinct error lines of a transcript. */
+    /** The 1-minute load average (0 when unknown). */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * What went wrong, from a transcript: the launcher's "job ... failed" reason first, then the first
+     * distinct error lines, leaving out the injected kills themselves and the echoes every survivor
+     * prints when a peer dies (MPJ's ClosedChannelException, EOFException).
+     */
     private static String details(List<String> texts) {
         Set<String> found = new LinkedHashSet<>();
         for (String text : texts) {
-            if (text.contains("FAILURE") || text.contains("Exception") || text.contains("Error") || text.contains("WARNING")
-                    || text.contains(CLEAR_ERROR_TEXT)) {
-                String t = text.replaceFirst("^\\[ckpt-run +[0-9.]+s\\] ", "").trim();
-                found.add(t.length() > 300 ? t.substring(0, 300) + "..." : t);
+            if (text.contains("] job ") && text.contains(" failed: ")) {
+                found.add(shorten(text));
             }
-            if (found.size() >= 4) {
-                break;
+        }
+        for (String text : texts) {
+            boolean error = text.contains("FAILURE") || text.contains("Exception") || text.contains("Error")
+                    || text.contains("WARNING") || text.contains(CLEAR_ERROR_TEXT);
+            boolean echo = text.contains("killed by SIGKILL") || text.contains("ClosedChannelException")
+                    || text.contains("EOFException") || text.contains("stopping the job") || text.contains("] job ");
+            if (error && !echo && found.size() < 4) {
+                found.add(shorten(text));
             }
         }
         return found.isEmpty() ? "(no error line)" : String.join(" | ", found);
+    }
+
+    private static String shorten(String text) {
+        String t = text.replaceFirst("^\\[ckpt-run +[0-9.]+s\\] ", "").trim();
+        return t.length() > 300 ? t.substring(0, 300) + "..." : t;
     }
 
     private static Injector.Timings timings(LaunchedRun run, double total) throws InterruptedException {
@@ -416,9 +482,10 @@ public final class Campaign {
     }
 
     private static String line(Result r) {
-        return String.format(Locale.ROOT, "run %4d %-13s %-11s %6.1f s of %s%s%s%s%s", r.index(), r.scenario().label,
-                r.outcome().label, r.seconds(), r.budget() == Double.MAX_VALUE ? "-" : String.format(Locale.ROOT, "%.1f",
-                        r.budget()), r.injection().isEmpty() ? "" : "  [" + r.injection() + "]",
+        return String.format(Locale.ROOT, "run %4d %-13s %-11s %6.1f s of %s (load %.1f)%s%s%s%s", r.index(),
+                r.scenario().label, r.outcome().label, r.seconds(), r.budget() == Double.MAX_VALUE ? "-"
+                        : String.format(Locale.ROOT, "%.1f", r.budget()), r.load(),
+                r.injection().isEmpty() ? "" : "  [" + r.injection() + "]",
                 r.detail().isEmpty() ? "" : "  " + r.detail(), r.orphans().isEmpty() ? "" : "  ORPHANS " + r.orphans(),
                 r.leftover() ? "  LEFTOVER STORE" : "");
     }
@@ -432,37 +499,44 @@ public final class Campaign {
         md.append("## Fault campaign: ").append(results.size()).append(" runs, seed ").append(settings.seed())
                 .append(settings.quick() ? " (quick)" : "").append('\n').append('\n');
         md.append(String.format(Locale.ROOT, "%s; %d ranks, %d iterations, %d elements per array, %d ms per iteration,"
-                        + " here() every %d, disk ratio %d; failure-free run %.1f s; checksum %s; Java %s.%n%n",
+                        + " here() every %d, disk ratio %d; latest failure-free run %.1f s; checksum %s; Java %s.%n%n",
                 Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC", settings.ranks(), settings.iterations(),
                 settings.elements(), settings.sleepMillis(), settings.every(), settings.diskRatio(), reference.total(),
                 expectedHex, System.getProperty("java.version")));
-        md.append("| scenario | runs | identical | clear error | wrong | stall | unexpected | orphans | leftovers"
+        md.append("| scenario | runs | identical | clear error | wrong | slow | stall | unexpected | orphans | leftovers"
                 + " | not injected | skipped | longest / budget (s) |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        int[] total = new int[10];
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        int[] total = new int[11];
         for (Map.Entry<Scenario, List<Result>> e : by.entrySet()) {
             int[] c = counts(e.getValue());
             for (int i = 0; i < c.length; i++) {
                 total[i] += c[i];
             }
             Result longest = e.getValue().stream().max(Comparator.comparingDouble(Result::seconds)).orElseThrow();
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f / %.1f |%n",
-                    e.getKey().label, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], longest.seconds(),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f / %.1f |%n",
+                    e.getKey().label, c[0], c[1], c[2], c[3], c[10], c[4], c[5], c[6], c[7], c[8], c[9], longest.seconds(),
                     longest.budget()));
         }
-        md.append(String.format(Locale.ROOT, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | |%n%n",
-                total[0], total[1], total[2], total[3], total[4], total[5], total[6], total[7], total[8], total[9]));
+        md.append(String.format(Locale.ROOT, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | |%n%n",
+                total[0], total[1], total[2], total[3], total[10], total[4], total[5], total[6], total[7], total[8],
+                total[9]));
+        long overloaded = results.stream().filter(r -> r.outcome() == Outcome.SLOW && r.overloaded()).count();
+        if (overloaded > 0) {
+            md.append(overloaded).append(" slow run(s) ended with a load average above 1.5 per core (other work on"
+                    + " the machine): listed, not counted against the verdict.\n\n");
+        }
         long bad = results.stream().filter(Result::bad).count();
-        md.append(bad == 0 ? "Verdict: **pass** (no wrong result, stall, unexpected failure, orphan or leftover store).\n"
+        md.append(bad == 0 ? "Verdict: **pass** (no wrong result, slow run, stall, unexpected failure, orphan or leftover store).\n"
                 : "Verdict: **FAIL**: " + bad + " bad run(s).\n");
         List<Result> notIdentical = results.stream().filter(r -> r.outcome() != Outcome.IDENTICAL || r.bad()).toList();
         if (!notIdentical.isEmpty()) {
-            md.append("\n| run | scenario | outcome | injected | time / budget (s) | what happened |\n|---|---|---|---|---|---|\n");
+            md.append("\n| run | scenario | outcome | injected | time / budget (s), load | what happened |\n"
+                    + "|---|---|---|---|---|---|\n");
             for (Result r : notIdentical) {
-                md.append(String.format(Locale.ROOT, "| %d | %s | %s%s%s | %s | %.1f / %.1f | %s |%n", r.index(),
+                md.append(String.format(Locale.ROOT, "| %d | %s | %s%s%s | %s | %.1f / %.1f, %.1f | %s |%n", r.index(),
                         r.scenario().label, r.outcome().label, r.orphans().isEmpty() ? "" : ", orphans " + r.orphans(),
                         r.leftover() ? ", leftover store" : "", r.injection().replace("|", "/"), r.seconds(), r.budget(),
-                        r.detail().replace("|", "/")));
+                        r.load(), r.detail().replace("|", "/")));
             }
         }
         md.append("\nScenarios: ");
@@ -475,7 +549,7 @@ public final class Campaign {
     }
 
     private static int[] counts(List<Result> results) {
-        int[] c = new int[10];
+        int[] c = new int[11];
         for (Result r : results) {
             c[0]++;
             switch (r.outcome()) {
@@ -485,6 +559,7 @@ public final class Campaign {
                 case STALL -> c[4]++;
                 case UNEXPECTED -> c[5]++;
                 case SKIPPED -> c[9]++;
+                case SLOW -> c[10]++;
             }
             c[6] += r.orphans().isEmpty() ? 0 : 1;
             c[7] += r.leftover() ? 1 : 0;

@@ -67,7 +67,7 @@ final class Injector {
     boolean clearErrorAllowed;
     String clearErrorReason = "";
     /** The launcher whose result counts: the restarted one after a launcher kill. */
-    LaunchedRun current;
+    volatile LaunchedRun current;
 
     Injector(Scenario scenario, int ranks, long rounds, Timings reference, String jobId, Path diskJobDir,
              Path storeJobDir, Random random, long deadlineNanos) {

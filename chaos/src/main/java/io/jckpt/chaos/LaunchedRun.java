@@ -194,6 +194,11 @@ final class LaunchedRun {
         return process.exitValue();
     }
 
+    /** SIGTERM to the launcher, without waiting (its shutdown hook stops the ranks). */
+    void terminate() {
+        process.destroy();
+    }
+
     /** Stops a stalled launcher: SIGTERM (its shutdown hook stops the ranks), SIGKILL after 5 s. */
     void stop() throws InterruptedException {
         process.destroy();
