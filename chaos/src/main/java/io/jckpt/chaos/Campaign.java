@@ -51,6 +51,15 @@ import java.util.stream.Stream;
  */
 public final class Campaign {
     static final String CLEAR_ERROR_TEXT = "cannot be restored";
+    static final String USAGE = "usage: bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]"
+            + " [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS]";
+
+    /** {@code --help}: the usage and the scenarios, exit status 0. */
+    private static final class HelpRequested extends RuntimeException {
+        HelpRequested() {
+            super(null, null, false, false);
+        }
+    }
     private static final int HEARTBEAT_MILLIS = 2000;
 
     /** The campaign's settings. */
@@ -82,9 +91,8 @@ public final class Campaign {
                     case "--sleep" -> sleep = Long.parseLong(value(args, ++i));
                     case "--margin" -> margin = Double.parseDouble(value(args, ++i));
                     case "--repo" -> root = Paths.get(value(args, ++i)).toAbsolutePath().normalize();
-                    default -> throw new IllegalArgumentException("unknown option " + arg + "; usage: bin/chaos [--runs N]"
-                            + " [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N] [--iterations N]"
-                            + " [--elements E] [--sleep MS] [--margin SECONDS]");
+                    case "-h", "--help" -> throw new HelpRequested();
+                    default -> throw new IllegalArgumentException("unknown option " + arg + "; " + USAGE);
                 }
             }
             if (ranks < 4) {
@@ -156,6 +164,13 @@ public final class Campaign {
         Settings settings;
         try {
             settings = Settings.parse(args);
+        } catch (HelpRequested e) {
+            System.out.println(USAGE + "\n(default: 500 runs into out/chaos/report.md; --quick: 30 small runs into"
+                    + " out/chaos-quick/; see docs/reliability.md)\nscenarios:");
+            for (Scenario s : Scenario.values()) {
+                System.out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
+            }
+            return 0;
         } catch (IllegalArgumentException e) {
             System.err.println("chaos: " + e.getMessage());
             return 2;

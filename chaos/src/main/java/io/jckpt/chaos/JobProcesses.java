@@ -142,7 +142,7 @@ final class JobProcesses {
             if (left.isEmpty() || System.nanoTime() >= deadline) {
                 return left;
             }
-            Thread.sleep(2);
+            Thread.sleep(5);
         }
     }
 }
