@@ -106,10 +106,7 @@ public final class Job {
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
     private long jobCompleteNanos;
-    private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
-    /** The pending failures that are process failures (not program errors taken for their echoes). */
-    private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
-    private long pendingSinceNanos;
+    private final FailureTriage triage = new FailureTriage(System::nanoTime, COALESCE_MILLIS, PROGRAM_ERROR_GRACE_MILLIS);
     private Recovery recovery;
     private final List<KillSpec> pendingKills = new ArrayList<>();
     private final Map<Integer, long[]> progress = new ConcurrentHashMap<>();
@@ -122,10 +119,6 @@ public final class Job {
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
     private final StandbyPool standbys;
-    /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
-    private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
-    private long lastProcessFailureNanos;
-    private int lastProcessFailureEpoch = -1;
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -148,14 +141,10 @@ public final class Job {
             RankHost host = currentHost.get(rank);
             // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
             return host != null && host.isAlive() && controls.containsKey(rank) && !completed.contains(rank)
-                    && !jobCompleteSent && !pendingFailures.containsKey(rank);
+                    && !jobCompleteSent && !triage.isPending(rank);
         }
     };
     private double nextRandomKill;
-
-    /** A program's error (or exit) held until it is known whether it echoes a process failure. */
-    private record HeldError(String description, String stackTrace, long sinceNanos) {
-    }
 
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
@@ -407,13 +396,10 @@ public final class Job {
                     }
                 }
             }
-            if (!heldErrors.isEmpty() && pendingFailures.isEmpty()
-                    && System.nanoTime() - heldErrors.values().stream().mapToLong(HeldError::sinceNanos).min().orElseThrow()
-                    >= PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L) {
+            if (triage.programErrorDue()) {
                 return failProgramError();
             }
-            if (!pendingFailures.isEmpty()
-                    && System.nanoTime() - pendingSinceNanos >= COALESCE_MILLIS * 1_000_000L) {
+            if (triage.recoveryDue()) {
                 int status = recover();
                 if (status >= 0) {
                     return status;
@@ -499,7 +485,7 @@ public final class Job {
      */
     private void injectDueFailures() {
         if (console.elapsedSeconds() >= nextRandomKill && !jobCompleteSent && recovery == null
-                && pendingFailures.isEmpty()) {
+                && triage.pending().isEmpty()) {
             int victim = chaos.nextInt(spec.worldSize());
             pendingKills.add(new KillSpec(List.of(victim), 0, -1, false, false,
                     String.format(Locale.ROOT, "%d@%.2fs (random, mtbf %.1fs)", victim, console.elapsedSeconds(),
@@ -655,43 +641,10 @@ public final class Job {
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
-        if (pendingFailures.containsKey(rank)) {
-            return null;
-        }
-        if (pendingFailures.isEmpty()) {
-            pendingSinceNanos = System.nanoTime();
-        }
-        console.event("FAILURE: " + description);
-        pendingFailures.put(rank, description);
-        if (processFailure) {
-            pendingProcessFailures.add(rank);
-            // a process failure: program errors held around it are its echoes (MPJ Express fails
-            // the peers of a dead rank), recovered with it
-            lastProcessFailureNanos = System.nanoTime();
-            lastProcessFailureEpoch = epoch;
-            heldErrors.remove(rank);
-            for (Map.Entry<Integer, HeldError> echo : heldErrors.entrySet()) {
-                onEcho(echo.getKey(), echo.getValue().description());
-            }
-            heldErrors.clear();
+        for (String line : triage.failure(rank, description, epoch, processFailure)) {
+            console.event(line);
         }
         return null;
-    }
-
-    /**
-     * A survivor's error that echoes a process failure (MPJ Express fails the peers of a dead
-     * rank): recovered with that failure, as a survivor when its process lives. Not a FAILURE line
-     * of its own: one failure, one FAILURE line.
-     */
-    private void onEcho(int rank, String description) {
-        if (pendingFailures.containsKey(rank)) {
-            return;
-        }
-        if (pendingFailures.isEmpty()) {
-            pendingSinceNanos = System.nanoTime();
-        }
-        console.event(description + " (the echo of the failure above: recovered with it)");
-        pendingFailures.put(rank, description);
     }
 
     /**
@@ -706,26 +659,17 @@ public final class Job {
                 || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors())) {
             return onRankFailure(rank, description, false);
         }
-        boolean processFailureRecent = lastProcessFailureEpoch == epoch
-                && System.nanoTime() - lastProcessFailureNanos < PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L;
-        if (!pendingProcessFailures.isEmpty() || processFailureRecent) {
-            onEcho(rank, description);
-            return null;
-        }
-        HeldError held = heldErrors.get(rank);
-        if (held == null) {
-            heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
-        } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
-            // the rank's own report (what it threw) came after its exit status: it names the error better
-            heldErrors.put(rank, new HeldError(description, stackTrace, held.sinceNanos()));
+        for (String line : triage.programError(rank, description, stackTrace, epoch)) {
+            console.event(line);
         }
         return null;
     }
 
     /** No process failed around the held program errors: the job fails, naming them. */
     private int failProgramError() {
-        Map.Entry<Integer, HeldError> first = heldErrors.firstEntry();
-        HeldError error = first.getValue();
+        TreeMap<Integer, FailureTriage.HeldError> heldErrors = triage.held();
+        Map.Entry<Integer, FailureTriage.HeldError> first = heldErrors.firstEntry();
+        FailureTriage.HeldError error = first.getValue();
         boolean recoveryFailed = heldErrors.values().stream().anyMatch(e -> duringRecovery(e));
         if (!error.stackTrace().isEmpty()) {
             // the only place a rank's stack trace is printed (RankMain prints just the one-line "threw")
@@ -752,7 +696,7 @@ public final class Job {
      * or anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} after a recovery started
      * (missing copies, an exchange that timed out, a store that could not be opened).
      */
-    private boolean duringRecovery(HeldError error) {
+    private boolean duringRecovery(FailureTriage.HeldError error) {
         String text = error.description() + "\n" + error.stackTrace();
         if (text.contains("io.jckpt.NotRecoverableException")) {
             return true;
@@ -763,12 +707,7 @@ public final class Job {
 
     /** How long the supervisor may wait for the next event: never past a pending decision. */
     private long pollMillis() {
-        long wait = POLL_MILLIS;
-        long now = System.nanoTime();
-        if (!pendingFailures.isEmpty()) {
-            wait = Math.min(wait, (pendingSinceNanos + COALESCE_MILLIS * 1_000_000L - now) / 1_000_000L + 1);
-        }
-        return Math.max(1, wait);
+        return triage.pollMillis(POLL_MILLIS);
     }
 
     /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
@@ -783,24 +722,23 @@ public final class Job {
                     host.kill();
                     host.awaitExit(TEARDOWN_MILLIS);
                 }
-                pendingFailures.putIfAbsent(r, "relaunched with the others");
+                triage.pending().putIfAbsent(r, "relaunched with the others");
             }
         }
-        boolean anyDead = pendingFailures.keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
+        boolean anyDead = triage.pending().keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
         if (anyDead) {
-            pendingFailures.keySet().removeIf(r -> currentHost.get(r).isAlive());
+            triage.pending().keySet().removeIf(r -> currentHost.get(r).isAlive());
         } else {
-            for (int r : pendingFailures.keySet()) {
+            for (int r : triage.pending().keySet()) {
                 RankHost host = currentHost.get(r);
                 host.kill();
                 host.awaitExit(TEARDOWN_MILLIS);
             }
         }
-        int[] failed = pendingFailures.keySet().stream().mapToInt(Integer::intValue).toArray();
-        String what = String.join("; ", pendingFailures.values());
-        long detected = pendingSinceNanos;
-        pendingFailures.clear();
-        pendingProcessFailures.clear();
+        int[] failed = triage.pending().keySet().stream().mapToInt(Integer::intValue).toArray();
+        String what = String.join("; ", triage.pending().values());
+        long detected = triage.pendingSinceNanos();
+        triage.recovered();
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)", false);
         }
