@@ -256,8 +256,15 @@ public final class CkptOptions {
         }
         if (replicas > worldSize - 1) {
             throw new InvalidOptionException("replicas", replicas, "must be <= n-1 = " + (worldSize - 1)
-                    + " for a world of " + worldSize + " ranks (a rank's copies live on other ranks)");
+                    + " for a world of " + worldSize + " ranks (a rank's copies live on other ranks)" + givenBy(JobSettings.Setting.REPLICAS));
         }
+    }
+
+    /** Where a setting came from, for an error message, when the job (not the program) gave it. */
+    private String givenBy(JobSettings.Setting setting) {
+        JobSettings.Value origin = origins.get(setting);
+        return origin == null || origin.source() == JobSettings.Source.PROGRAM || origin.source() == JobSettings.Source.DEFAULT
+                ? "" : "; the job gave it with " + origin.origin();
     }
 
     /**

@@ -102,6 +102,13 @@ class JobSettingsTest {
     }
 
     @Test
+    void aSettingTooLargeForTheWorldNamesWhereItCameFrom() {
+        CkptOptions o = build(CkptOptions.builder(), Map.of("JCKPT_REPLICAS", "3"), props());
+        InvalidOptionException e = assertThrows(InvalidOptionException.class, () -> o.validateFor(3));
+        assertTrue(e.getMessage().endsWith("; the job gave it with JCKPT_REPLICAS"), e.getMessage());
+    }
+
+    @Test
     void byteSizes() {
         assertEquals(512L << 20, JobSettings.parseBytes("512m", "x"));
         assertEquals(4L << 30, JobSettings.parseBytes("4G", "x"));
