@@ -27,7 +27,8 @@ class JobSettingsLaunchTest {
                 "JCKPT_DISK_RATIO", "7",        // beaten by --disk-ratio, then by the program's own call
                 "JCKPT_MAX_MEMORY", "256m",     // beaten by -Djckpt.maxMemory on the rank JVMs
                 "JCKPT_MEMORY_DIR", "/nonexistent/ignored"); // beaten by --memory-dir
-        try (LaunchedJob job = LaunchedJob.startWithEnvironment(env, "-np", "3", "--replicas", "2", "--disk-ratio", "9",
+        try (LaunchedJob job = LaunchedJob.startWithEnvironment(env, "-np", "3", "--on-failure", "respawn",
+                "--standby", "1", "--replicas", "2", "--disk-ratio", "9",
                 "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, "3")) {
             assertEquals(0, job.awaitExit(120_000), job.output());
@@ -45,7 +46,7 @@ class JobSettingsLaunchTest {
             List<String> ranks = job.linesContaining("effective replicas=2 diskRatio=3 maxMemory=" + (128L << 20)
                     + " memoryDir=" + memory);
             assertEquals(3, ranks.size(), job.output());
-            // the stores lived under --memory-dir, and the launcher removed them at the end
+            // the stores (and the standby's rehearsal) lived under --memory-dir, and the launcher removed them at the end
             assertFalse(Files.exists(memory.resolve(job.jobId())), "the job's stores were not removed");
         }
     }
