@@ -1,5 +1,7 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.CkptOptions;
+import io.jckpt.JobSettings;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -119,6 +121,10 @@ public final class Job {
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
     private final StandbyPool standbys;
+    /** The ranks' SLF4J binding: the program's own, else the launcher's slf4j-simple. */
+    private final RankLogging logging;
+    /** The checkpoint settings as the launcher sees them (its options, then the environment). */
+    private final JobSettings settings;
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -181,6 +187,11 @@ public final class Job {
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
         this.standbys = new StandbyPool(this::startStandby, console);
+        this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
+        Map<String, String> seen = new HashMap<>(System.getenv());
+        spec.settings().forEach((setting, value) -> seen.put(setting.launcherVariable(), value));
+        // system properties of this JVM are not the ranks' (theirs come with --jvm-opt -Djckpt.*)
+        this.settings = JobSettings.of(seen, new java.util.Properties());
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -197,10 +208,12 @@ public final class Job {
                     + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
                     ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
                     + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : ""));
+            console.event("checkpoint settings (the program's own builder calls win): " + settingsLine());
+            console.event("logging: " + logging.description());
             // this launcher owns the job's node-local stores from now on; stores of jobs whose
             // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
-            NodeLocalStores.claim(jobId, spec.jobId() != null);
-            NodeLocalStores.removeStale(null, false, jobId, console::event);
+            NodeLocalStores.claim(memoryDirectory(), jobId, spec.jobId() != null);
+            NodeLocalStores.removeStale(memoryDirectory(), null, false, jobId, console::event);
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
@@ -222,7 +235,7 @@ public final class Job {
                 if (signalled) {
                     // onSignal deleted or kept them
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
-                    NodeLocalStores.wipeJob(jobId);
+                    NodeLocalStores.wipeJob(memoryDirectory(), jobId);
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                             + " (ckpt-run --clean --job-id " + jobId + " removes them)");
@@ -244,7 +257,7 @@ public final class Job {
         env.put(RankEnvironment.NEW_RANK, Boolean.toString(respawned));
         env.put(RankEnvironment.RECOVERY, Boolean.toString(respawned));
         env.put(RankEnvironment.MPJ_CONF, exchange.mpjConf(LaunchSpec.LOOPBACK));
-        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        List<String> command = javaCommand(rankClassPath(), RankMain.class.getName());
         RankHost host = startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), command, env, "[rank " + rank + "] ");
         currentHost.put(rank, host);
         spawnEpoch.put(rank, epoch);
@@ -255,8 +268,8 @@ public final class Job {
         Map<String, String> env = commonEnvironment();
         env.put(RankEnvironment.NEW_RANK, "false");
         env.put(RankEnvironment.RECOVERY, "false");
-        env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, home.libClassPath()));
-        List<String> command = javaCommand(home.libClassPath(), MulticoreHost.class.getName());
+        env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, rankClassPath()));
+        List<String> command = javaCommand(rankClassPath(), MulticoreHost.class.getName());
         List<Integer> ranks = new ArrayList<>();
         for (int rank = 0; rank < spec.worldSize(); rank++) {
             ranks.add(rank);
@@ -271,7 +284,7 @@ public final class Job {
     private RankHost startStandby(int id) throws IOException {
         Map<String, String> env = commonEnvironment();
         env.put(RankEnvironment.STANDBY, Integer.toString(id));
-        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        List<String> command = javaCommand(rankClassPath(), RankMain.class.getName());
         return startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
     }
 
@@ -313,13 +326,41 @@ public final class Job {
         env.put("MPJ_HOME", home.mpjHome().toString());
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
         env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
+        spec.settings().forEach((setting, value) -> env.put(setting.launcherVariable(), value));
         return env;
+    }
+
+    /** The class path of rank, standby and multicore JVMs: the library's, then the ranks' SLF4J binding. */
+    private List<String> rankClassPath() {
+        List<String> classPath = new ArrayList<>(home.libClassPath());
+        classPath.addAll(logging.classPath());
+        return classPath;
+    }
+
+    /** The launcher's view of the settings: each with its value and origin, or the default. */
+    private String settingsLine() {
+        List<String> parts = new ArrayList<>();
+        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+            parts.add(settings.lookup(setting).map(v -> setting.label() + "=" + v.text() + " (" + v.origin() + ")")
+                    .orElse(setting.label() + "=default"));
+        }
+        return String.join(", ", parts);
+    }
+
+    /**
+     * Where the ranks keep their node-local stores unless the program sets another directory: the
+     * launcher's {@code --memory-dir}, else {@code JCKPT_MEMORY_DIR}, else the default.
+     */
+    private java.nio.file.Path memoryDirectory() {
+        return settings.lookup(JobSettings.Setting.MEMORY_DIR).map(v -> java.nio.file.Path.of(v.text()))
+                .orElseGet(CkptOptions::defaultMemoryDirectory);
     }
 
     private List<String> javaCommand(List<String> classPath, String mainClass) {
         List<String> command = new ArrayList<>();
         command.add(JckptHome.javaExecutable());
         command.addAll(home.jvmFlags());
+        command.addAll(logging.jvmFlags());
         command.addAll(spec.jvmOptions());
         command.add("-cp");
         command.add(String.join(File.pathSeparator, classPath));
@@ -528,7 +569,7 @@ public final class Job {
             }
             if (kill.wipe()) {
                 for (int rank : kill.ranks()) {
-                    NodeLocalStores.wipe(jobId, rank);
+                    NodeLocalStores.wipe(memoryDirectory(), jobId, rank);
                 }
             }
             // the victims of one injection are recovered together, however late the reaper reports them
@@ -841,7 +882,7 @@ public final class Job {
         console.event("launcher interrupted: stopping all ranks" + (spec.standbys() > 0 ? " and standbys" : ""));
         tearDown();
         if (spec.jobId() == null) {
-            NodeLocalStores.wipeJob(jobId);
+            NodeLocalStores.wipeJob(memoryDirectory(), jobId);
             console.event("node-local stores of job " + jobId + " deleted");
         } else {
             console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
