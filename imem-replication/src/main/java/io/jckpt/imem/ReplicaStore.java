@@ -279,7 +279,15 @@ public final class ReplicaStore implements AutoCloseable {
         return new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(p)};
     }
 
-    private static void createPrivateDirectories(Path dir) throws IOException {
+    /**
+     * Creates {@code dir} and its missing parents readable by the owner only (rwx------), as every
+     * node-local directory of the job is; tolerates another rank or launcher creating them at the same
+     * moment.
+     *
+     * @param dir the directory
+     * @throws IOException when it cannot be created or is not a writable directory
+     */
+    public static void createPrivateDirectories(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath();
         List<Path> missing = new ArrayList<>();
         for (Path p = abs; p != null && !Files.exists(p); p = p.getParent()) {
@@ -293,7 +301,7 @@ public final class ReplicaStore implements AutoCloseable {
             }
         }
         if (!Files.isDirectory(abs) || !Files.isWritable(abs)) {
-            throw new IOException("replica store directory " + abs + " is not a writable directory");
+            throw new IOException(abs + " is not a writable directory");
         }
         Files.setPosixFilePermissions(abs, DIR_PERMS);
     }

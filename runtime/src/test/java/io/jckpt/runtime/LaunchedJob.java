@@ -174,6 +174,22 @@ public final class LaunchedJob implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Waits (bounded by {@code millis}) until no process of the job is left: rank JVMs are SIGKILLed
+     * before the launcher exits, and the kernel reaps them a moment later.
+     *
+     * @return the job's processes still there at the end (empty: none left)
+     */
+    public static List<Long> processesLeft(String jobId, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        List<Long> left = processesOfJob(jobId);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            left = processesOfJob(jobId);
+        }
+        return left;
+    }
+
     /** Processes (any) whose environment carries this job's id: the job's leftovers. */
     public static List<Long> processesOfJob(String jobId) {
         List<Long> found = new ArrayList<>();

@@ -172,13 +172,7 @@ class LauncherCleanupTest {
     }
 
     static void assertNoProcessLeft(String jobId) throws InterruptedException {
-        // rank JVMs are SIGKILLed before the launcher exits; allow the kernel a moment to reap them
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        List<Long> left = LaunchedJob.processesOfJob(jobId);
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            left = LaunchedJob.processesOfJob(jobId);
-        }
+        List<Long> left = LaunchedJob.processesLeft(jobId, 5_000);
         assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
     }
 }

@@ -385,13 +385,7 @@ class LauncherTest {
     }
 
     private static void assertNoProcessLeft(String jobId) throws InterruptedException {
-        // rank JVMs are SIGKILLed before the launcher exits; allow the kernel a moment to reap them
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        List<Long> left = LaunchedJob.processesOfJob(jobId);
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            left = LaunchedJob.processesOfJob(jobId);
-        }
+        List<Long> left = LaunchedJob.processesLeft(jobId, 2_000);
         assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
     }
 }

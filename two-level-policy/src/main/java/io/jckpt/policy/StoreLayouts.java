@@ -94,7 +94,7 @@ final class StoreLayouts {
     ReplicaStore create(StoreLayout l) throws IOException {
         Path dir = directory(l);
         ReplicaStore.wipe(dir);
-        createPrivateDirectories(dir);
+        ReplicaStore.createPrivateDirectories(dir);
         StoreLayoutDescriptor.write(dir, l);
         try {
             return ReplicaStore.open(config(l));
@@ -137,7 +137,7 @@ final class StoreLayouts {
     /** Records {@link #roundCompleteEverywhereRecorded()} (once per run; an empty owner-only file). */
     void recordRoundCompleteEverywhere() {
         try {
-            createPrivateDirectories(storeDirectory);
+            ReplicaStore.createPrivateDirectories(storeDirectory);
             Files.createFile(storeDirectory.resolve(ROUND_COMPLETE_EVERYWHERE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (FileAlreadyExistsException e) {
@@ -156,25 +156,11 @@ final class StoreLayouts {
     /** This rank's memory budget: its cap, and the free space of its store's file system (current stores counted). */
     MemoryPolicy.Budget budget() {
         try {
-            createPrivateDirectories(storeDirectory);
+            ReplicaStore.createPrivateDirectories(storeDirectory);
             return new MemoryPolicy.Budget(memoryCap, ReplicaStore.usableSpace(storeDirectory));
         } catch (IOException e) {
             throw new StorageException(storeDirectory, "rank " + rank + ": the node-local store directory is not usable: "
                     + e.getMessage(), e);
-        }
-    }
-
-    private static void createPrivateDirectories(Path dir) throws IOException {
-        List<Path> missing = new ArrayList<>();
-        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
-            missing.add(0, p);
-        }
-        for (Path p : missing) {
-            try {
-                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (FileAlreadyExistsException e) {
-                // made concurrently by another rank of this node: fine
-            }
         }
     }
 }

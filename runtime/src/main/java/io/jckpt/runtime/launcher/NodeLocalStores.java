@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -104,7 +103,7 @@ final class NodeLocalStores {
      */
     static void claim(Path memoryDirectory, String jobId, boolean keep) throws IOException {
         Path dir = memoryDirectory.resolve(jobId);
-        createPrivateDirectories(dir);
+        ReplicaStore.createPrivateDirectories(dir);
         Optional<Owner> previous = owner(dir);
         long me = ProcessHandle.current().pid();
         if (previous.isPresent() && previous.get().pid() != me && previous.get().alive()) {
@@ -202,20 +201,6 @@ final class NodeLocalStores {
             ReplicaStore.wipe(dir);
         } catch (IOException e) {
             System.err.println("ckpt-run: could not delete " + dir + ": " + e.getMessage());
-        }
-    }
-
-    private static void createPrivateDirectories(Path dir) throws IOException {
-        List<Path> missing = new ArrayList<>();
-        for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
-            missing.add(0, p);
-        }
-        for (Path p : missing) {
-            try {
-                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                // made at the same moment by another job's launcher or rank: fine
-            }
         }
     }
 }
