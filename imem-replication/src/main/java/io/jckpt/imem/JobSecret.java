@@ -33,6 +33,14 @@ public final class JobSecret {
     }
 
     /**
+     * @param key the secret's bytes (copied)
+     * @return the secret
+     */
+    public static JobSecret of(byte[] key) {
+        return new JobSecret(key);
+    }
+
+    /**
      * @param hex the secret in hex
      * @return the secret
      */

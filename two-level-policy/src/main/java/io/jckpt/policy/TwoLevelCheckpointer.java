@@ -53,7 +53,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -226,7 +225,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.requested = options;
         this.context = context;
         this.exchange = exchange;
-        this.secret = JobSecret.fromHex(HexFormat.of().formatHex(secret));
+        this.secret = JobSecret.of(secret);
         this.bindHost = InetAddress.getByName(bindHost);
         this.events = events;
         this.adapters = DataAdapters.create(options, context.rank());

@@ -1,6 +1,7 @@
 package io.jckpt.runtime.rank;
 
 import io.jckpt.imem.JobSecret;
+import io.jckpt.spi.RankContext;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,14 +12,14 @@ import java.util.Map;
  * one place; the secret travels here (readable only by the same user), never on a command line.
  */
 public final class RankEnvironment {
-    public static final String RANK = "JCKPT_RANK";
-    public static final String SIZE = "JCKPT_SIZE";
-    public static final String JOB_ID = "JCKPT_JOB_ID";
+    public static final String RANK = RankContext.ENV_RANK;
+    public static final String SIZE = RankContext.ENV_SIZE;
+    public static final String JOB_ID = RankContext.ENV_JOB_ID;
     public static final String SECRET = "JCKPT_SECRET";
     public static final String CONTROL = "JCKPT_CONTROL";
-    public static final String EPOCH = "JCKPT_EPOCH";
-    public static final String NEW_RANK = "JCKPT_NEW_RANK";
-    public static final String RECOVERY = "JCKPT_RECOVERY";
+    public static final String EPOCH = RankContext.ENV_EPOCH;
+    public static final String NEW_RANK = RankContext.ENV_NEW_RANK;
+    public static final String RECOVERY = RankContext.ENV_RECOVERY;
     public static final String DEVICE = "JCKPT_DEVICE";
     public static final String MPJ_CONF = "JCKPT_MPJ_CONF";
     public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
