@@ -4,7 +4,7 @@ import io.jckpt.data.DataAdapters;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
-import io.jckpt.image.ImageSealer;
+import io.jckpt.image.ImageSeals;
 import io.jckpt.image.ImageWriter;
 import io.jckpt.spi.RankContext;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -63,7 +63,7 @@ final class InMemoryCheckpointer implements Checkpointer {
             store = BytesStore.nativeStoreWithFixedCapacity(Math.max(4096, length));
         }
         writer.write(store, 0, new ImageHeader(context.rank(), context.size(), ++round, context.epoch()));
-        ImageSealer.seal(store, 0);
+        ImageSeals.seal(store, 0);
     }
 
     @Override
@@ -86,7 +86,7 @@ final class InMemoryCheckpointer implements Checkpointer {
         if (store == null) {
             throw new NotRecoverableException("rank " + context.rank() + " has no checkpoint: here() was never called");
         }
-        return ImageReader.open(store, 0);
+        return ImageSeals.open(store, 0);
     }
 
     @Override

@@ -49,18 +49,6 @@ public final class ImageReader {
     }
 
     /**
-     * Verifies (magic, version, lengths, sealed, CRC32C, table) and opens an image.
-     *
-     * @param store  the store
-     * @param offset the image's offset
-     * @return the reader
-     * @throws CorruptImageException saying what is wrong
-     */
-    public static ImageReader open(BytesStore<?, ?> store, long offset) {
-        return new ImageReader(store, offset, ImageSealer.verify(store, offset));
-    }
-
-    /**
      * Opens an image whose CRC the caller has verified; checks its structure only.
      *
      * @param store  the store
@@ -69,7 +57,7 @@ public final class ImageReader {
      * @throws CorruptImageException when the structure is invalid
      */
     public static ImageReader openTrusted(BytesStore<?, ?> store, long offset) {
-        return new ImageReader(store, offset, ImageSealer.checkHeader(store, offset, ImageSealer.available(store, offset)));
+        return new ImageReader(store, offset, ImageHeaders.checkHeader(store, offset, ImageHeaders.available(store, offset)));
     }
 
     private Map<String, SavedEntry> readTable() {
@@ -121,7 +109,7 @@ public final class ImageReader {
     }
 
     private CorruptImageException corrupt(String what) {
-        return new CorruptImageException(ImageSealer.at(offset) + "(rank " + rank + ", round " + round + ") " + what);
+        return new CorruptImageException(ImageHeaders.at(offset) + "(rank " + rank + ", round " + round + ") " + what);
     }
 
     /** @return the image length */

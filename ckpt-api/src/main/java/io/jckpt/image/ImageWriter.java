@@ -15,8 +15,8 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
  * Two steps, so the caller can pick or check the space in between: {@link #prepare(Collection)}
  * captures the current sizes (and serializes Kryo objects into their staging buffers) and returns the
  * image length; {@link #write(BytesStore, long, ImageHeader)} writes the header, the tag table and the
- * payloads, each payload one bulk copy. The image is left unsealed: {@link ImageSealer#seal} computes
- * its CRC later, off the caller's critical path. Reusable; not thread-safe; no allocation per image
+ * payloads, each payload one bulk copy. The image itself is not sealed: the store's slot carries the
+ * CRC32C, computed off the caller's critical path. Reusable; not thread-safe; no allocation per image
  * once its arrays have grown to the number of tags.
  */
 public final class ImageWriter {

@@ -2,7 +2,7 @@ package io.jckpt.data;
 
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
-import io.jckpt.image.ImageSealer;
+import io.jckpt.image.ImageSeals;
 import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
@@ -86,8 +86,8 @@ class ClassLoaderRollbackTest {
 
     private ImageReader checkpoint(TagRegistry reg) {
         new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(1, 4, 3, 0));
-        ImageSealer.seal(store, 0);
-        return ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        return ImageSeals.open(store, 0);
     }
 
     @Test

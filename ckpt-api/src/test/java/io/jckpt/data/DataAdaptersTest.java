@@ -7,7 +7,7 @@ import io.jckpt.UnknownTagException;
 import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
-import io.jckpt.image.ImageSealer;
+import io.jckpt.image.ImageSeals;
 import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -54,8 +54,8 @@ class DataAdaptersTest {
 
     private ImageReader image() {
         new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
-        ImageSealer.seal(store, 0);
-        return ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        return ImageSeals.open(store, 0);
     }
 
     @Test
@@ -220,9 +220,9 @@ class DataAdaptersTest {
         obj.x = 77;
         r.register("r", obj);
         new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
-        ImageSealer.seal(store, 0);
+        ImageSeals.seal(store, 0);
         Registered back = new Registered();
-        assertSame(back, ImageReader.open(store, 0).restore("r", back, withCustom));
+        assertSame(back, ImageSeals.open(store, 0).restore("r", back, withCustom));
         assertEquals(77, back.x);
         assertThrows(IllegalArgumentException.class, () -> TypeCode.custom(5, "x", 1, true));
         assertThrows(IllegalArgumentException.class,

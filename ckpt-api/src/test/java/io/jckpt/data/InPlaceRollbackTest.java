@@ -4,7 +4,7 @@ import io.jckpt.DataMismatchException;
 import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
-import io.jckpt.image.ImageSealer;
+import io.jckpt.image.ImageSeals;
 import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
@@ -67,8 +67,8 @@ class InPlaceRollbackTest {
 
     private ImageReader checkpoint() {
         new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
-        ImageSealer.seal(store, 0);
-        return ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        return ImageSeals.open(store, 0);
     }
 
     private static void contains(Exception e, String... fragments) {
@@ -100,8 +100,8 @@ class InPlaceRollbackTest {
         assertEquals("int[3][][] (jagged) (with null rows)", r.get("jagged").describe());
         long[][] saved = {bits(u[0]), bits(u[1]), bits(u[2])};
         new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
-        ImageSealer.seal(store, 0);
-        ImageReader image = ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        ImageReader image = ImageSeals.open(store, 0);
         assertEquals(15, image.entry("u").elementCount());
 
         double[] row1 = u[1];
@@ -159,8 +159,8 @@ class InPlaceRollbackTest {
         r.register("ia", ia);
         r.register("la", la);
         new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
-        ImageSealer.seal(store, 0);
-        ImageReader image = ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        ImageReader image = ImageSeals.open(store, 0);
         i.set(0);
         l.set(0);
         b.set(false);

@@ -30,8 +30,8 @@ class ImageCorruptionTest {
         length = w.prepare(reg.entries());
         store = BytesStore.nativeStoreWithFixedCapacity(length);
         w.write(store, 0, new ImageHeader(1, 4, 9, 0));
-        ImageSealer.seal(store, 0);
-        ImageSealer.verify(store, 0);
+        ImageSeals.seal(store, 0);
+        ImageSeals.verify(store, 0);
     }
 
     @AfterEach
@@ -40,12 +40,12 @@ class ImageCorruptionTest {
     }
 
     private String verifyFails() {
-        return assertThrows(CorruptImageException.class, () -> ImageReader.open(store, 0)).getMessage();
+        return assertThrows(CorruptImageException.class, () -> ImageSeals.open(store, 0)).getMessage();
     }
 
     @Test
     void flippedPayloadByte() {
-        long p = ImageReader.open(store, 0).entry("u").payloadOffset() + 123;
+        long p = ImageSeals.open(store, 0).entry("u").payloadOffset() + 123;
         store.writeByte(p, (byte) (store.readByte(p) ^ 0x10));
         String m = verifyFails();
         assertTrue(m.contains("CRC32C mismatch over " + length + " bytes"), m);
@@ -80,9 +80,9 @@ class ImageCorruptionTest {
         BytesStore<?, ?> half = BytesStore.nativeStoreWithFixedCapacity(length / 2);
         try {
             half.write(0, store, 0, length / 2);
-            String m = assertThrows(CorruptImageException.class, () -> ImageSealer.verify(half, 0)).getMessage();
+            String m = assertThrows(CorruptImageException.class, () -> ImageSeals.verify(half, 0)).getMessage();
             assertTrue(m.contains("total length " + length + " exceeds the " + (length / 2) + " bytes available"), m);
-            String m2 = assertThrows(CorruptImageException.class, () -> ImageSealer.verify(store, 0, 40)).getMessage();
+            String m2 = assertThrows(CorruptImageException.class, () -> ImageSeals.verify(store, 0, 40)).getMessage();
             assertTrue(m2.contains("only 40 bytes available"), m2);
         } finally {
             half.releaseLast();
@@ -93,7 +93,7 @@ class ImageCorruptionTest {
     void unsealed() {
         store.writeShort(FLAGS_OFFSET, (short) (store.readShort(FLAGS_OFFSET) & ~FLAG_SEALED));
         assertTrue(verifyFails().contains("not sealed"));
-        assertFalse(ImageSealer.isSealed(store, 0));
+        assertFalse(ImageSeals.isSealed(store, 0));
     }
 
     @Test
@@ -103,8 +103,8 @@ class ImageCorruptionTest {
         String m = assertThrows(CorruptImageException.class, () -> ImageReader.openTrusted(store, 0)).getMessage();
         assertTrue(m.contains("tag 'u'") && m.contains("not inside the payload area"), m);
         // a reseal makes the CRC fit, the structure check still refuses it
-        ImageSealer.seal(store, 0);
-        assertThrows(CorruptImageException.class, () -> ImageReader.open(store, 0));
+        ImageSeals.seal(store, 0);
+        assertThrows(CorruptImageException.class, () -> ImageSeals.open(store, 0));
     }
 
     @Test

@@ -105,9 +105,9 @@ class ImageRoundTripTest {
         assertEquals(0, length % 8);
         BytesStore<?, ?> store = nativeStore(length + 16);
         assertEquals(length, writer.write(store, 8, new ImageHeader(3, 4, 17, 2)));
-        ImageSealer.seal(store, 8);
+        ImageSeals.seal(store, 8);
 
-        ImageReader r = ImageReader.open(store, 8);
+        ImageReader r = ImageSeals.open(store, 8);
         assertEquals(3, r.rank());
         assertEquals(4, r.worldSize());
         assertEquals(17, r.round());
@@ -193,23 +193,23 @@ class ImageRoundTripTest {
         ImageWriter w = new ImageWriter();
         BytesStore<?, ?> store = nativeStore(4096);
         long len1 = w.writeImage(reg.entries(), store, 0, new ImageHeader(0, 2, 1, 0));
-        ImageSealer.seal(store, 0);
+        ImageSeals.seal(store, 0);
         u[0] = 42;
         graph.name = "version two";
         long len2 = w.writeImage(reg.entries(), store, 2048, new ImageHeader(0, 2, 2, 0));
-        ImageSealer.seal(store, 2048);
-        assertEquals(1, ImageReader.open(store, 0).restore("u", new double[3], adapters)[0]);
-        assertEquals(42, ImageReader.open(store, 2048).restore("u", new double[3], adapters)[0]);
-        assertEquals("v1", ImageReader.open(store, 0).restoreObject("g", Node.class, adapters).name);
-        assertEquals("version two", ImageReader.open(store, 2048).restoreObject("g", Node.class, adapters).name);
+        ImageSeals.seal(store, 2048);
+        assertEquals(1, ImageSeals.open(store, 0).restore("u", new double[3], adapters)[0]);
+        assertEquals(42, ImageSeals.open(store, 2048).restore("u", new double[3], adapters)[0]);
+        assertEquals("v1", ImageSeals.open(store, 0).restoreObject("g", Node.class, adapters).name);
+        assertEquals("version two", ImageSeals.open(store, 2048).restoreObject("g", Node.class, adapters).name);
         assertTrue(len2 > len1);
         // many tags grow the writer's arrays
         for (int k = 0; k < 40; k++) {
             reg.register("t" + k, new int[]{k});
         }
         long len3 = w.writeImage(reg.entries(), store, 0, new ImageHeader(0, 2, 3, 0));
-        ImageSealer.seal(store, 0);
-        ImageReader r = ImageReader.open(store, 0);
+        ImageSeals.seal(store, 0);
+        ImageReader r = ImageSeals.open(store, 0);
         assertEquals(42, r.entries().size());
         assertEquals(len3, r.totalLength());
         assertArrayEquals(new int[]{39}, r.restore("t39", new int[1], adapters));
@@ -225,14 +225,14 @@ class ImageRoundTripTest {
         long len = w.prepare(reg.entries());
         BytesStore<?, byte[]> heap = BytesStore.wrap(new byte[(int) len]);
         w.write(heap, 0, new ImageHeader(1, 2, 5, 1));
-        int crc = ImageSealer.seal(heap, 0);
+        int crc = ImageSeals.seal(heap, 0);
         // the same image copied into native memory verifies with the same CRC
         BytesStore<?, ?> copy = nativeStore(len);
         copy.write(0, heap, 0, len);
-        ImageSealer.verify(copy, 0);
+        ImageSeals.verify(copy, 0);
         assertEquals(crc, copy.readInt(CheckpointImageDescriptor.CRC_OFFSET));
-        assertArrayEquals(data, ImageReader.open(heap, 0).restore("l", new long[50], adapters));
-        assertArrayEquals(data, ImageReader.open(copy, 0).restore("l", new long[50], adapters));
+        assertArrayEquals(data, ImageSeals.open(heap, 0).restore("l", new long[50], adapters));
+        assertArrayEquals(data, ImageSeals.open(copy, 0).restore("l", new long[50], adapters));
     }
 
     @Test
@@ -240,8 +240,8 @@ class ImageRoundTripTest {
         BytesStore<?, ?> store = nativeStore(64);
         long len = new ImageWriter().writeImage(List.of(), store, 0, new ImageHeader(0, 1, 1, 0));
         assertEquals(CheckpointImageDescriptor.HEADER_LENGTH, len);
-        ImageSealer.seal(store, 0);
-        assertTrue(ImageReader.open(store, 0).entries().isEmpty());
+        ImageSeals.seal(store, 0);
+        assertTrue(ImageSeals.open(store, 0).entries().isEmpty());
     }
 
     @Test
@@ -251,11 +251,11 @@ class ImageRoundTripTest {
         reg.register("x", new double[100_000]);
         BytesStore<?, ?> store = nativeStore(1 << 20);
         new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
-        Thread sealer = new Thread(() -> ImageSealer.seal(store, 0), "test-sealer");
+        Thread sealer = new Thread(() -> ImageSeals.seal(store, 0), "test-sealer");
         sealer.start();
         sealer.join(10_000);
-        assertTrue(ImageSealer.isSealed(store, 0));
-        ImageSealer.verify(store, 0);
+        assertTrue(ImageSeals.isSealed(store, 0));
+        ImageSeals.verify(store, 0);
         assertTrue(StoreCrc32c.zeroCopy(), "the JVM flags should allow reading native memory in place");
     }
 }
