@@ -128,6 +128,42 @@ class IntervalAgreementTest {
         assertTrue(FailureHistory.load(historyFile).number("costSeconds", -1) > 0, "measured figures for the advisor");
     }
 
+    @Test
+    void theAutomaticDiskRatioIsTheSameOnEveryRankAtEveryRound() throws Exception {
+        int n = 3;
+        Path nodes = dir.resolve("nodes");
+        Path disk = dir.resolve("disk");
+        // node MTBF 1 s: failures memory cannot survive are frequent, the disk ratio goes below the 8 allowed
+        List<TwoLevelCheckpointer> world = RankGroup.open(n, "diskauto", 0, r -> CkptOptions.builder().replicas(1)
+                .memoryDirectory(nodes.resolve("node-" + r)).diskDirectory(disk).diskRatio(8).diskRatioAuto(true)
+                .maxMemoryBytes(1L << 30).interval(IntervalPolicy.auto()).nodeMtbf(Duration.ofSeconds(1)).build(),
+                r -> false);
+        long[][] iteration = new long[n][1];
+        List<List<Long>> logs = RankGroup.parallel(n, rank -> {
+            TwoLevelCheckpointer c = world.get(rank);
+            c.register("it", iteration[rank]);
+            c.register("data", new long[1024]);
+            List<Long> log = new ArrayList<>();
+            SplittableRandom own = new SplittableRandom(rank);
+            while (iteration[rank][0] < 400) {
+                LockSupport.parkNanos(50_000 + own.nextInt(100_000));
+                iteration[rank][0]++;
+                if (c.needCheckpoint()) {
+                    c.here();
+                    log.add(c.schedule().calls() * 1000 + c.options().diskRatio()); // when, and the ratio then
+                }
+            }
+            return log;
+        });
+        assertAllEqual(logs);
+        int ratio = world.get(0).options().diskRatio();
+        assertTrue(ratio >= 1 && ratio < 8, "decided from the disk rounds' cost and the failure rate: " + ratio);
+        for (TwoLevelCheckpointer c : world) {
+            assertEquals(world.get(0).stats().diskCheckpoints(), c.stats().diskCheckpoints(), "the same rounds went to disk");
+        }
+        RankGroup.closeAll(world);
+    }
+
     private static CkptOptions options(Path nodes, int rank, int m, int versions, long slots, IntervalPolicy policy,
                                        Duration nodeMtbf) {
         return CkptOptions.builder().replicas(m).memoryDirectory(nodes.resolve("node-" + rank)).diskRatio(0)
