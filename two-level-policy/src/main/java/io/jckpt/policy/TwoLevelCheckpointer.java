@@ -1332,6 +1332,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         boolean abandoned = services != null && services.context().epoch() > context.epoch();
         if (intervalController != null) {
             intervalController.save(options.replicas(), lastImageBytes);
+            event(intervalController.summary());
         }
         if (!abandoned) {
             // Close is a collective (as MPI_Ckpt_close): the last round must be complete everywhere,
@@ -1397,14 +1398,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private void startIntervalPolicy() {
         openRound = round;
         schedule.restart(requested.interval(), round);
-        if (rank() != 0 || !decides()) {
-            return;
+        if (rank() == 0 && decides()) {
+            startIntervalController(recovery || context.epoch() > 0); // this open follows a failure of the job id
         }
+    }
+
+    /** Rank 0: the controller, with the job's failure history (one more failure counted when {@code afterFailure}). */
+    private void startIntervalController(boolean afterFailure) {
         Path dir = (options.diskDirectory() != null ? options.diskDirectory() : options.memoryDirectory())
                 .resolve(context.jobId());
         FailureHistory history = FailureHistory.load(dir.resolve(FailureHistory.FILE_NAME));
-        if (recovery || context.epoch() > 0) {
-            history.recordFailure(); // this open follows a failure of the job id
+        if (afterFailure) {
+            history.recordFailure();
         }
         ThreadCpu ring = new ThreadCpu();
         ThreadCpu flush = new ThreadCpu();
@@ -1438,8 +1443,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         schedule.restart(requested.interval(), round);
         if (intervalController != null) {
             intervalController.policy(requested.interval());
-        } else {
-            startIntervalPolicy();
+        } else if (rank() == 0 && decides()) {
+            startIntervalController(false);
         }
     }
 

@@ -212,6 +212,18 @@ public final class IntervalController {
         return cost;
     }
 
+    /**
+     * @return the measured figures in one line, with the flags of {@code bin/ckpt-advisor} that take them
+     */
+    public String summary() {
+        return String.format(java.util.Locale.ROOT, "interval policy %s: computation %.3g s per call, checkpoint cost"
+                        + " --cost %.3g (--blocking %.3g), disk round --disk-cost %.3g, --restart %.3g, job MTBF %.4g s"
+                        + " (%d failure(s) in %.4g s seen), interval %d calls%s",
+                policy, perCall, cost, blocking, diskRounds > 0 ? flushCpu / diskRounds : Double.NaN, recoverySeconds,
+                jobMtbfSeconds(), history == null ? 0 : history.failures(), history == null ? 0 : history.exposedSeconds(),
+                IntervalDecision.interval(decision), diskRatioAuto ? ", disk ratio " + IntervalDecision.diskRatio(decision) : "");
+    }
+
     /** @return the newest decision */
     public long decision() {
         return decision;
