@@ -1331,8 +1331,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         JobServices services = JobServices.current();
         boolean abandoned = services != null && services.context().epoch() > context.epoch();
         if (intervalController != null) {
-            intervalController.save(options.replicas(), lastImageBytes);
-            event(intervalController.summary());
+            intervalController.save(options.replicas(), lastImageBytes); // an abandoned world's exposure counts too
+            if (!abandoned) {
+                event(intervalController.summary());
+            }
         }
         if (!abandoned) {
             // Close is a collective (as MPI_Ckpt_close): the last round must be complete everywhere,

@@ -216,12 +216,24 @@ public final class IntervalController {
      * @return the measured figures in one line, with the flags of {@code bin/ckpt-advisor} that take them
      */
     public String summary() {
-        return String.format(java.util.Locale.ROOT, "interval policy %s: computation %.3g s per call, checkpoint cost"
-                        + " --cost %.3g (--blocking %.3g), disk round --disk-cost %.3g, --restart %.3g, job MTBF %.4g s"
-                        + " (%d failure(s) in %.4g s seen), interval %d calls%s",
-                policy, perCall, cost, blocking, diskRounds > 0 ? flushCpu / diskRounds : Double.NaN, recoverySeconds,
-                jobMtbfSeconds(), history == null ? 0 : history.failures(), history == null ? 0 : history.exposedSeconds(),
-                IntervalDecision.interval(decision), diskRatioAuto ? ", disk ratio " + IntervalDecision.diskRatio(decision) : "");
+        java.util.Locale l = java.util.Locale.ROOT;
+        StringBuilder b = new StringBuilder("interval policy ").append(policy).append(':');
+        if (!Double.isNaN(perCall)) {
+            b.append(String.format(l, " computation %.3g s per call,", perCall));
+        }
+        if (!Double.isNaN(cost)) {
+            b.append(String.format(l, " checkpoint --cost %.3g --blocking %.3g,", cost, blocking));
+        }
+        if (diskRounds > 0) {
+            b.append(String.format(l, " disk round --disk-cost %.3g,", flushCpu / diskRounds));
+        }
+        b.append(String.format(l, " --restart %.3g, job MTBF %.4g s (%d failure(s) in %.4g s seen), interval %d calls",
+                recoverySeconds, jobMtbfSeconds(), history == null ? 0 : history.failures(),
+                history == null ? 0 : history.exposedSeconds(), IntervalDecision.interval(decision)));
+        if (diskRatioAuto) {
+            b.append(", disk ratio ").append(IntervalDecision.diskRatio(decision));
+        }
+        return b.toString();
     }
 
     /** @return the newest decision */
