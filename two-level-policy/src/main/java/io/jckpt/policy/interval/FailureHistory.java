@@ -38,6 +38,9 @@ public final class FailureHistory {
 
     private final Path file;
     private final Map<String, String> values = new TreeMap<>();
+    /** Kept as numbers (updated at every here() of rank 0 without allocating), written at save(). */
+    private long failures;
+    private double exposed;
 
     private FailureHistory(Path file) {
         this.file = file;
@@ -58,6 +61,8 @@ public final class FailureHistory {
                 for (String k : p.stringPropertyNames()) {
                     h.values.put(k, p.getProperty(k));
                 }
+                h.failures = (long) h.number(FAILURES, 0);
+                h.exposed = h.number(EXPOSED, 0);
             } catch (IOException | IllegalArgumentException e) {
                 // advisory: start afresh
             }
@@ -72,17 +77,17 @@ public final class FailureHistory {
 
     /** @return failures seen by the job id */
     public long failures() {
-        return (long) number(FAILURES, 0);
+        return failures;
     }
 
     /** @return seconds of run time exposed to failures */
     public double exposedSeconds() {
-        return number(EXPOSED, 0);
+        return exposed;
     }
 
     /** Counts one failure (a recovery). */
     public void recordFailure() {
-        values.put(FAILURES, Long.toString(failures() + 1));
+        failures++;
     }
 
     /**
@@ -90,7 +95,7 @@ public final class FailureHistory {
      */
     public void addExposure(double seconds) {
         if (seconds > 0) {
-            values.put(EXPOSED, Double.toString(exposedSeconds() + seconds));
+            exposed += seconds;
         }
     }
 
@@ -135,6 +140,8 @@ public final class FailureHistory {
     public void save() throws IOException {
         Files.createDirectories(file.getParent());
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
+        values.put(FAILURES, Long.toString(failures));
+        values.put(EXPOSED, Double.toString(exposed));
         Properties p = new Properties();
         p.putAll(values);
         try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
