@@ -66,6 +66,7 @@ public final class CkptOptions {
     private final Duration nodeMtbf;
     private final int failureNodes;
     private final boolean diskRatioAuto;
+    private final DiskUnavailable diskUnavailable;
 
     private CkptOptions(Builder b, long maxMemoryBytes) {
         this.replicas = b.replicas;
@@ -87,6 +88,7 @@ public final class CkptOptions {
         this.nodeMtbf = b.nodeMtbf;
         this.failureNodes = b.failureNodes;
         this.diskRatioAuto = b.diskRatioAuto;
+        this.diskUnavailable = b.diskUnavailable;
     }
 
     /** @return a builder with every default */
@@ -122,6 +124,7 @@ public final class CkptOptions {
         b.nodeMtbf = nodeMtbf;
         b.failureNodes = failureNodes;
         b.diskRatioAuto = diskRatioAuto;
+        b.diskUnavailable = diskUnavailable;
         return b;
     }
 
@@ -242,6 +245,11 @@ public final class CkptOptions {
         return diskRatioAuto;
     }
 
+    /** @return what open() does when the disk level is on but its directory cannot be used (default FAIL) */
+    public DiskUnavailable diskUnavailable() {
+        return diskUnavailable;
+    }
+
     /**
      * Checks the options against the world they are used in.
      *
@@ -310,6 +318,7 @@ public final class CkptOptions {
                 + ";slotCapacity=" + slotCapacity
                 + ";memoryShortage=" + memoryShortage.name()
                 + ";minReplicas=" + minReplicas
+                + ";diskUnavailable=" + diskUnavailable.name()
                 + intervalSummary();
     }
 
@@ -356,6 +365,7 @@ public final class CkptOptions {
                 && hereWaitTimeout.equals(x.hereWaitTimeout) && kryoConfigurer == x.kryoConfigurer
                 && recoveryFallback == x.recoveryFallback && slotCapacity == x.slotCapacity
                 && memoryShortage == x.memoryShortage && minReplicas == x.minReplicas
+                && diskUnavailable == x.diskUnavailable
                 && interval.equals(x.interval) && Objects.equals(nodeMtbf, x.nodeMtbf)
                 && failureNodes == x.failureNodes && diskRatioAuto == x.diskRatioAuto;
     }
@@ -364,7 +374,7 @@ public final class CkptOptions {
     public int hashCode() {
         return Objects.hash(replicas, diskRatio, memoryDirectory, diskDirectory, versionsKept, maxMemoryBytes,
                 exchangeTimeout, replicationTimeout, hereWaitTimeout, kryoRegistrationRequired, recoveryFallback,
-                slotCapacity, memoryShortage, minReplicas, interval, nodeMtbf, failureNodes, diskRatioAuto);
+                slotCapacity, memoryShortage, minReplicas, diskUnavailable, interval, nodeMtbf, failureNodes, diskRatioAuto);
     }
 
     @Override
@@ -374,8 +384,8 @@ public final class CkptOptions {
                 + maxMemoryBytes + ", exchangeTimeout=" + exchangeTimeout + ", replicationTimeout=" + replicationTimeout
                 + ", hereWaitTimeout=" + hereWaitTimeout + ", kryoRegistrationRequired=" + kryoRegistrationRequired
                 + ", recoveryFallback=" + recoveryFallback + ", slotCapacity=" + slotCapacity + ", memoryShortage="
-                + memoryShortage + ", minReplicas=" + minReplicas + ", interval=" + interval + ", nodeMtbf=" + nodeMtbf
-                + ", failureNodes=" + failureNodes + ", diskRatioAuto=" + diskRatioAuto + '}';
+                + memoryShortage + ", minReplicas=" + minReplicas + ", diskUnavailable=" + diskUnavailable + ", interval=" + interval
+                + ", nodeMtbf=" + nodeMtbf + ", failureNodes=" + failureNodes + ", diskRatioAuto=" + diskRatioAuto + '}';
     }
 
     static void checkReplicas(int m) {
@@ -450,6 +460,7 @@ public final class CkptOptions {
         private Duration nodeMtbf;
         private int failureNodes;
         private boolean diskRatioAuto;
+        private DiskUnavailable diskUnavailable = DiskUnavailable.FAIL;
 
         private Builder() {
         }
@@ -491,6 +502,18 @@ public final class CkptOptions {
          */
         public Builder diskRatioAuto(boolean auto) {
             this.diskRatioAuto = auto;
+            return this;
+        }
+
+        /**
+         * @param whenUnavailable what open() does when the disk level is on but its directory cannot be
+         *                        used on some rank: {@link DiskUnavailable#FAIL} (the default: a
+         *                        {@link StorageException} naming the directory, the rank and why) or
+         *                        {@link DiskUnavailable#MEMORY_ONLY} (run without the disk level, one warning)
+         * @return this builder
+         */
+        public Builder diskUnavailable(DiskUnavailable whenUnavailable) {
+            this.diskUnavailable = whenUnavailable;
             return this;
         }
 
@@ -668,6 +691,9 @@ public final class CkptOptions {
             }
             if (memoryShortage == null) {
                 throw new InvalidOptionException("memoryShortage", null, "must not be null (FAIL or DEGRADE)");
+            }
+            if (diskUnavailable == null) {
+                throw new InvalidOptionException("diskUnavailable", null, "must not be null (FAIL or MEMORY_ONLY)");
             }
             if (minReplicas < 0 || minReplicas > replicas) {
                 throw new InvalidOptionException("minReplicas", minReplicas, "must be >= 0 and <= replicas = " + replicas

@@ -9,17 +9,27 @@ package io.jckpt;
  *
  * @param round                newest round taken or restored by this rank (0 = none)
  * @param checkpoints          here() calls that took a checkpoint
- * @param diskCheckpoints      checkpoints that also went to the disk level
+ * @param diskCheckpoints      disk rounds whose file this rank wrote durably (written, forced, renamed); a
+ *                             round handed to the disk level that failed or was coalesced into a newer one
+ *                             does not count
+ * @param diskCommits          disk generations committed by this rank as the commit coordinator (rank 0;
+ *                             always 0 on the other ranks): generations a later restore can use
+ * @param diskFailures         disk rounds of this rank that failed (its file could not be written), plus, on
+ *                             the coordinator, rounds whose generation could not be committed in time
  * @param lastImageBytes       bytes of the newest checkpoint image of this rank
  * @param lastBlockingNanos    time the newest here() blocked its caller
  * @param totalBlockingNanos   total time here() blocked its callers
  * @param lastReplicationNanos time the newest completed round took to reach all m replicas
  * @param lastFlushNanos       time the newest disk round took (write + force + rename)
  * @param hereWaits            here() calls that had to wait for the previous round to finish replicating
- * @param rollbacks            recoveries this rank took part in
+ * @param rollbacks            rollback(tag) calls: one per tag restored (not recoveries, see {@code recoveries})
  * @param lastRollbackNanos    time of the newest rollback(tag) call (the copy of a verified image into the data)
+ * @param recoveries           recoveries this checkpointer took part in: 1 when its open() restored a
+ *                             checkpoint (from memory or disk), else 0
  * @param replicas             effective replication degree m (copies on other ranks), -1 = not known
- * @param diskRatio            effective disk ratio (every k-th round also goes to disk; 0 = off), -1 = not known
+ * @param diskRatio            effective disk ratio (every k-th round also goes to disk); 0 when the disk level
+ *                             is off (no disk directory, ratio 0, or turned off by {@link DiskUnavailable#MEMORY_ONLY}),
+ *                             -1 = not known
  * @param slotCapacity         slot capacity of the node-local store in bytes (0 = no store yet)
  * @param reconfigurations     store layout switches (m changed, slots grown) since open
  * @param degraded             whether fewer copies than asked for are kept because memory does not suffice
@@ -27,9 +37,9 @@ package io.jckpt;
  * @param lastRecovery         the steps of the newest recovery open() ({@link RecoveryTimings#NONE} when this
  *                             open restored nothing)
  */
-public record CkptStats(long round, long checkpoints, long diskCheckpoints, long lastImageBytes,
-                        long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
-                        long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos,
+public record CkptStats(long round, long checkpoints, long diskCheckpoints, long diskCommits, long diskFailures,
+                        long lastImageBytes, long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
+                        long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos, long recoveries,
                         int replicas, int diskRatio, long slotCapacity, long reconfigurations, boolean degraded,
                         HereTimings lastHere, RecoveryTimings lastRecovery) {
 
@@ -43,8 +53,8 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
     }
 
     /**
-     * The counters without the effective configuration and the step timings (checkpointers that
-     * record neither).
+     * The counters without the disk commits and failures, the recoveries, the effective configuration
+     * and the step timings (checkpointers that record none of them: those are 0, -1 and NONE).
      *
      * @param round                see the record
      * @param checkpoints          see the record
@@ -61,8 +71,8 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
     public CkptStats(long round, long checkpoints, long diskCheckpoints, long lastImageBytes,
                      long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
                      long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos) {
-        this(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                lastReplicationNanos, lastFlushNanos, hereWaits, rollbacks, lastRollbackNanos, -1, -1, 0, 0, false,
+        this(round, checkpoints, diskCheckpoints, 0, 0, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
+                lastReplicationNanos, lastFlushNanos, hereWaits, rollbacks, lastRollbackNanos, 0, -1, -1, 0, 0, false,
                 HereTimings.NONE, RecoveryTimings.NONE);
     }
 

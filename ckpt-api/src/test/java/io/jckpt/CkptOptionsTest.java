@@ -83,10 +83,12 @@ class CkptOptionsTest {
         // stable across JVMs: pinned value of the canonical text
         assertEquals("v1;replicas=1;diskRatio=1000;disk=false;versionsKept=2;exchangeTimeoutMs=30000;"
                 + "replicationTimeoutMs=60000;hereWaitTimeoutMs=60000;kryoRegistrationRequired=true;recoveryFallback=ERROR;"
-                + "slotCapacity=0;memoryShortage=FAIL;minReplicas=0", a.globalSummary());
+                + "slotCapacity=0;memoryShortage=FAIL;minReplicas=0;diskUnavailable=FAIL", a.globalSummary());
         assertNotEquals(a.globalFingerprint(), a.toBuilder().slotCapacity(4096).build().globalFingerprint());
         assertNotEquals(a.globalFingerprint(), a.toBuilder().memoryShortage(MemoryShortage.DEGRADE).build().globalFingerprint());
         assertNotEquals(a.globalFingerprint(), a.toBuilder().minReplicas(1).build().globalFingerprint());
+        assertNotEquals(a.globalFingerprint(), a.toBuilder().diskUnavailable(DiskUnavailable.MEMORY_ONLY).build()
+                .globalFingerprint());
         assertEquals(fnv(a.globalSummary()), a.globalFingerprint());
     }
 
@@ -126,6 +128,11 @@ class CkptOptionsTest {
         assertInvalid(() -> CkptOptions.builder().minReplicas(-1).build(), "minReplicas", "-1");
         assertInvalid(() -> CkptOptions.builder().slotCapacity(-5).build(), "slotCapacity", "-5");
         assertInvalid(() -> CkptOptions.builder().memoryShortage(null).build(), "memoryShortage", "FAIL or DEGRADE");
+        assertEquals(DiskUnavailable.FAIL, CkptOptions.defaults().diskUnavailable());
+        CkptOptions memoryOnly = CkptOptions.builder().diskUnavailable(DiskUnavailable.MEMORY_ONLY).build();
+        assertEquals(DiskUnavailable.MEMORY_ONLY, memoryOnly.diskUnavailable());
+        assertEquals(memoryOnly, memoryOnly.toBuilder().build());
+        assertInvalid(() -> CkptOptions.builder().diskUnavailable(null).build(), "diskUnavailable", "FAIL or MEMORY_ONLY");
         assertInvalid(() -> o.withCtrl(CtrlOptions.builder().replicas(0).build()), "replicas", "below minReplicas = 1");
         assertEquals(1, o.withCtrl(CtrlOptions.builder().replicas(1).build()).replicas());
     }

@@ -30,9 +30,10 @@ public record Collective(Kind kind, long round) {
     public enum Kind {
         /** Ckpt.open(): options, stores, endpoints, disk inventory. */
         OPEN(1, "Ckpt.open()", "open status"),
-        /** Ckpt.open() in a recovery: which copies of the newest round each rank holds. */
-        RESTORE_PLAN(2, "Ckpt.open()", "restore plan"),
-        /** Ckpt.open() in a recovery: the older copies, when the newest ones were not conclusive. */
+        /**
+         * Ckpt.open() in a recovery: every copy each rank holds, when the newest copies (carried by
+         * {@link #OPEN}) did not give a conclusive plan. (Code 2 was the newest copies' own exchange.)
+         */
         RESTORE_PLAN_OLDER(3, "Ckpt.open()", "restore plan of older copies"),
         /** Rollback transfers done everywhere before the ring is joined. */
         RESTORE_DONE(4, "Ckpt.open() or the first here() after a rollback", "rollback transfers done"),

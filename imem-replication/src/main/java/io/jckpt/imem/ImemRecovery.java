@@ -84,6 +84,45 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
                                     Duration timeout, RecoverySteps steps) throws IOException {
+        return plan(exchange, rank, stores, fresh, timeout, steps, null);
+    }
+
+    /**
+     * This rank's status with the copies verified so far (per owner the newest intact one, after an
+     * open with NEWEST_PER_OWNER): what the first step of {@link #plan} exchanges. A caller that has
+     * an exchange of its own at open carries it there and passes every rank's to {@link #plan}, which
+     * then needs no exchange unless that plan is not conclusive.
+     *
+     * @param rank   this rank
+     * @param stores this rank's stores, possibly none
+     * @param fresh  whether this process was re-spawned
+     * @return the encoded status
+     */
+    public static byte[] newestCopiesStatus(int rank, List<ReplicaStore> stores, boolean fresh) {
+        List<CopyStatus> copies = new ArrayList<>();
+        for (ReplicaStore store : stores) {
+            copies.addAll(store.copies(ReplicaStore.CopyRead.NONE));
+        }
+        return RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
+    }
+
+    /**
+     * As {@link #plan(StatusExchange, int, List, boolean, Duration, RecoverySteps)}, with the first
+     * step's statuses already gathered ({@link #newestCopiesStatus} of every rank, indexed by rank),
+     * or {@code null} to exchange them.
+     *
+     * @param exchange        the allgather (used only when the first plan is not conclusive)
+     * @param rank            this rank
+     * @param stores          this rank's stores, possibly none
+     * @param fresh           whether this process was re-spawned
+     * @param timeout         bound on an exchange
+     * @param steps           records the times
+     * @param newestStatuses  every rank's newest-copies status, or null
+     * @return the plan, identical on every rank
+     * @throws IOException if an exchange fails or a rank's status does not decode
+     */
+    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
+                                    Duration timeout, RecoverySteps steps, byte[][] newestStatuses) throws IOException {
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
                 throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
@@ -100,7 +139,8 @@ public final class ImemRecovery {
         // every copy is read and the ranks plan again. The statuses are the same on every rank, so
         // all take the second exchange or none.
         List<RankStatus> seen = new ArrayList<>();
-        RollbackPlan first = planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen);
+        RollbackPlan first = newestStatuses != null ? planFrom(newestStatuses, steps, seen)
+                : planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen);
         if (first.recoverable() && conclusive(first, seen)) {
             return first;
         }
@@ -136,6 +176,14 @@ public final class ImemRecovery {
         byte[][] all = exchange.allgather(mine, timeout);
         long t2 = System.nanoTime();
         steps.statusExchangeNanos += t2 - t1;
+        steps.planNanos += t1 - t0;
+        return planFrom(all, steps, seen);
+    }
+
+    /** The plan from every rank's status (indexed by rank); the statuses go to {@code seen} when not null. */
+    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen)
+            throws ReplicationException {
+        long t2 = System.nanoTime();
         List<RankStatus> statuses = new ArrayList<>(all.length);
         for (int r = 0; r < all.length; r++) {
             try {
@@ -145,7 +193,7 @@ public final class ImemRecovery {
             }
         }
         RollbackPlan plan = RollbackPlanner.plan(statuses);
-        steps.planNanos += (t1 - t0) + (System.nanoTime() - t2);
+        steps.planNanos += System.nanoTime() - t2;
         if (seen != null) {
             seen.addAll(statuses);
         }

@@ -64,6 +64,24 @@ class RecoveryWindowsTest {
         }
     }
 
+    @Test
+    void aRankThatDoesNotExitAfterTheJobCompletedIsEndedAndTheResultStands() throws Exception {
+        // rank 2 completes, hears that every rank did, then hangs before exiting (held at its latch for
+        // good, as a rank stopped at that moment would be): the launcher must not wait for it forever
+        Files.createFile(hooks.resolve("hold-before-exit-rank-2-epoch-0"));
+        Path stop = hooks.resolve("stop");
+        Files.createFile(stop);
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--jvm-opt", "-Djckpt.test.hooks=" + hooks, "-cp",
+                LaunchedJob.testClasses().toString(), RING_UNTIL, stop.toString())) {
+            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+            assertTrue(Files.exists(hooks.resolve("reached-before-exit-rank-2-epoch-0")), job.output());
+            assertTrue(job.output().contains("WARNING: rank 2 (pid ") && job.output().contains(
+                    "did not exit within 5000 ms after the job completed (stopped or hung); SIGKILL to it"), job.output());
+            assertEquals(4, job.linesContaining("ring ok from").size(), job.output());
+            assertTrue(LaunchedJob.processesOfJob(job.jobId()).isEmpty(), job.output());
+        }
+    }
+
     private static void kill(long pid) throws Exception {
         new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor(5, TimeUnit.SECONDS);
     }

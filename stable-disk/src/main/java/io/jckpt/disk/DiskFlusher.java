@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A round submitted while a flush runs is handled by the {@link OverlapPolicy}: coalesced into a
  * single pending slot (default) or skipped; both counted in {@link FlushCounters}. A failed write
- * (disk full, unwritable or vanished directory) is logged, counted and reported to the listener;
+ * (disk full, unwritable or vanished directory) is counted and reported to the listener (logged as
+ * an error only when there is none);
  * the previous committed generation is untouched and the next submitted round tries again.
  *
  * <p>{@link #close()} drops a pending round, lets a running write finish (bounded by the close
@@ -331,7 +332,11 @@ public final class DiskFlusher implements AutoCloseable {
             pruneAfterRound = request.round();
         } else {
             counters.onFailed(failure.getMessage());
-            LOG.error("{}", failure.getMessage());
+            if (listener == FlushListener.NONE) {
+                LOG.error("{}", failure.getMessage());
+            } else {
+                LOG.debug("{}", failure.getMessage()); // the listener reports it: one line, not two
+            }
             try {
                 listener.onFailed(request.round(), failure);
             } catch (final RuntimeException e) {

@@ -99,6 +99,31 @@ public final class GenerationStore {
     }
 
     /**
+     * Opens the store like {@link #open}, but fails when its directory cannot be used: it cannot be
+     * created, or a file cannot be created in it (probed with a file this rank creates and deletes).
+     *
+     * @param config where and as whom
+     * @return the store
+     * @throws DiskWriteFailedException naming the directory and why (not writable, no space, ...)
+     */
+    public static GenerationStore openUsable(final DiskStoreConfig config) throws DiskWriteFailedException {
+        final GenerationStore store = new GenerationStore(config);
+        store.ensureDirectory();
+        final Path directory = store.layout.jobDirectory();
+        final Path probe = directory.resolve(".probe-rank-" + config.rank() + "-" + ProcessHandle.current().pid());
+        try {
+            Files.deleteIfExists(probe);
+            Files.createFile(probe, OWNER_FILE_ATTRIBUTE);
+            Files.delete(probe);
+        } catch (final IOException | UnsupportedOperationException e) {
+            FileUtils.deleteQuietly(probe.toFile());
+            throw classify(e, directory, "stable-disk directory cannot be written");
+        }
+        store.removeStaleTemporaries();
+        return store;
+    }
+
+    /**
      * @return the configuration
      */
     public DiskStoreConfig config() {
@@ -405,7 +430,12 @@ public final class GenerationStore {
             return new GenerationStatus(round, marker.worldSize(), Integrity.MISSING,
                 "file missing: " + layout.rankFile(round, config.rank()));
         } catch (final IOException e) {
-            return new GenerationStatus(round, marker.worldSize(), Integrity.DAMAGED, e.getMessage());
+            // the file first: the detail may be cut (RankInventory.MAX_DETAIL_BYTES)
+            final Path file = layout.rankFile(round, config.rank());
+            final String why = String.valueOf(e.getMessage());
+            final String suffix = ": " + file;
+            return new GenerationStatus(round, marker.worldSize(), Integrity.DAMAGED, "file " + file + ": "
+                + (why.endsWith(suffix) ? why.substring(0, why.length() - suffix.length()) : why));
         }
     }
 

@@ -130,6 +130,9 @@ class GenerationStoreTest {
         final DiskSelection.Restore restore = (DiskSelection.Restore)ranks.select();
         assertEquals(1, restore.round());
         assertTrue(restore.rejected().get(0).contains("rank 1 DAMAGED"), restore.rejected().toString());
+        // the skipped generation names its file first (the inventory may cut a long detail)
+        assertTrue(restore.rejected().get(0).startsWith("round 2: rank 1 DAMAGED (file " + ranks.file(2, 1) + ": "
+            + DiskFileDamage.IMAGE_CRC_MISMATCH), restore.rejected().toString());
         assertArrayEquals(TestImages.bytes(TestImages.seed(1, 1), LENGTH), TestImages.toArray(ranks.rank(1).readImage(1)));
     }
 
@@ -219,6 +222,21 @@ class GenerationStoreTest {
         assertEquals(DiskWriteFailedException.Reason.NOT_WRITABLE, e.reason());
         assertTrue(e.getMessage().contains(badRoot.resolve("job").toString()), e.getMessage());
         assertEquals(badRoot.resolve("job"), e.path());
+    }
+
+    @Test
+    void openUsableRefusesADirectoryThatCannotBeUsedNamingIt() throws Exception {
+        final Path file = Files.writeString(root.resolve("not-a-directory"), "x");
+        final DiskWriteFailedException e = assertThrows(DiskWriteFailedException.class,
+            () -> GenerationStore.openUsable(DiskStoreConfig.of(file.resolve("stable"), "job", 2, 3)));
+        assertEquals(DiskWriteFailedException.Reason.NOT_WRITABLE, e.reason());
+        assertTrue(e.getMessage().contains(file.resolve("stable").resolve("job").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("Not a directory"), e.getMessage());
+        final GenerationStore usable = GenerationStore.openUsable(DiskStoreConfig.of(root.resolve("fine"), "job", 0, 1));
+        usable.write(1, CheckpointImage.of(TestImages.direct(1, 100)));
+        try (java.util.stream.Stream<Path> files = Files.list(root.resolve("fine").resolve("job"))) {
+            assertEquals(List.of(usable.layout().rankFile(1, 0)), files.toList(), "the probe file is gone");
+        }
     }
 
     @Test

@@ -17,28 +17,36 @@ import java.nio.ByteBuffer;
  * 12      8     slot capacity of this rank's in-memory store (0 = no store yet)
  * 20      4     copies held in the in-memory store (own and replicas, verified)
  * 24      8     newest complete round of this rank's own data in its store (0 = none)
- * 32      4     data endpoint port
- * 36      4     data endpoint address length (4 or 16), then the address bytes
+ * 32      4     flags: bit 0 = this node recorded that a round of the current run was complete on
+ *               every rank (the global completed round G reached 1 since the job's start or its
+ *               last clean start; see {@link StoreLayouts#roundCompleteEverywhereRecorded()})
+ * 36      4     data endpoint port
+ * 40      4     data endpoint address length (4 or 16), then the address bytes
  *  ..     4     disk inventory length (0 = disk level off), then the encoded inventory
  *  ..     4     number of store layouts held, then per layout (LAYOUT_ENTRY = 28 bytes):
  *               8 first round, 4 replicas, 4 requested replicas, 8 slot capacity, 4 versions kept
+ *  ..     4     length of the copies status, then the status (imem's RankStatusDescriptor: the
+ *               newest verified copy per owner), so that a recovery plans from this one exchange
  * </pre>
  */
 final class OpenStatusDescriptor {
-    static final int VERSION = 3;
+    static final int VERSION = 5;
     private static final int LAYOUT_ENTRY = 28;
     private static final int VERSION_OFFSET = 0;
     private static final int FINGERPRINT_OFFSET = 4;
     private static final int CAPACITY_OFFSET = 12;
     private static final int COPIES_OFFSET = 20;
     private static final int OWN_NEWEST_OFFSET = 24;
-    private static final int PORT_OFFSET = 32;
-    private static final int ADDRESS_LENGTH_OFFSET = 36;
-    private static final int ADDRESS_OFFSET = 40;
+    private static final int FLAGS_OFFSET = 32;
+    private static final int PORT_OFFSET = 36;
+    private static final int ADDRESS_LENGTH_OFFSET = 40;
+    private static final int ADDRESS_OFFSET = 44;
+    private static final int FLAG_ROUND_COMPLETE_EVERYWHERE = 1;
 
     /** One rank's open status, decoded. */
     record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
-                      InetSocketAddress endpoint, byte[] diskInventory, java.util.List<StoreLayout> layouts) {
+                      boolean roundCompleteEverywhere, InetSocketAddress endpoint, byte[] diskInventory,
+                      java.util.List<StoreLayout> layouts, byte[] copiesStatus) {
     }
 
     private OpenStatusDescriptor() {
@@ -47,12 +55,13 @@ final class OpenStatusDescriptor {
     static byte[] encode(OpenStatus status) {
         byte[] ip = status.endpoint().getAddress().getAddress();
         ByteBuffer b = ByteBuffer.allocate(ADDRESS_OFFSET + ip.length + 4 + status.diskInventory().length + 4
-                + LAYOUT_ENTRY * status.layouts().size());
+                + LAYOUT_ENTRY * status.layouts().size() + 4 + status.copiesStatus().length);
         b.putInt(VERSION_OFFSET, VERSION)
                 .putLong(FINGERPRINT_OFFSET, status.fingerprint())
                 .putLong(CAPACITY_OFFSET, status.slotCapacity())
                 .putInt(COPIES_OFFSET, status.copiesHeld())
                 .putLong(OWN_NEWEST_OFFSET, status.ownNewestComplete())
+                .putInt(FLAGS_OFFSET, status.roundCompleteEverywhere() ? FLAG_ROUND_COMPLETE_EVERYWHERE : 0)
                 .putInt(PORT_OFFSET, status.endpoint().getPort())
                 .putInt(ADDRESS_LENGTH_OFFSET, ip.length);
         b.position(ADDRESS_OFFSET);
@@ -62,6 +71,7 @@ final class OpenStatusDescriptor {
             b.putLong(l.firstRound()).putInt(l.replicas()).putInt(l.requestedReplicas()).putLong(l.slotCapacity())
                     .putInt(l.versionsKept());
         }
+        b.putInt(status.copiesStatus().length).put(status.copiesStatus());
         return b.array();
     }
 
@@ -88,9 +98,16 @@ final class OpenStatusDescriptor {
             for (int i = 0; i < layoutCount; i++) {
                 layouts.add(new StoreLayout(b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt()));
             }
+            int statusLength = b.getInt();
+            if (statusLength < 0 || statusLength > b.remaining()) {
+                throw new IllegalArgumentException("copies status length " + statusLength);
+            }
+            byte[] copiesStatus = new byte[statusLength];
+            b.get(copiesStatus);
             return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
-                    b.getLong(OWN_NEWEST_OFFSET), new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
-                    inventory, java.util.List.copyOf(layouts));
+                    b.getLong(OWN_NEWEST_OFFSET), (b.getInt(FLAGS_OFFSET) & FLAG_ROUND_COMPLETE_EVERYWHERE) != 0,
+                    new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
+                    inventory, java.util.List.copyOf(layouts), copiesStatus);
         } catch (RuntimeException | UnknownHostException e) {
             throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);
         }

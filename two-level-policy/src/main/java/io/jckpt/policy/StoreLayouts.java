@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  */
 final class StoreLayouts {
     private static final Logger LOG = LoggerFactory.getLogger(StoreLayouts.class);
+    /** The marker file of {@link #recordRoundCompleteEverywhere()}, beside the layouts. */
+    static final String ROUND_COMPLETE_EVERYWHERE = "round-complete-everywhere";
 
     private final Path storeDirectory;
     private final int rank;
@@ -64,6 +66,9 @@ final class StoreLayouts {
             entries = list.sorted().toList();
         }
         for (Path p : entries) {
+            if (p.getFileName().toString().equals(ROUND_COMPLETE_EVERYWHERE) && Files.isRegularFile(p)) {
+                continue;
+            }
             if (Files.isDirectory(p) && p.getFileName().toString().startsWith("layout-")) {
                 try {
                     StoreLayout l = StoreLayoutDescriptor.read(p);
@@ -112,6 +117,40 @@ final class StoreLayouts {
     /** Deletes a layout's directory (its store must be closed). */
     void delete(StoreLayout l) throws IOException {
         ReplicaStore.wipe(directory(l));
+    }
+
+    /**
+     * Whether this node recorded that a round of the current run was complete on every rank (the
+     * replication ring's global completed round G reached 1 since the job's start or its last clean
+     * start). The file lives beside the layouts and goes with them when the node is lost; the
+     * library deletes it only at a clean start. It is what tells a recovery that finds no
+     * restorable round whether a checkpoint was promised (then it is lost) or never was (a clean
+     * start): the stores themselves cannot tell, since a clean start deletes them rank by rank and a
+     * node loss leaves the same absence.
+     *
+     * @return true if recorded
+     */
+    boolean roundCompleteEverywhereRecorded() {
+        return Files.isRegularFile(storeDirectory.resolve(ROUND_COMPLETE_EVERYWHERE));
+    }
+
+    /** Records {@link #roundCompleteEverywhereRecorded()} (once per run; an empty owner-only file). */
+    void recordRoundCompleteEverywhere() {
+        try {
+            createPrivateDirectories(storeDirectory);
+            Files.createFile(storeDirectory.resolve(ROUND_COMPLETE_EVERYWHERE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (FileAlreadyExistsException e) {
+            // recorded already
+        } catch (IOException e) {
+            throw new StorageException(storeDirectory, "rank " + rank + ": cannot record that a round is complete on"
+                    + " every rank: " + e.getMessage(), e);
+        }
+    }
+
+    /** Forgets {@link #roundCompleteEverywhereRecorded()}: a clean start begins a run with nothing promised. */
+    void forgetRoundCompleteEverywhere() throws IOException {
+        Files.deleteIfExists(storeDirectory.resolve(ROUND_COMPLETE_EVERYWHERE));
     }
 
     /** This rank's memory budget: its cap, and the free space of its store's file system (current stores counted). */

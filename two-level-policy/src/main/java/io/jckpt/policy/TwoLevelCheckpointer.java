@@ -7,6 +7,7 @@ import io.jckpt.CollectiveMismatchException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CkptStateException;
 import io.jckpt.CkptStats;
+import io.jckpt.DiskUnavailable;
 import io.jckpt.CtrlOptions;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.NotRecoverableException;
@@ -63,6 +64,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
@@ -77,9 +79,11 @@ import org.slf4j.LoggerFactory;
  * slot capacity and copies of its node-local store, its data endpoint and its disk inventory.
  * From the same exchanged data every rank takes the same decision: restore from memory when every
  * rank's data of a common round survives somewhere (the {@code RollbackPlanner}), else from the
- * newest disk generation committed and intact on all ranks, else a clean start (nothing was ever
- * checkpointed, or {@link RecoveryFallback#CLEAN_START}) or {@link NotRecoverableException}.
- * {@link #isRecovery()} is true exactly when there is a checkpoint to roll back to.
+ * newest disk generation committed and intact on all ranks, else a clean start (no round was ever
+ * complete on every rank, or {@link RecoveryFallback#CLEAN_START}) or {@link NotRecoverableException}
+ * ({@link RecoveryDecision}). A node records once per run, at the first here() whose ring reports a
+ * round complete everywhere, that a checkpoint is promised; the decision reads that record, never the
+ * absence of a store. {@link #isRecovery()} is true exactly when there is a checkpoint to roll back to.
  *
  * <p><b>here()</b>: the registered data is written as one image straight into this rank's next
  * version slot of the node-local store and handed to the ring replication agent (CRC32C and
@@ -175,6 +179,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private volatile int pinCount;
 
     private long round;
+    /** This node recorded that a round of the current run was complete on every rank ({@link StoreLayouts}). */
+    private boolean completeEverywhereRecorded;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
     private boolean ringJoinPending;
     private boolean recovery;
@@ -186,8 +192,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private boolean closed;
 
     private long checkpoints;
-    private long diskCheckpoints;
     private boolean released;
+    /** Disk rounds handed to the flusher (the old meaning of {@link CkptStats#diskCheckpoints()}). */
+    private long diskRounds;
+    /** This rank's disk rounds made durable, failed; generations committed (rank 0), rounds never complete. */
+    private final AtomicLong diskFlushed = new AtomicLong();
+    private final AtomicLong diskFailures = new AtomicLong();
+    private final AtomicLong diskCommits = new AtomicLong();
+    private final AtomicLong diskIncomplete = new AtomicLong();
+    /** The reason of this rank's previous disk failure: a repeated reason is not reported again. */
+    private volatile String lastDiskFailure;
     private long lastImageBytes;
     private long lastBlockingNanos;
     private long totalBlockingNanos;
@@ -205,6 +219,22 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private long ownDecisionRound = -1;
     /** The round open() restored (0 on a fresh start): the here() after it is not measured. */
     private long openRound;
+
+    /**
+     * Test hook: where a recovery's decision is taken and where it has been applied to this rank's
+     * node-local store (restored, other layouts deleted, newer copies discarded), before the ring is
+     * joined. A test parks a rank there, or throws to stand for the rank's death at that point. Null
+     * (no hook) outside tests.
+     */
+    interface RecoveryHook {
+        /** The decision is taken; nothing is changed yet. */
+        void decided(int rank, RecoveryDecision decision) throws IOException;
+
+        /** The decision is applied to this rank's store. */
+        void applied(int rank, RecoveryDecision decision) throws IOException;
+    }
+
+    static volatile RecoveryHook recoveryHook;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, RankCollective exchange, byte[] secret,
                                  String bindHost, Consumer<String> events) throws IOException {
@@ -282,8 +312,19 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // or of the slot capacity), each with the m and capacity it was made with
         List<StoreLayouts.Held> held = layouts.openSurviving();
         survivors = held.stream().map(StoreLayouts.Held::store).toList();
+        String diskUnusable = null;
         if (options.diskLevelEnabled()) {
-            disk = GenerationStore.open(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(), context.size()));
+            try {
+                disk = GenerationStore.openUsable(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(),
+                        context.size()));
+            } catch (StableDiskException e) {
+                if (options.diskUnavailable() == DiskUnavailable.FAIL) {
+                    throw new StorageException(options.diskDirectory(), "rank " + rank() + ": the disk directory cannot"
+                            + " be used (CkptOptions.diskUnavailable(DiskUnavailable.MEMORY_ONLY) runs without the disk"
+                            + " level instead)", e);
+                }
+                diskUnusable = e.getMessage(); // MEMORY_ONLY: the exchange below turns the level off everywhere
+            }
         }
         // 2. one exchange: options, stores, endpoint, disk inventory
         long ownNewest = 0;
@@ -293,10 +334,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             ownNewest = Math.max(ownNewest, own == null ? 0 : own.round());
             copiesHeld += h.store().copiesVerifiedSoFar().size();
         }
+        completeEverywhereRecorded = layouts.roundCompleteEverywhereRecorded();
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
-                endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
-                held.stream().map(StoreLayouts.Held::layout).toList());
+                completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
+                held.stream().map(StoreLayouts.Held::layout).toList(),
+                ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()));
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
         byte[][] all = exchange.allgather(Collective.of(Collective.Kind.OPEN), OpenStatusDescriptor.encode(mine),
@@ -308,6 +351,25 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
         }
         checkOptionsAgree(statuses);
+        if (options.diskLevelEnabled()) {
+            // a rank that cannot use the disk directory sends no inventory (MEMORY_ONLY; with FAIL it
+            // threw above): a generation needs every rank's file, so the level is off on every rank
+            List<Integer> unusable = new ArrayList<>();
+            for (int r = 0; r < statuses.size(); r++) {
+                if (statuses.get(r).diskInventory().length == 0) {
+                    unusable.add(r);
+                }
+            }
+            if (!unusable.isEmpty()) {
+                disk = null;
+                if (rank() == unusable.get(0)) { // one line for the job, from a rank that knows why
+                    warn("disk level off (diskUnavailable MEMORY_ONLY): the disk directory " + options.diskDirectory()
+                            + " cannot be used on rank" + (unusable.size() > 1 ? "s " : " ")
+                            + unusable.toString().replaceAll("[\\[\\]]", "") + ": " + diskUnusable
+                            + "; checkpoints stay in memory only");
+                }
+            }
+        }
         long copiesAnywhere = 0;
         for (int r = 0; r < statuses.size(); r++) {
             endpoints[r] = statuses.get(r).endpoint();
@@ -318,14 +380,24 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long restoredRound = 0;
         RollbackPlan plan = null;
         if (copiesAnywhere > 0) {
-            int[] planStep = {0};
-            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(Collective.of(planStep[0]++ == 0
-                    ? Collective.Kind.RESTORE_PLAN : Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors, context.isNewRank(), options.exchangeTimeout(),
-                    steps);
+            // the newest copies came with the open exchange: another exchange only when that plan is
+            // not conclusive (a survivor would need a transfer, or a copy was damaged)
+            byte[][] newest = new byte[statuses.size()][];
+            for (int r = 0; r < newest.length; r++) {
+                newest[r] = statuses.get(r).copiesStatus();
+            }
+            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(
+                    Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors,
+                    context.isNewRank(), options.exchangeTimeout(), steps, newest);
+        }
+        DiskSelection selection = plan != null && plan.recoverable() ? null : selectDisk(statuses);
+        RecoveryDecision decision = RecoveryDecision.decide(statuses, plan, selection, options.recoveryFallback());
+        RecoveryHook hook = recoveryHook;
+        if (hook != null) {
+            hook.decided(rank(), decision);
         }
         StoreLayouts.Held active = null;
-        String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
-        if (plan != null && plan.recoverable()) {
+        if (decision.source() == RecoveryDecision.Source.MEMORY) {
             restoredRound = plan.round();
             // the round's copies are all in the layout that was current at that round, on every rank
             long t = System.nanoTime();
@@ -335,46 +407,45 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     steps);
             restoreFrom(imageOf(slot), "memory (" + plan.action(rank()).kind() + ")");
             restoreStore = active.store();
-        } else {
-            DiskSelection selection = selectDisk(statuses);
-            if (selection instanceof DiskSelection.Restore restore) {
-                restoredRound = restore.round();
-                long t = System.nanoTime();
-                // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
-                BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
-                long length;
-                try {
-                    length = disk.readInto(restoredRound,
-                            (offset, bytes) -> image.write(offset, bytes, bytes.position(), bytes.remaining()));
-                } catch (StableDiskException | RuntimeException e) {
-                    image.releaseLast();
-                    throw e;
-                }
-                transferNanos += System.nanoTime() - t;
-                bytesReceived += length;
-                restoreFrom(image, "disk generation of round " + restoredRound);
-                StoreLayout then = layoutFor(restoredRound, statuses);
-                if (then != null) {
-                    active = ensureLayout(held, then); // continue with the m and capacity in force at that round
-                }
-            } else if (neverCompletedAnywhere(statuses) && !hasAnyGeneration(statuses)) {
-                // a rank whose store survived holds no complete round of its own: it never completed
-                // one (a version is overwritten only after the next is complete everywhere), so no
-                // round was ever complete on every rank: nothing was promised, start clean
-                LOG.info("rank {}: no checkpoint round was ever complete on every rank: clean start", rank());
-            } else if (copiesAnywhere > 0 || (selection instanceof DiskSelection.NothingRestorable nothing
-                    && disk != null && hasAnyGeneration(statuses))) {
-                String why = "memory: " + lostFromMemory + "; disk: " + (selection == null ? "level off"
-                        : ((DiskSelection.NothingRestorable) selection).reason());
-                if (options.recoveryFallback() == RecoveryFallback.CLEAN_START) {
-                    LOG.warn("rank {}: nothing restorable ({}); starting clean as configured", rank(), why);
-                    event("nothing restorable (" + why + "): clean start");
-                } else {
-                    throw new NotRecoverableException("rank " + rank() + ": the checkpoint cannot be restored: " + why);
-                }
+        } else if (decision.source() == RecoveryDecision.Source.DISK) {
+            restoredRound = decision.round();
+            if (selection != null && !selection.rejected().isEmpty() && rank() == 0) { // the same list everywhere: one line
+                warn("newer disk generation" + (selection.rejected().size() > 1 ? "s" : "") + " skipped: "
+                        + String.join("; ", selection.rejected()) + "; restoring the generation of round "
+                        + restoredRound);
             }
+            long t = System.nanoTime();
+            // verified by the disk level as it reads; off-heap, any size (images above 2 GiB too)
+            BytesStore<?, ?> image = BytesStore.nativeStoreWithFixedCapacity(disk.imageLength(restoredRound));
+            long length;
+            try {
+                length = disk.readInto(restoredRound,
+                        (offset, bytes) -> image.write(offset, bytes, bytes.position(), bytes.remaining()));
+            } catch (StableDiskException | RuntimeException e) {
+                image.releaseLast();
+                throw e;
+            }
+            transferNanos += System.nanoTime() - t;
+            bytesReceived += length;
+            restoreFrom(image, "disk generation of round " + restoredRound);
+            StoreLayout then = layoutFor(restoredRound, statuses);
+            if (then != null) {
+                active = ensureLayout(held, then); // continue with the m and capacity in force at that round
+            }
+        } else if (decision.source() == RecoveryDecision.Source.NOT_RECOVERABLE) {
+            throw new NotRecoverableException("rank " + rank() + ": the checkpoint cannot be restored: " + decision.reason());
+        } else if (decision.configuredFallback()) {
+            LOG.warn("rank {}: nothing restorable ({}); starting clean as configured", rank(), decision.reason());
+            event("nothing restorable (" + decision.reason() + "): clean start");
+        } else if (copiesAnywhere > 0) {
+            LOG.info("rank {}: {}: clean start", rank(), decision.reason());
         }
         round = restoredRound;
+        if (decision.source() == RecoveryDecision.Source.CLEAN_START) {
+            // a new run: nothing of it is promised yet (only a configured fallback can find this recorded)
+            layouts.forgetRoundCompleteEverywhere();
+            completeEverywhereRecorded = false;
+        }
         // layouts older or newer than the restored round's hold nothing needed any more
         for (StoreLayouts.Held h : held) {
             if (active == null || h.store() != active.store()) {
@@ -393,6 +464,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (recovery) {
             event("restored round " + round + " from " + restoredFrom);
+        }
+        if (hook != null) {
+            hook.applied(rank(), decision);
         }
         // 4. join the ring now if the store exists; otherwise at the first here(). The rollback
         // transfers accept on the same data endpoint as the ring: every rank must be done with
@@ -426,6 +500,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             flusher = DiskFlusher.start(disk, OverlapPolicy.COALESCE, new FlushListener() {
                 @Override
                 public void onDurable(FlushedGeneration generation) {
+                    diskFlushed.incrementAndGet();
                     if (rank() == 0) { // the coordinator: the lowest rank
                         committer.execute(() -> commitWhenComplete(generation.round()));
                     }
@@ -433,8 +508,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
                 @Override
                 public void onFailed(long failedRound, StableDiskException error) {
-                    LOG.error("rank {}: disk flush of round {} failed: {}", rank(), failedRound, error.getMessage());
-                    event("disk flush of round " + failedRound + " failed: " + error.getMessage());
+                    diskFailures.incrementAndGet();
+                    // one line per reason: the same failure every disk round is counted, not repeated
+                    String reason = error.getMessage();
+                    if (reason.equals(lastDiskFailure)) {
+                        LOG.debug("rank {}: disk round {} failed again: {}", rank(), failedRound, reason);
+                    } else {
+                        lastDiskFailure = reason;
+                        warn("disk round " + failedRound + " failed: " + reason
+                                + " (later failures for this reason are counted, not repeated)");
+                    }
                 }
             });
         }
@@ -446,24 +529,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
-    private static boolean neverCompletedAnywhere(List<OpenStatus> statuses) {
-        for (OpenStatus s : statuses) {
-            if (s.slotCapacity() > 0 && s.ownNewestComplete() == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasAnyGeneration(List<OpenStatus> statuses) {
-        for (OpenStatus s : statuses) {
-            if (s.diskInventory().length > 0 && !RankInventory.decode(s.diskInventory()).generations().isEmpty()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private DiskSelection selectDisk(List<OpenStatus> statuses) {
         if (disk == null) {
             return null;
@@ -473,15 +538,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             inventories.add(RankInventory.decode(s.diskInventory()));
         }
         return GenerationSelector.select(context.size(), inventories);
-    }
-
-    private static String describeLost(RollbackPlan plan) {
-        if (plan.recoverable()) {
-            return "recoverable";
-        }
-        StringBuilder text = new StringBuilder("data of ");
-        plan.lost().forEach(l -> text.append("rank ").append(l.rank()).append(" (").append(l.reason()).append(") "));
-        return text.toString().trim();
     }
 
     /** A view of a slot's image through its contiguous mapping: any size, images above 2 GiB too. */
@@ -574,6 +630,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
     }
 
+    /** A warning: one line, to the launcher's log when there is one, else to this rank's log. */
+    private void warn(String text) {
+        if (events != null) {
+            events.accept("WARNING: " + text);
+        } else {
+            LOG.warn("rank {}: {}", rank(), text);
+        }
+    }
+
     private void checkOpen(String operation) {
         if (closed) {
             throw new CkptStateException(operation + " on rank " + rank() + " after close");
@@ -641,6 +706,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             written = t2 - t1;
             handedOff = t3 - t2;
             round = next;
+            if (!completeEverywhereRecorded && (agent != null ? agent.globalCompletedRound() >= 1 : context.size() == 1)) {
+                // once per run: from now on a recovery that cannot restore declares the checkpoint lost
+                layouts.recordRoundCompleteEverywhere();
+                completeEverywhereRecorded = true;
+            }
             if (disk != null && options.diskRatio() > 0 && round % options.diskRatio() == 0) {
                 diskRound(write);
             }
@@ -1140,7 +1210,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 }
             }
         });
-        diskCheckpoints++;
+        diskRounds++;
     }
 
     /**
@@ -1157,17 +1227,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             try {
                 disk.commit(toCommit, context.size());
                 lastCommitted = toCommit;
+                diskCommits.incrementAndGet();
                 event("disk generation of round " + toCommit + " committed");
                 return;
             } catch (StableDiskException e) {
                 if (flushesSettled) {
                     // a rank coalesced this round into a newer one (its flusher skips rounds that
-                    // queue up), and every flush is over: it will never be complete
+                    // queue up), or its flush failed, and every flush is over: it will never be complete
+                    diskIncomplete.incrementAndGet();
                     LOG.debug("rank {}: disk round {} not committed at close: {}", rank(), toCommit, e.getMessage());
                     return;
                 }
                 if (System.nanoTime() > deadline) {
-                    LOG.warn("rank {}: disk round {} not committed: {}", rank(), toCommit, e.getMessage());
+                    diskFailures.incrementAndGet();
+                    warn("disk generation of round " + toCommit + " not committed within "
+                            + options.replicationTimeout().toMillis() + " ms: " + e.getMessage());
                     return;
                 }
             }
@@ -1287,9 +1361,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long replicationNanos = agent == null ? 0 : agent.counters().lastRoundReplicationNanos();
         long hereWaits = agent == null ? 0 : agent.counters().overlapWaits();
         long flushNanos = flusher == null ? 0 : flusher.counters().lastFlushNanos();
-        return new CkptStats(round, checkpoints, diskCheckpoints, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
-                replicationNanos, flushNanos, hereWaits, rollbacks, lastRollbackNanos, options.replicas(),
-                options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
+        return new CkptStats(round, checkpoints, diskFlushed.get(), diskCommits.get(), diskFailures.get(), lastImageBytes,
+                lastBlockingNanos, totalBlockingNanos, replicationNanos, flushNanos, hereWaits, rollbacks,
+                lastRollbackNanos, recovery ? 1 : 0, options.replicas(),
+                disk == null ? 0 : options.diskRatio(), layout == null ? 0 : layout.slotCapacity(), reconfigurations,
                 layout != null && layout.degraded(), lastHere, lastRecovery);
     }
 
@@ -1387,6 +1462,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         closed = true;
         release(!abandoned);
+        if (!abandoned && disk != null && rank() == 0) {
+            // the job's disk level in one line (the coordinator knows every generation's fate)
+            String summary = "disk level at close: " + diskCommits.get() + " generation" + (diskCommits.get() == 1 ? "" : "s")
+                    + " committed, " + diskFailures.get() + " disk round" + (diskFailures.get() == 1 ? "" : "s")
+                    + " failed, " + diskIncomplete.get() + " not complete on every rank (" + diskRounds
+                    + " disk round" + (diskRounds == 1 ? "" : "s") + " taken here)";
+            if (events != null) {
+                event(summary);
+            } else {
+                LOG.info("rank 0: {}", summary);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- the interval policy

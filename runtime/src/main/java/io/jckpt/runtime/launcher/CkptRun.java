@@ -1,8 +1,12 @@
 package io.jckpt.runtime.launcher;
 
+import java.util.List;
+
 /**
  * {@code ckpt-run}: the fault-aware launcher of jckpt jobs, like mpirun for MPJ Express programs.
  * Exit status: 0 when every rank completed, 1 when the job failed, 2 for bad input.
+ * {@code ckpt-run --clean [--job-id ID]} removes the node-local stores of jobs whose launcher is
+ * gone ({@link NodeLocalStores}), kept ones (explicit --job-id) included.
  */
 public final class CkptRun {
     private CkptRun() {
@@ -14,6 +18,9 @@ public final class CkptRun {
 
     /** Runs the launcher and returns its exit status. */
     public static int run(String[] args) {
+        if (args.length > 0 && args[0].equals("--clean")) {
+            return clean(args);
+        }
         LaunchSpec spec;
         try {
             spec = LaunchSpec.parse(args);
@@ -31,5 +38,22 @@ public final class CkptRun {
             System.err.println("ckpt-run: cannot run the job: " + e);
             return Job.EXIT_JOB_FAILED;
         }
+    }
+
+    /** {@code --clean [--job-id ID]}: one line per store removed (or kept because its launcher runs). */
+    private static int clean(String[] args) {
+        String jobId = null;
+        if (args.length == 3 && args[1].equals("--job-id") && args[2].matches("[A-Za-z0-9._-]{1,64}")) {
+            jobId = args[2];
+        } else if (args.length != 1) {
+            System.err.println("ckpt-run: usage: ckpt-run --clean [--job-id ID] (ID: 1-64 letters, digits, '.', '_' or '-')");
+            return Job.EXIT_USAGE;
+        }
+        List<String> removed = NodeLocalStores.removeStale(jobId, true, null, line -> System.out.println("ckpt-run: " + line));
+        if (removed.isEmpty()) {
+            System.out.println("ckpt-run: no stale node-local store" + (jobId == null ? "" : " of job " + jobId)
+                    + " in " + io.jckpt.CkptOptions.defaultMemoryDirectory());
+        }
+        return Job.EXIT_OK;
     }
 }

@@ -46,8 +46,9 @@ import java.util.concurrent.TimeUnit;
  * A rank whose program completed waits until every rank completed in the same epoch
  * ({@link ControlProtocol#JOB_COMPLETE}), so a late failure elsewhere can still be recovered.
  * Failed ranks are handed to warm standbys when one is ready ({@link StandbyPool}), else forked.
- * Under respawn and relaunch a program's own error fails the job unless it echoes a process
- * failure ({@link #PROGRAM_ERROR_GRACE_MILLIS}).
+ * A program's own error fails the job unless it echoes a process failure
+ * ({@link #PROGRAM_ERROR_GRACE_MILLIS}); under fail the job then fails for that process failure,
+ * under respawn and relaunch it is recovered with it. One failure gives one FAILURE line.
  */
 public final class Job {
     /** Every rank completed. */
@@ -72,6 +73,11 @@ public final class Job {
      */
     static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     private static final long TEARDOWN_MILLIS = 2_000;
+    /**
+     * How long ranks may take to exit once every rank completed and was told so (they halt within
+     * milliseconds); a rank still there then (stopped, hung in its exit) is SIGKILLed: the result stands.
+     */
+    static final long EXIT_AFTER_COMPLETE_MILLIS = 5_000;
     private static final long DRAIN_MILLIS = 1_000;
     private static final long POLL_MILLIS = 20;
 
@@ -88,6 +94,8 @@ public final class Job {
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
     private final ExchangeCoordinator exchanges;
     private volatile boolean tearingDown;
+    /** Set by a signal's teardown, which also deals with the node-local stores. */
+    private volatile boolean signalled;
 
     // supervisor-thread state
     private int controlPort;
@@ -97,6 +105,7 @@ public final class Job {
     private final TreeSet<Integer> completed = new TreeSet<>();
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
+    private long jobCompleteNanos;
     private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
     /** The pending failures that are process failures (not program errors taken for their echoes). */
     private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
@@ -199,6 +208,10 @@ public final class Job {
                     + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
                     ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
                     + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : ""));
+            // this launcher owns the job's node-local stores from now on; stores of jobs whose
+            // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
+            NodeLocalStores.claim(jobId, spec.jobId() != null);
+            NodeLocalStores.removeStale(null, false, jobId, console::event);
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
@@ -217,8 +230,13 @@ public final class Job {
                 }
                 // node-local stores are for recoveries within this job; a failed job started with
                 // --job-id keeps them, so that a restart with the same id can restore from them
-                if (exitStatus == EXIT_OK || spec.jobId() == null) {
+                if (signalled) {
+                    // onSignal deleted or kept them
+                } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
                     NodeLocalStores.wipeJob(jobId);
+                } else {
+                    console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
+                            + " (ckpt-run --clean --job-id " + jobId + " removes them)");
                 }
             }
         } finally {
@@ -329,6 +347,9 @@ public final class Job {
                 status -> events.add(new JobEvent.HostExited(self[0], status)));
         self[0] = host;
         hosts.add(host);
+        if (tearingDown) {
+            host.kill(); // started by the supervisor while a signal's teardown ran: not left behind
+        }
         return host;
     }
 
@@ -346,6 +367,10 @@ public final class Job {
                 Thread.currentThread().interrupt();
                 return fail("interrupted");
             }
+            if (tearingDown) {
+                // a signal's teardown (onSignal) runs: its SIGKILLs are not failures to recover
+                return EXIT_JOB_FAILED;
+            }
             if (exchange != null && exchange.failure() != null) {
                 return fail(exchange.failure());
             }
@@ -361,6 +386,9 @@ public final class Job {
             }
             for (String problem : exchanges.expireOverdue(System.nanoTime())) {
                 console.event("ERROR: " + problem);
+            }
+            if (jobCompleteSent && System.nanoTime() - jobCompleteNanos > EXIT_AFTER_COMPLETE_MILLIS * 1_000_000L) {
+                endRanksThatDoNotExit();
             }
             injectDueFailures();
             showProgress();
@@ -447,8 +475,7 @@ public final class Job {
                 }
                 // System.exit(n) or a JVM that could not start: the program's own doing, unless it
                 // echoes another rank's death; death by a signal: a process failure
-                boolean signalled = Signals.bySignal(exited.status());
-                Integer status = signalled || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
+                Integer status = Signals.bySignal(exited.status())
                         ? onRankFailure(rank, describe(host, exited.status()))
                         : onProgramError(rank, describe(host, exited.status()), "");
                 if (status != null) {
@@ -530,7 +557,10 @@ public final class Job {
     private void showProgress() {
         long[] p = progress.get(0);
         long now = System.nanoTime();
-        if (p == null || p[0] == shownRound || now - shownAtNanos < 1_000_000_000L) {
+        // nothing during a recovery (a survivor of the old world may still report its rounds) nor
+        // once every rank completed
+        if (p == null || p[0] == shownRound || now - shownAtNanos < 1_000_000_000L || recovery != null
+                || jobCompleteSent || tearingDown) {
             return;
         }
         shownRound = p[0];
@@ -566,8 +596,25 @@ public final class Job {
         }
     }
 
+    /** Every rank completed, but some did not exit in time: each is SIGKILLed and counted as exited. */
+    private void endRanksThatDoNotExit() {
+        for (int rank = 0; rank < spec.worldSize(); rank++) {
+            RankHost host = currentHost.get(rank);
+            if (exitedOk.contains(rank) || host == null) {
+                continue;
+            }
+            console.event("WARNING: rank " + rank + " (pid " + host.pid() + ") did not exit within "
+                    + EXIT_AFTER_COMPLETE_MILLIS + " ms after the job completed (stopped or hung); SIGKILL to it");
+            host.kill();
+            host.awaitExit(TEARDOWN_MILLIS);
+            host.drainOutput(DRAIN_MILLIS);
+            exitedOk.addAll(host.ranks());
+        }
+    }
+
     private void jobComplete() {
         jobCompleteSent = true;
+        jobCompleteNanos = System.nanoTime();
         console.event("all " + spec.worldSize() + " ranks completed" + (epoch > 0 ? " in epoch " + epoch : ""));
         byte[] payload = ByteBuffer.allocate(4).putInt(epoch).array();
         for (ControlConnection connection : controls.values()) {
@@ -624,10 +671,7 @@ public final class Job {
             lastProcessFailureEpoch = epoch;
             heldErrors.remove(rank);
             for (Map.Entry<Integer, HeldError> echo : heldErrors.entrySet()) {
-                if (!pendingFailures.containsKey(echo.getKey())) {
-                    console.event("FAILURE: " + echo.getValue().description() + " (after another rank's failure)");
-                    pendingFailures.put(echo.getKey(), echo.getValue().description());
-                }
+                onEcho(echo.getKey(), echo.getValue().description());
             }
             heldErrors.clear();
         }
@@ -635,26 +679,45 @@ public final class Job {
     }
 
     /**
+     * A survivor's error that echoes a process failure (MPJ Express fails the peers of a dead
+     * rank): recovered with that failure, as a survivor when its process lives. Not a FAILURE line
+     * of its own: one failure, one FAILURE line.
+     */
+    private void onEcho(int rank, String description) {
+        if (pendingFailures.containsKey(rank)) {
+            return;
+        }
+        if (pendingFailures.isEmpty()) {
+            pendingSinceNanos = System.nanoTime();
+        }
+        console.event(description + " (the echo of the failure above: recovered with it)");
+        pendingFailures.put(rank, description);
+    }
+
+    /**
      * A rank's program threw out of main, or its process exited with a code of its own: a program
-     * error that fails the job at once, unless it echoes a process failure of another rank
-     * detected within {@link #PROGRAM_ERROR_GRACE_MILLIS} before or after it (then it is recovered
-     * like that failure), or unless --retry-program-errors.
+     * error that fails the job {@link #PROGRAM_ERROR_GRACE_MILLIS} later, unless it echoes a process
+     * failure of another rank detected within that window before or after it (then it is recovered
+     * like that failure, or under --on-failure fail the job fails naming that process failure), or
+     * unless --retry-program-errors.
      */
     private Integer onProgramError(int rank, String description, String stackTrace) {
-        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV
-                || spec.retryProgramErrors()) {
+        if (spec.device() != Device.NIODEV
+                || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors())) {
             return onRankFailure(rank, description, false);
         }
         boolean processFailureRecent = lastProcessFailureEpoch == epoch
                 && System.nanoTime() - lastProcessFailureNanos < PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L;
         if (!pendingProcessFailures.isEmpty() || processFailureRecent) {
-            return onRankFailure(rank, description, false);
+            onEcho(rank, description);
+            return null;
         }
         HeldError held = heldErrors.get(rank);
         if (held == null) {
             heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
         } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
-            heldErrors.put(rank, new HeldError(held.description(), stackTrace, held.sinceNanos()));
+            // the rank's own report (what it threw) came after its exit status: it names the error better
+            heldErrors.put(rank, new HeldError(description, stackTrace, held.sinceNanos()));
         }
         return null;
     }
@@ -663,14 +726,39 @@ public final class Job {
     private int failProgramError() {
         Map.Entry<Integer, HeldError> first = heldErrors.firstEntry();
         HeldError error = first.getValue();
+        boolean recoveryFailed = heldErrors.values().stream().anyMatch(e -> duringRecovery(e));
         if (!error.stackTrace().isEmpty()) {
+            // the only place a rank's stack trace is printed (RankMain prints just the one-line "threw")
             console.event("rank " + first.getKey() + "'s program failed:\n" + error.stackTrace().stripTrailing());
         }
         String others = heldErrors.size() > 1 ? " (and " + (heldErrors.size() - 1) + " more rank"
                 + (heldErrors.size() > 2 ? "s" : "") + ")" : "";
         heldErrors.clear();
+        if (recoveryFailed) {
+            String after = epoch > 0 ? "epoch " + epoch + ", after the failure of rank" + (lastFailed.length > 1 ? "s " : " ")
+                    + java.util.Arrays.toString(lastFailed).replaceAll("[\\[\\]]", "")
+                    : "restoring the checkpoint of job " + jobId;
+            return fail("recovery failed (" + after + "): " + error.description() + others + "; not retried");
+        }
+        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL) {
+            return fail(error.description() + others);
+        }
         return fail(error.description() + others + ": a program error, not retried (no rank process failed within "
                 + PROGRAM_ERROR_GRACE_MILLIS + " ms of it; --retry-program-errors recovers such errors too)");
+    }
+
+    /**
+     * Whether a program error happened while restoring a checkpoint: a {@code NotRecoverableException},
+     * or anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} after a recovery started
+     * (missing copies, an exchange that timed out, a store that could not be opened).
+     */
+    private boolean duringRecovery(HeldError error) {
+        String text = error.description() + "\n" + error.stackTrace();
+        if (text.contains("io.jckpt.NotRecoverableException")) {
+            return true;
+        }
+        return epoch > 0 && (text.contains("at io.jckpt.Ckpt.open(") || text.contains("at io.jckpt.Ckpt.rollback(")
+                || text.contains("at io.jckpt.Ckpt.rollbackObject("));
     }
 
     /** How long the supervisor may wait for the next event: never past a pending decision. */
@@ -714,7 +802,7 @@ public final class Job {
         pendingFailures.clear();
         pendingProcessFailures.clear();
         if (recoveries >= spec.maxRecoveries()) {
-            return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)");
+            return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)", false);
         }
         recoveries++;
         epoch++;
@@ -771,7 +859,12 @@ public final class Job {
     }
 
     private int fail(String reason) {
-        console.event("FAILURE: " + reason + "; stopping the job");
+        return fail(reason, true);
+    }
+
+    /** As {@link #fail(String)}; {@code announce} false when the failure had its FAILURE line already. */
+    private int fail(String reason, boolean announce) {
+        console.event(announce ? "FAILURE: " + reason + "; stopping the job" : "stopping the job: " + reason);
         long start = System.nanoTime();
         tearDown();
         console.event(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
@@ -797,13 +890,25 @@ public final class Job {
         }
     }
 
-    /** Ctrl-C / SIGTERM on the launcher (or its normal exit, where nothing is left to do). */
+    /**
+     * Ctrl-C / SIGTERM on the launcher (or its normal exit, where nothing is left to do): every rank
+     * and standby SIGKILLed, then the job's node-local stores deleted, unless the job has an
+     * explicit --job-id (it is meant to be restarted with it; ckpt-run --clean removes them).
+     */
     private void onSignal() {
         if (tearingDown || hosts.stream().noneMatch(RankHost::isAlive)) {
             return;
         }
-        console.event("launcher interrupted: stopping all ranks");
+        signalled = true;
+        console.event("launcher interrupted: stopping all ranks" + (spec.standbys() > 0 ? " and standbys" : ""));
         tearDown();
+        if (spec.jobId() == null) {
+            NodeLocalStores.wipeJob(jobId);
+            console.event("node-local stores of job " + jobId + " deleted");
+        } else {
+            console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
+                    + " (ckpt-run --clean --job-id " + jobId + " removes them)");
+        }
         console.flush();
     }
 
@@ -845,6 +950,9 @@ public final class Job {
                     ByteBuffer b = ByteBuffer.wrap(payload);
                     progress.put(rank, new long[] {b.getLong(), b.getLong(), b.getLong()});
                 } else if (type == ControlProtocol.RANK_READY) {
+                    // its program (re)starts: rounds it reported before belong to an abandoned world
+                    // (frames of one connection arrive in order)
+                    progress.remove(rank);
                     events.add(new JobEvent.RankReady(rank));
                 } else if (type == ControlProtocol.RANK_EXIT) {
                     RankExit exit = RankExit.decode(payload);

@@ -51,11 +51,14 @@ public final class LaunchSpec {
             + "                             is found within 3 s); none: only process exits; class:NAME plugs one in\n"
             + "  --kill RANKS@WHEN[:wipe]   inject failures: 2@3.5s, 1,2@round=40:wipe, all@round=100, 3@recovery\n"
             + "  --mtbf SECONDS [--seed S]  random SIGKILLs with exponential inter-arrival times\n"
-            + "  --job-id ID                name the job (a failed job restarted with the same id restores)\n"
+            + "  --job-id ID                name the job (a failed or interrupted job restarted with the same id\n"
+            + "                             restores; its node-local stores are kept until then or --clean)\n"
             + "  --quiet, --log FILE        hide rank output (events stay); copy everything to FILE\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
-            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.";
+            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.\n"
+            + "ckpt-run --clean [--job-id ID]: remove the node-local stores of jobs whose launcher is gone\n"
+            + "                             (those kept for a restart with --job-id too)";
 
     /** What the launcher does when a rank fails. */
     public enum FailurePolicy {

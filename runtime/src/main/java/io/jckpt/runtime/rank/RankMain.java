@@ -129,10 +129,9 @@ public final class RankMain {
                 if (ended.failure() != null) {
                     Throwable t = ended.failure();
                     String trace = stackTrace(t);
+                    // one line here; the launcher prints the stack trace it receives below (once)
                     System.err.println("rank " + rank + ": " + mainClass + " threw " + t);
-                    if (!respawn) {
-                        System.err.print(trace);
-                    } else {
+                    if (respawn) {
                         // the launcher decides: a program error (it shows the stack trace and ends the
                         // job) or the echo of another rank's death (this rank re-enters the program)
                         System.err.println("rank " + rank + ": waiting for the launcher to decide");
@@ -152,6 +151,7 @@ public final class RankMain {
                 conf = recover.frame().mpjConf();
                 startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
             } else if (signal instanceof JobComplete done && completed && done.epoch() == control.epoch()) {
+                TestHooks.beforeExit(rank, done.epoch());
                 loaders.stop();
                 System.out.flush();
                 System.err.flush();

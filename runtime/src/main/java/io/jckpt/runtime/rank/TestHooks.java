@@ -31,6 +31,11 @@ final class TestHooks {
         hold("after-connect", rank, epoch);
     }
 
+    /** After the job completed, before the rank exits. */
+    static void beforeExit(int rank, int epoch) {
+        hold("before-exit", rank, epoch);
+    }
+
     private static void hold(String point, int rank, int epoch) {
         String dir = System.getProperty(PROPERTY);
         if (dir == null) {

@@ -1,0 +1,585 @@
+package io.jckpt.chaos;
+
+import io.jckpt.CkptOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The project's own fault campaign ({@code bin/chaos}): runs {@link ChaosProgram} under a real
+ * {@code bin/ckpt-run --on-failure respawn} again and again, each time injecting one
+ * {@link Scenario}'s failure from outside the launcher at a seeded random moment, and classifies
+ * every run:
+ * <ul>
+ * <li><b>identical</b>: exit 0 and rank 0's checksum equals the failure-free value
+ *     ({@link ChaosState#reference}, which the reference run must also print);</li>
+ * <li><b>clear error</b>: a non-zero exit with a recognised "cannot be restored" error, where the
+ *     failure exceeded what the configuration survives (m + 1 adjacent stores or every store lost before
+ *     the first disk generation);</li>
+ * <li><b>wrong</b>: a checksum that differs, or exit 0 without one;</li>
+ * <li><b>slow</b>: identical or a clear error, but after more than the budget: the failure-free time x
+ *     (1 + restarts) + 5 s per injected failure + a margin (not held against the library when the load
+ *     average at its end was above 1.5 per core: other work on the machine);</li>
+ * <li><b>stall</b>: still running at 3 x the budget + 30 s (then the job is stopped);</li>
+ * <li><b>unexpected</b>: any other failure, a clear error where the configuration survives included.</li>
+ * </ul>
+ * After each run no process of the job may be alive (<b>orphans</b>) and, after a successful run, its
+ * node-local store directory must be gone (<b>leftovers</b>). The table by scenario goes to
+ * {@code OUT/report.md} and stdout, every run's transcript to {@code OUT/runs/}; the exit status is 1
+ * when any run was wrong, slow (on a machine not overloaded), stalled, failed unexpectedly, left an
+ * orphan or a store.
+ *
+ * <pre>
+ * bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]
+ *           [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS]
+ * </pre>
+ */
+public final class Campaign {
+    static final String CLEAR_ERROR_TEXT = "cannot be restored";
+    static final String USAGE = "usage: bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]"
+            + " [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS]";
+
+    /** {@code --help}: the usage and the scenarios, exit status 0. */
+    private static final class HelpRequested extends RuntimeException {
+        HelpRequested() {
+            super(null, null, false, false);
+        }
+    }
+    private static final int HEARTBEAT_MILLIS = 2000;
+
+    /** The campaign's settings. */
+    record Settings(Path root, int runs, long seed, List<Scenario> scenarios, Path out, boolean quick, int ranks,
+                    long iterations, int every, int elements, long sleepMillis, int diskRatio, double marginSeconds) {
+        static Settings parse(String[] args) {
+            Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
+            Integer runs = null;
+            long seed = 1;
+            String scenarios = null;
+            Path out = null;
+            boolean quick = false;
+            int ranks = 4;
+            Long iterations = null;
+            Integer elements = null;
+            long sleep = 40;
+            double margin = 10;
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                switch (arg) {
+                    case "--runs" -> runs = Integer.parseInt(value(args, ++i));
+                    case "--seed" -> seed = Long.parseLong(value(args, ++i));
+                    case "--scenarios" -> scenarios = value(args, ++i);
+                    case "--out" -> out = Paths.get(value(args, ++i));
+                    case "--quick" -> quick = true;
+                    case "--ranks" -> ranks = Integer.parseInt(value(args, ++i));
+                    case "--iterations" -> iterations = Long.parseLong(value(args, ++i));
+                    case "--elements" -> elements = Integer.parseInt(value(args, ++i));
+                    case "--sleep" -> sleep = Long.parseLong(value(args, ++i));
+                    case "--margin" -> margin = Double.parseDouble(value(args, ++i));
+                    case "--repo" -> root = Paths.get(value(args, ++i)).toAbsolutePath().normalize();
+                    case "-h", "--help" -> throw new HelpRequested();
+                    default -> throw new IllegalArgumentException("unknown option " + arg + "; " + USAGE);
+                }
+            }
+            if (ranks < 4) {
+                throw new IllegalArgumentException("--ranks must be at least 4 (two spread ranks, m = 2), got " + ranks);
+            }
+            return new Settings(root, runs != null ? runs : quick ? 30 : 500, seed, Scenario.parseList(scenarios),
+                    out != null ? out : root.resolve(quick ? "out/chaos-quick" : "out/chaos"), quick, ranks,
+                    iterations != null ? iterations : quick ? 40 : 80, 2, elements != null ? elements : quick ? 2048 : 8192,
+                    sleep, 4, margin);
+        }
+
+        private static String value(String[] args, int i) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(args[i - 1] + " needs a value");
+            }
+            return args[i];
+        }
+    }
+
+    /** How a run ended. */
+    enum Outcome {
+        IDENTICAL("identical"), CLEAR_ERROR("clear error"), WRONG("wrong"), SLOW("slow"), STALL("stall"),
+        UNEXPECTED("unexpected"), SKIPPED("skipped");
+
+        final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+    }
+
+    /** One run's result. */
+    record Result(int index, Scenario scenario, Outcome outcome, String injection, boolean missed, int injected,
+                  double seconds, double budget, Integer exit, String detail, List<Long> orphans, boolean leftover,
+                  double load) {
+        boolean bad() {
+            return outcome == Outcome.WRONG || outcome == Outcome.STALL || outcome == Outcome.UNEXPECTED
+                    || (outcome == Outcome.SLOW && !overloaded()) || !orphans.isEmpty() || leftover;
+        }
+
+        /** A load average above 1.5 per core at the end of the run: a slow run is then not held against the library. */
+        boolean overloaded() {
+            return load > 1.5 * Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    private final Settings settings;
+    private final long expected;
+    private final String expectedHex;
+    private final Path memoryBase = CkptOptions.defaultMemoryDirectory();
+    private final String campaignId = Long.toString(ProcessHandle.current().pid(), 36);
+    private Injector.Timings reference;
+    /** The run under way and its tmpfs, for the shutdown hook (the campaign stopped by a signal). */
+    private volatile Injector active;
+    private volatile Path activeMount;
+
+    private Campaign(Settings settings) {
+        this.settings = settings;
+        this.expected = ChaosState.reference(settings.ranks(), settings.iterations(), settings.elements());
+        this.expectedHex = String.format(Locale.ROOT, "%016x", expected);
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args));
+    }
+
+    /** Runs a campaign; returns the exit status (0 all good, 1 a bad run, 2 bad input or no reference). */
+    public static int run(String[] args) throws IOException, InterruptedException {
+        Settings settings;
+        try {
+            settings = Settings.parse(args);
+        } catch (HelpRequested e) {
+            System.out.println(USAGE + "\n(default: 500 runs into out/chaos/report.md; --quick: 30 small runs into"
+                    + " out/chaos-quick/; see docs/reliability.md)\nscenarios:");
+            for (Scenario s : Scenario.values()) {
+                System.out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
+            }
+            return 0;
+        } catch (IllegalArgumentException e) {
+            System.err.println("chaos: " + e.getMessage());
+            return 2;
+        }
+        if (!JobProcesses.available()) {
+            System.err.println("chaos: /proc is not readable: the campaign finds rank processes there (Linux only)");
+            return 2;
+        }
+        if (!Files.isDirectory(settings.root().resolve("chaos/target/classes/io/jckpt/chaos"))) {
+            System.err.println("chaos: " + settings.root().resolve("chaos/target/classes") + " missing: run bin/build");
+            return 2;
+        }
+        return new Campaign(settings).campaign();
+    }
+
+    private int campaign() throws IOException, InterruptedException {
+        Files.createDirectories(settings.out().resolve("runs"));
+        Thread cleanup = new Thread(this::stopActiveRun, "chaos-shutdown");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks (%d iterations, %d elements, %d ms"
+                        + " per iteration), expected checksum %s%n", settings.seed(), settings.runs(),
+                settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), settings.iterations(),
+                settings.elements(), settings.sleepMillis(), expectedHex);
+        Result ref = runOne(0, Scenario.NONE, new Random(settings.seed()), Double.MAX_VALUE);
+        System.out.println(line(ref));
+        if (ref.outcome() != Outcome.IDENTICAL || reference == null) {
+            System.out.println("chaos: the failure-free reference run was not identical to " + expectedHex
+                    + "; no campaign (transcript in " + settings.out().resolve("runs") + ")");
+            return 2;
+        }
+        System.out.printf(Locale.ROOT, "chaos: failure-free run %.2f s (ranks running at %.2f s, first checkpoint at"
+                + " %.2f s, result at %.2f s)%n", reference.total(), reference.running(), reference.firstRound(),
+                reference.checksum());
+        Random order = new Random(settings.seed());
+        List<Scenario> cycle = new ArrayList<>();
+        List<Result> results = new ArrayList<>();
+        for (int i = 1; i <= settings.runs(); i++) {
+            if (cycle.isEmpty()) {
+                cycle.addAll(settings.scenarios());
+                java.util.Collections.shuffle(cycle, order);
+            }
+            Scenario scenario = cycle.remove(0);
+            Random random = new Random(settings.seed() * 1_000_003L + i);
+            Result result = runOne(i, scenario, random, budget(scenario));
+            results.add(result);
+            System.out.println(line(result));
+        }
+        String report = report(results);
+        Files.writeString(settings.out().resolve("report.md"), report, StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.print(report);
+        return results.stream().anyMatch(Result::bad) ? 1 : 0;
+    }
+
+    /** On a signal to the campaign: the run's launcher gets SIGTERM (it stops its ranks), its tmpfs is unmounted. */
+    private void stopActiveRun() {
+        Injector run = active;
+        if (run != null && run.current != null) {
+            run.current.terminate();
+        }
+        Path mount = activeMount;
+        if (mount != null) {
+            try {
+                unmount(mount);
+            } catch (IOException | InterruptedException e) {
+                System.err.println("chaos: could not unmount " + mount + ": " + e);
+            }
+        }
+    }
+
+    private double budget(Scenario scenario) {
+        return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
+                + (scenario == Scenario.SIGSTOP ? HEARTBEAT_MILLIS / 1000.0 : 0);
+    }
+
+    private Result runOne(int index, Scenario scenario, Random random, double budgetSeconds)
+            throws IOException, InterruptedException {
+        String jobId = "chaos-" + campaignId + "-" + index;
+        Path diskRoot = settings.out().resolve("disk").resolve("run-" + index).toAbsolutePath();
+        Path storeJobDir = memoryBase.resolve(jobId);
+        deleteTree(storeJobDir);
+        deleteTree(diskRoot);
+        Files.createDirectories(diskRoot);
+        boolean mounted = false;
+        long rounds = settings.iterations() / settings.every();
+        // over the budget = slow; a run still going at 3 x budget + 30 s is a stall (hung): stopped there
+        long hardNanos = budgetSeconds == Double.MAX_VALUE ? 600_000_000_000L : (long) ((3 * budgetSeconds + 30) * 1e9);
+        long startNanos = System.nanoTime();
+        long deadline = startNanos + hardNanos;
+        Injector injector = new Injector(scenario, settings.ranks(), rounds, reference, jobId, diskRoot.resolve(jobId),
+                storeJobDir, random, deadline);
+        StringBuilder log = new StringBuilder();
+        try {
+            if (scenario == Scenario.DISK_FULL) {
+                String why = mountTinyDisk(diskRoot, injector.fraction());
+                if (why != null) {
+                    return new Result(index, scenario, Outcome.SKIPPED, "skipped: " + why, true, 0, 0, budgetSeconds,
+                            null, "", List.of(), false, loadAverage());
+                }
+                mounted = true;
+                activeMount = diskRoot;
+            }
+            active = injector;
+            List<String> args = launchArgs(scenario, jobId, diskRoot);
+            log.append("scenario ").append(scenario.label).append(": ").append(scenario.description).append('\n')
+                    .append("bin/ckpt-run ").append(String.join(" ", args)).append('\n');
+            LaunchedRun first = LaunchedRun.start(settings.root(), jobId, args, "run-" + index);
+            injector.inject(first, () -> LaunchedRun.start(settings.root(), jobId, args, "run-" + index + "-restart"));
+            LaunchedRun last = injector.current;
+            Integer exit = last.awaitExit(deadline);
+            double seconds = (System.nanoTime() - startNanos) / 1e9;
+            if (exit == null) {
+                last.stop();
+            }
+            if (last != first) {
+                log.append("--- the launcher killed ---\n").append(first.transcript()).append("--- the restart ---\n");
+            }
+            log.append(last.transcript());
+            if (scenario == Scenario.NONE && exit != null && exit == 0) {
+                // every failure-free run refreshes the timings: moments and budgets follow the machine's load
+                Injector.Timings measured = timings(last, seconds);
+                if (measured != null) {
+                    reference = measured;
+                }
+            }
+            List<String> texts = new ArrayList<>(first.texts());
+            if (last != first) {
+                texts.addAll(last.texts());
+            }
+            // orphans: nothing of the job may outlive its launcher (5 s for the JDK to reap them)
+            List<Long> orphans = new ArrayList<>(injector.orphans);
+            List<Long> alive = JobProcesses.awaitGone(
+                    JobProcesses.of(jobId).stream().map(JobProcesses.Member::pid).toList(), 5_000);
+            if (!alive.isEmpty()) {
+                orphans.addAll(alive);
+                JobProcesses.kill(alive);
+                JobProcesses.awaitGone(alive, 2_000);
+            }
+            boolean leftover = exit != null && exit == 0 && Files.exists(storeJobDir);
+            Result result = classify(index, scenario, injector, last.texts(), texts, exit, seconds, budgetSeconds,
+                    hardNanos / 1e9, orphans, leftover);
+            log.append("--- ").append(line(result)).append('\n');
+            return result;
+        } finally {
+            active = null;
+            activeMount = null;
+            Files.writeString(settings.out().resolve("runs").resolve(String.format(Locale.ROOT, "run-%04d-%s.log", index,
+                    scenario.label)), log, StandardCharsets.UTF_8);
+            deleteTree(storeJobDir);
+            if (mounted) {
+                unmount(diskRoot);
+            }
+            deleteTree(diskRoot);
+        }
+    }
+
+    private List<String> launchArgs(Scenario scenario, String jobId, Path diskRoot) {
+        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
+                "--job-id", jobId));
+        if (scenario == Scenario.SIGSTOP) {
+            args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
+        }
+        args.addAll(List.of("-cp", settings.root().resolve("chaos/target/classes").toString(),
+                ChaosProgram.class.getName(),
+                "--iterations", Long.toString(settings.iterations()), "--every", Integer.toString(settings.every()),
+                "--elements", Integer.toString(settings.elements()), "--sleep", Long.toString(settings.sleepMillis()),
+                "--replicas", Integer.toString(scenario.replicas), "--disk", diskRoot.toString(),
+                "--disk-ratio", Integer.toString(scenario == Scenario.FLUSH ? 1 : settings.diskRatio())));
+        if (scenario == Scenario.KRYO_UNREGISTERED) {
+            args.add("--kryo-unregistered");
+        }
+        return args;
+    }
+
+    private Result classify(int index, Scenario scenario, Injector injector, List<String> finalTexts,
+                            List<String> allTexts, Integer exit, double seconds, double budget, double hardLimit,
+                            List<Long> orphans, boolean leftover) {
+        String checksum = null;
+        for (String text : finalTexts) {
+            int at = text.indexOf("chaos checksum ");
+            if (at >= 0) {
+                checksum = text.substring(at + "chaos checksum ".length()).split(" ")[0];
+            }
+        }
+        boolean clearError = allTexts.stream().anyMatch(t -> t.contains(CLEAR_ERROR_TEXT));
+        Outcome outcome;
+        String detail;
+        if (exit == null) {
+            outcome = Outcome.STALL;
+            detail = String.format(Locale.ROOT, "still running after %.1f s; stopped. ", hardLimit) + details(allTexts);
+        } else if (checksum != null) {
+            if (!checksum.equals(expectedHex)) {
+                outcome = Outcome.WRONG;
+                detail = "checksum " + checksum + ", expected " + expectedHex + " (exit " + exit + ")";
+            } else if (exit == 0) {
+                outcome = Outcome.IDENTICAL;
+                detail = "";
+            } else {
+                outcome = Outcome.UNEXPECTED;
+                detail = "right checksum but exit " + exit + ": " + details(allTexts);
+            }
+        } else if (exit == 0) {
+            outcome = Outcome.WRONG;
+            detail = "exit 0 without a checksum line";
+        } else if (clearError && injector.clearErrorAllowed) {
+            outcome = Outcome.CLEAR_ERROR;
+            detail = injector.clearErrorReason + ": " + details(allTexts);
+        } else {
+            outcome = Outcome.UNEXPECTED;
+            detail = (clearError ? "a clear error where the configuration survives the failure: " : "exit " + exit + ": ")
+                    + details(allTexts);
+        }
+        String restored = "";
+        for (String text : finalTexts) {
+            int at = text.indexOf("rolled back to iteration ");
+            if (at >= 0) {
+                restored = text.substring(at + "rolled back to ".length()).replaceFirst(" \\(round", " (round");
+            }
+        }
+        if (seconds > budget && (outcome == Outcome.IDENTICAL || outcome == Outcome.CLEAR_ERROR)) {
+            detail = String.format(Locale.ROOT, "%s after %.1f s, over the budget of %.1f s%s", outcome.label, seconds,
+                    budget, detail.isEmpty() ? "" : "; " + detail);
+            outcome = Outcome.SLOW;
+        }
+        return new Result(index, scenario, outcome, injector.notes() + (restored.isEmpty() ? "" : "; restored "
+                + restored), injector.missed, injector.injected, seconds,
+                budget, exit, detail, orphans, leftover, loadAverage());
+    }
+
+    /** The 1-minute load average (0 when unknown). */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * What went wrong, from a transcript: the launcher's "job ... failed" reason first, then the first
+     * distinct error lines, leaving out the injected kills themselves and the echoes every survivor
+     * prints when a peer dies (MPJ's ClosedChannelException, EOFException).
+     */
+    private static String details(List<String> texts) {
+        Set<String> found = new LinkedHashSet<>();
+        for (String text : texts) {
+            if (text.contains("] job ") && text.contains(" failed: ")) {
+                found.add(shorten(text));
+            }
+        }
+        for (String text : texts) {
+            boolean error = text.contains("FAILURE") || text.contains("Exception") || text.contains("Error")
+                    || text.contains("WARNING") || text.contains(CLEAR_ERROR_TEXT);
+            boolean echo = text.contains("killed by SIGKILL") || text.contains("ClosedChannelException")
+                    || text.contains("EOFException") || text.contains("stopping the job") || text.contains("] job ");
+            if (error && !echo && found.size() < 4) {
+                found.add(shorten(text));
+            }
+        }
+        return found.isEmpty() ? "(no error line)" : String.join(" | ", found);
+    }
+
+    private static String shorten(String text) {
+        String t = text.replaceFirst("^\\[ckpt-run +[0-9.]+s\\] ", "").trim();
+        return t.length() > 300 ? t.substring(0, 300) + "..." : t;
+    }
+
+    private static Injector.Timings timings(LaunchedRun run, double total) throws InterruptedException {
+        long now = System.nanoTime();
+        LaunchedRun.Line running = run.await(t -> t.contains("ranks running (pids"), now);
+        LaunchedRun.Line round = run.await(t -> t.contains("checkpoint round "), now);
+        LaunchedRun.Line checksum = run.await(t -> t.contains("chaos checksum "), now);
+        if (running == null || round == null || checksum == null) {
+            return null;
+        }
+        return new Injector.Timings((running.nanos() - run.startNanos()) / 1e9, (round.nanos() - run.startNanos()) / 1e9,
+                (checksum.nanos() - run.startNanos()) / 1e9, total);
+    }
+
+    /** Mounts a tmpfs of a few dozen KiB on {@code dir}; null when done, else why it cannot. */
+    private String mountTinyDisk(Path dir, double fraction) throws IOException, InterruptedException {
+        // from less than one rank file to about one generation of every rank's files
+        long image = 28L * settings.elements();
+        long size = Math.max(16 << 10, ((long) (fraction * image * settings.ranks()) + 4095) / 4096 * 4096);
+        String output = command("mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=0700", "tmpfs", dir.toString());
+        if (output != null) {
+            return "cannot mount a tmpfs on " + dir + " (needs root or CAP_SYS_ADMIN): " + output;
+        }
+        return null;
+    }
+
+    private static void unmount(Path dir) throws IOException, InterruptedException {
+        if (command("umount", dir.toString()) != null) {
+            command("umount", "-l", dir.toString());
+        }
+    }
+
+    /** Runs a short command (bounded); null when it succeeded, else its output. */
+    private static String command(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return String.join(" ", command) + ": no answer within 20 s";
+        }
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        return p.exitValue() == 0 ? null : output.isEmpty() ? "exit " + p.exitValue() : output;
+    }
+
+    /** Deletes {@code dir} and everything under it, if it exists. */
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // deleted meanwhile
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+
+    private static String line(Result r) {
+        return String.format(Locale.ROOT, "run %4d %-13s %-11s %6.1f s of %s (load %.1f)%s%s%s%s", r.index(),
+                r.scenario().label, r.outcome().label, r.seconds(), r.budget() == Double.MAX_VALUE ? "-"
+                        : String.format(Locale.ROOT, "%.1f", r.budget()), r.load(),
+                r.injection().isEmpty() ? "" : "  [" + r.injection() + "]",
+                r.detail().isEmpty() ? "" : "  " + r.detail(), r.orphans().isEmpty() ? "" : "  ORPHANS " + r.orphans(),
+                r.leftover() ? "  LEFTOVER STORE" : "");
+    }
+
+    private String report(List<Result> results) {
+        Map<Scenario, List<Result>> by = new EnumMap<>(Scenario.class);
+        for (Result r : results) {
+            by.computeIfAbsent(r.scenario(), s -> new ArrayList<>()).add(r);
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("## Fault campaign: ").append(results.size()).append(" runs, seed ").append(settings.seed())
+                .append(settings.quick() ? " (quick)" : "").append('\n').append('\n');
+        md.append(String.format(Locale.ROOT, "%s; %d ranks, %d iterations, %d elements per array, %d ms per iteration,"
+                        + " here() every %d, disk ratio %d; latest failure-free run %.1f s; checksum %s; Java %s.%n%n",
+                Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC", settings.ranks(), settings.iterations(),
+                settings.elements(), settings.sleepMillis(), settings.every(), settings.diskRatio(), reference.total(),
+                expectedHex, System.getProperty("java.version")));
+        md.append("| scenario | runs | identical | clear error | wrong | slow | stall | unexpected | orphans | leftovers"
+                + " | not injected | skipped | longest / budget (s) |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        int[] total = new int[11];
+        for (Map.Entry<Scenario, List<Result>> e : by.entrySet()) {
+            int[] c = counts(e.getValue());
+            for (int i = 0; i < c.length; i++) {
+                total[i] += c[i];
+            }
+            Result longest = e.getValue().stream().max(Comparator.comparingDouble(Result::seconds)).orElseThrow();
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f / %.1f |%n",
+                    e.getKey().label, c[0], c[1], c[2], c[3], c[10], c[4], c[5], c[6], c[7], c[8], c[9], longest.seconds(),
+                    longest.budget()));
+        }
+        md.append(String.format(Locale.ROOT, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | |%n%n",
+                total[0], total[1], total[2], total[3], total[10], total[4], total[5], total[6], total[7], total[8],
+                total[9]));
+        long overloaded = results.stream().filter(r -> r.outcome() == Outcome.SLOW && r.overloaded()).count();
+        if (overloaded > 0) {
+            md.append(overloaded).append(" slow run(s) ended with a load average above 1.5 per core (other work on"
+                    + " the machine): listed, not counted against the verdict.\n\n");
+        }
+        long bad = results.stream().filter(Result::bad).count();
+        md.append(bad == 0 ? "Verdict: **pass** (no wrong result, slow run, stall, unexpected failure, orphan or leftover store).\n"
+                : "Verdict: **FAIL**: " + bad + " bad run(s).\n");
+        List<Result> notIdentical = results.stream().filter(r -> r.outcome() != Outcome.IDENTICAL || r.bad()).toList();
+        if (!notIdentical.isEmpty()) {
+            md.append("\n| run | scenario | outcome | injected | time / budget (s), load | what happened |\n"
+                    + "|---|---|---|---|---|---|\n");
+            for (Result r : notIdentical) {
+                md.append(String.format(Locale.ROOT, "| %d | %s | %s%s%s | %s | %.1f / %.1f, %.1f | %s |%n", r.index(),
+                        r.scenario().label, r.outcome().label, r.orphans().isEmpty() ? "" : ", orphans " + r.orphans(),
+                        r.leftover() ? ", leftover store" : "", r.injection().replace("|", "/"), r.seconds(), r.budget(),
+                        r.load(), r.detail().replace("|", "/")));
+            }
+        }
+        md.append("\nScenarios: ");
+        for (Scenario s : settings.scenarios()) {
+            md.append("`").append(s.label).append("` ").append(s.description).append("; ");
+        }
+        md.setLength(md.length() - 2);
+        md.append(".\n");
+        return md.toString();
+    }
+
+    private static int[] counts(List<Result> results) {
+        int[] c = new int[11];
+        for (Result r : results) {
+            c[0]++;
+            switch (r.outcome()) {
+                case IDENTICAL -> c[1]++;
+                case CLEAR_ERROR -> c[2]++;
+                case WRONG -> c[3]++;
+                case STALL -> c[4]++;
+                case UNEXPECTED -> c[5]++;
+                case SKIPPED -> c[9]++;
+                case SLOW -> c[10]++;
+            }
+            c[6] += r.orphans().isEmpty() ? 0 : 1;
+            c[7] += r.leftover() ? 1 : 0;
+            c[8] += r.missed() && r.outcome() != Outcome.SKIPPED ? 1 : 0;
+        }
+        return c;
+    }
+}

@@ -1,0 +1,411 @@
+package io.jckpt.chaos;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Injects one run's failure from outside the launcher, at a moment drawn from the run's own seeded
+ * random numbers (drawn up front, so the same seed gives the same scenario and moments whatever the
+ * timing of earlier runs). Moments are relative to the launcher's "all N ranks running" event (to
+ * {@code startup}'s launch), scaled by the failure-free reference run's timings. Records what it did,
+ * how many failures really landed, and whether a clear error is acceptable for what landed.
+ */
+final class Injector {
+    private static final Pattern RANK_FILE = Pattern.compile("round-(\\d+)\\.rank-(\\d+)\\.jckpt(\\.tmp)?");
+    private static final Pattern COMMIT = Pattern.compile("round-(\\d+)\\.commit");
+
+    /** What the failure-free reference run took (seconds from the launch). */
+    record Timings(double running, double firstRound, double checksum, double total) {
+        /** From "ranks running" to the first checkpoint round (the ranks open the library meanwhile). */
+        double openingWindow() {
+            return Math.max(0, firstRound - running);
+        }
+
+        /** The window in which the program computes and checkpoints: from its first round to rank 0's result. */
+        double computeWindow() {
+            return Math.max(0.5, checksum - firstRound);
+        }
+    }
+
+    private final Scenario scenario;
+    private final int ranks;
+    private final Timings reference;
+    private final Path diskJobDir;
+    private final Path storeJobDir;
+    private final String jobId;
+    private final long rounds;
+    private final long deadlineNanos;
+    private final double u;
+    private final double v;
+    private final int r;
+    private final int r2;
+    private final StringBuilder notes = new StringBuilder();
+    private final List<Long> stopped = new ArrayList<>();
+    /** Processes of the killed launcher's job still alive 5 s after it died (then SIGKILLed). */
+    final List<Long> orphans = new ArrayList<>();
+    int injected;
+    boolean missed;
+    boolean clearErrorAllowed;
+    String clearErrorReason = "";
+    /** The launcher whose result counts: the restarted one after a launcher kill. */
+    volatile LaunchedRun current;
+
+    Injector(Scenario scenario, int ranks, long rounds, Timings reference, String jobId, Path diskJobDir,
+             Path storeJobDir, Random random, long deadlineNanos) {
+        this.jobId = jobId;
+        this.rounds = rounds;
+        this.scenario = scenario;
+        this.ranks = ranks;
+        this.reference = reference;
+        this.diskJobDir = diskJobDir;
+        this.storeJobDir = storeJobDir;
+        this.deadlineNanos = deadlineNanos;
+        this.u = random.nextDouble();
+        this.v = random.nextDouble();
+        this.r = random.nextInt(ranks);
+        this.r2 = random.nextInt(ranks);
+    }
+
+    /** A random fraction in [0, 1) drawn for this run (for the caller's own choices, e.g. a tmpfs size). */
+    double fraction() {
+        return v;
+    }
+
+    String notes() {
+        String text = notes.toString().trim();
+        return text.endsWith(";") ? text.substring(0, text.length() - 1) : text;
+    }
+
+    /** Runs the scenario's injection against {@code run}; {@code restart} starts the same job again. */
+    void inject(LaunchedRun run, Restart restart) throws IOException, InterruptedException {
+        current = run;
+        switch (scenario) {
+            case NONE -> { }
+            case KILL1, NODE1, DISK_FULL, KRYO_UNREGISTERED -> {
+                if (atMoment(run)) {
+                    kill(run, scenario != Scenario.KILL1, r);
+                }
+            }
+            case KILL2_ADJACENT, NODE2_ADJACENT, BEYOND_M -> {
+                if (atMoment(run)) {
+                    kill(run, scenario != Scenario.KILL2_ADJACENT, r, (r + 1) % ranks);
+                    if (scenario == Scenario.BEYOND_M) {
+                        allowClearErrorWithoutGenerations(1);
+                    }
+                }
+            }
+            case KILL2_SPREAD, NODE2_SPREAD -> {
+                if (atMoment(run)) {
+                    kill(run, scenario == Scenario.NODE2_SPREAD, r, (r + 2) % ranks);
+                }
+            }
+            case KILL_ALL, TOTAL -> {
+                if (atMoment(run)) {
+                    kill(run, scenario == Scenario.TOTAL, all());
+                    if (scenario == Scenario.TOTAL) {
+                        allowClearErrorWithoutGenerations(1);
+                    }
+                }
+            }
+            case SIGSTOP -> {
+                if (atMoment(run)) {
+                    long pid = run.rankPid(r);
+                    if (pid > 0) {
+                        JobProcesses.signal("STOP", pid);
+                        stopped.add(pid);
+                        injected++;
+                        note("SIGSTOP rank %d (pid %d) at %s", r, pid, since(run));
+                    } else {
+                        missed("rank " + r + " has no process");
+                    }
+                }
+            }
+            case STARTUP -> startup(run);
+            case RECOVERY -> recovery(run);
+            case FLUSH -> flush(run);
+            case FLIP -> flip(run);
+            case LAUNCHER, LAUNCHER_WIPE -> launcher(run, restart);
+        }
+    }
+
+    /** Starts the same job again (same arguments, same --job-id). */
+    interface Restart {
+        LaunchedRun start() throws IOException;
+    }
+
+    /** Pids SIGSTOPped by this run (the caller checks they did not outlive the job). */
+    List<Long> stopped() {
+        return stopped;
+    }
+
+    private int[] all() {
+        int[] all = new int[ranks];
+        for (int i = 0; i < ranks; i++) {
+            all[i] = i;
+        }
+        return all;
+    }
+
+    /**
+     * Waits for "ranks running", then for the run's moment: in the compute window, placed after the
+     * ranks' opening as long as it took in the reference run ({@code startup} covers the time
+     * before); false when the job ended first.
+     */
+    private boolean atMoment(LaunchedRun run) throws InterruptedException {
+        LaunchedRun.Line running = run.await(t -> t.contains("ranks running (pids"), deadlineNanos);
+        if (running == null) {
+            missed("no 'ranks running' event");
+            return false;
+        }
+        long at = running.nanos() + (long) ((reference.openingWindow() + (0.02 + 0.9 * u) * reference.computeWindow()) * 1e9);
+        if (!run.sleepUntil(Math.min(at, deadlineNanos)) || run.ended()) {
+            missed("the job ended before the moment");
+            return false;
+        }
+        return true;
+    }
+
+    private void kill(LaunchedRun run, boolean wipe, int... targets) throws InterruptedException {
+        List<Long> pids = new ArrayList<>();
+        List<Integer> found = new ArrayList<>();
+        for (int target : targets) {
+            long pid = run.rankPid(target);
+            if (pid > 0) {
+                pids.add(pid);
+                found.add(target);
+            }
+        }
+        if (pids.isEmpty()) {
+            missed("no live process for ranks " + java.util.Arrays.toString(targets));
+            return;
+        }
+        JobProcesses.kill(pids);
+        String when = since(run);
+        if (wipe) {
+            // the stores go with the processes: wipe once they are gone (bounded), before a replacement
+            // could have started
+            JobProcesses.awaitGone(pids, 300);
+            for (int rank : found) {
+                Campaign.deleteTree(storeJobDir.resolve("rank-" + rank));
+            }
+        }
+        injected++;
+        note("SIGKILL%s rank%s %s (pids %s) at %s", wipe ? " + store wiped," : "", found.size() > 1 ? "s" : "",
+                join(found), join(pids), when);
+    }
+
+    private void startup(LaunchedRun run) throws InterruptedException {
+        long at = run.startNanos() + (long) ((0.1 + 0.9 * u) * reference.firstRound() * 1e9);
+        if (!run.sleepUntil(at)) {
+            missed("the job ended before the moment");
+            return;
+        }
+        long pid = run.awaitRankPid(r, deadlineNanos);
+        if (pid <= 0) {
+            missed("rank " + r + " never had a process");
+            return;
+        }
+        JobProcesses.kill(List.of(pid));
+        injected++;
+        note("SIGKILL rank %d (pid %d) during start-up at %s", r, pid, since(run));
+    }
+
+    private void recovery(LaunchedRun run) throws InterruptedException {
+        if (!atMoment(run)) {
+            return;
+        }
+        kill(run, false, r);
+        if (injected == 0) {
+            return;
+        }
+        LaunchedRun.Line recovering = run.await(t -> t.contains("recovering: epoch"), deadlineNanos);
+        if (recovering == null) {
+            note("no recovery started: second kill not injected");
+            return;
+        }
+        if (!run.sleepUntil(recovering.nanos() + (long) (v * 600e6))) {
+            note("the job ended before the second kill");
+            return;
+        }
+        long pid = run.awaitRankPid(r2, Math.min(deadlineNanos, System.nanoTime() + 5_000_000_000L));
+        if (pid <= 0) {
+            note("rank %d had no process during the recovery: second kill not injected", r2);
+            return;
+        }
+        JobProcesses.kill(List.of(pid));
+        injected++;
+        note("then SIGKILL rank %d (pid %d) %.0f ms after 'recovering' (at %s)", r2, pid,
+                (System.nanoTime() - recovering.nanos()) / 1e6, since(run));
+    }
+
+    private void flush(LaunchedRun run) throws IOException, InterruptedException {
+        Files.createDirectories(diskJobDir.getParent());
+        if (!Files.isDirectory(diskJobDir)) {
+            Files.createDirectory(diskJobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        int which = 1 + (int) (u * Math.max(1, rounds / 2));
+        int seen = 0;
+        try (WatchService watch = FileSystems.getDefault().newWatchService()) {
+            diskJobDir.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+            while (System.nanoTime() < deadlineNanos && !run.ended()) {
+                WatchKey key = watch.poll(200, TimeUnit.MILLISECONDS);
+                if (key == null) {
+                    continue;
+                }
+                for (WatchEvent<?> event : key.pollEvents()) {
+                    Matcher m = RANK_FILE.matcher(String.valueOf(event.context()));
+                    if (m.matches() && m.group(3) != null && ++seen == which) {
+                        int owner = Integer.parseInt(m.group(2));
+                        long pid = run.rankPid(owner);
+                        if (pid > 0) {
+                            JobProcesses.kill(List.of(pid));
+                            injected++;
+                            note("SIGKILL rank %d (pid %d) as it created %s (flush %d) at %s", owner, pid,
+                                    event.context(), which, since(run));
+                        } else {
+                            missed("rank " + owner + " had no process at its flush");
+                        }
+                        return;
+                    }
+                }
+                key.reset();
+            }
+        } catch (ClosedWatchServiceException e) {
+            // closed on the way out
+        }
+        missed("flush " + which + " never started (" + seen + " seen)");
+    }
+
+    private void flip(LaunchedRun run) throws IOException, InterruptedException {
+        // two committed generations first, so that an older one exists to fall back on
+        while (commits().size() < 2) {
+            if (run.ended() || System.nanoTime() >= deadlineNanos) {
+                missed("fewer than two disk generations were committed");
+                return;
+            }
+            Thread.sleep(20);
+        }
+        if (!run.sleepUntil(System.nanoTime() + (long) (u * 500e6))) {
+            missed("the job ended before the moment");
+            return;
+        }
+        List<Long> rounds = commits();
+        if (rounds.isEmpty()) {
+            missed("no committed generation at the moment");
+            return;
+        }
+        long newest = rounds.get(rounds.size() - 1);
+        Path file = diskJobDir.resolve(String.format(Locale.ROOT, "round-%019d.rank-%06d.jckpt", newest, r));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = channel.size();
+            long offset = (long) (v * size);
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, offset);
+            one.put(0, (byte) (one.get(0) ^ 0x5A)).rewind();
+            channel.write(one, offset);
+            channel.force(true);
+            note("flipped byte %d of %d in %s", offset, size, file.getFileName());
+        } catch (IOException e) {
+            note("could not flip a byte in %s: %s", file.getFileName(), e);
+        }
+        kill(run, true, all());
+        if (commits().size() < 2) {
+            clearErrorAllowed = true;
+            clearErrorReason = "fewer than two committed generations at the total loss, one of them damaged";
+        }
+    }
+
+    private void launcher(LaunchedRun run, Restart restart) throws IOException, InterruptedException {
+        if (!atMoment(run)) {
+            return;
+        }
+        run.killLauncher();
+        injected++;
+        note("SIGKILL launcher (pid %d) at %s", run.pid(), since(run));
+        if (run.awaitExit(System.nanoTime() + 5_000_000_000L) == null) {
+            note("launcher still alive 5 s after SIGKILL");
+        }
+        // its ranks halt when their control connection closes; the restart must not meet them
+        List<Long> members = JobProcesses.of(jobId).stream().map(JobProcesses.Member::pid).toList();
+        List<Long> left = JobProcesses.awaitGone(members, 5_000);
+        if (!left.isEmpty()) {
+            orphans.addAll(left);
+            note("ORPHANS: pids %s still alive 5 s after the launcher was killed", join(left));
+            JobProcesses.kill(left);
+            JobProcesses.awaitGone(left, 2_000);
+        }
+        if (scenario == Scenario.LAUNCHER_WIPE) {
+            Campaign.deleteTree(storeJobDir);
+            note("every store wiped");
+            allowClearErrorWithoutGenerations(1);
+        }
+        current = restart.start();
+        note("restarted");
+    }
+
+    private void allowClearErrorWithoutGenerations(int needed) {
+        int present = commits().size();
+        if (present < needed) {
+            clearErrorAllowed = true;
+            clearErrorReason = "no committed disk generation when the failure exceeded m";
+        }
+    }
+
+    /** Committed disk rounds (ascending) of this job. */
+    List<Long> commits() {
+        List<Long> rounds = new ArrayList<>();
+        if (!Files.isDirectory(diskJobDir)) {
+            return rounds;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(diskJobDir)) {
+            for (Path f : files) {
+                Matcher m = COMMIT.matcher(f.getFileName().toString());
+                if (m.matches()) {
+                    rounds.add(Long.parseLong(m.group(1)));
+                }
+            }
+        } catch (IOException e) {
+            // a directory being changed: the caller retries or takes what it got
+        }
+        rounds.sort(null);
+        return rounds;
+    }
+
+    private void missed(String why) {
+        if (injected == 0) {
+            missed = true;
+        }
+        note("not injected: %s", why);
+    }
+
+    private void note(String format, Object... args) {
+        notes.append(String.format(Locale.ROOT, format, args)).append("; ");
+    }
+
+    private static String since(LaunchedRun run) {
+        return String.format(Locale.ROOT, "+%.2f s", (System.nanoTime() - run.startNanos()) / 1e9);
+    }
+
+    private static String join(List<?> items) {
+        return items.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("");
+    }
+}

@@ -1,0 +1,75 @@
+package io.jckpt.chaos;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * A kind of failure the campaign injects from outside the launcher, with the configuration the job
+ * runs with and what the run may end in. {@code failures} and {@code restarts} size the run's time
+ * budget; {@code mayFailClearly} says whether a clear error can be acceptable at all (then only when
+ * the failure exceeded what the configuration survives at the moment it was injected, decided by
+ * {@link Injector} from the disk generations present).
+ */
+enum Scenario {
+    NONE("none", "no failure (the reference configuration)", 1, 0, 0),
+    KILL1("kill1", "SIGKILL of one rank", 1, 1, 0),
+    KILL2_ADJACENT("kill2adj", "SIGKILL of two adjacent ranks at once (stores kept)", 1, 1, 0),
+    KILL2_SPREAD("kill2spread", "SIGKILL of two non-adjacent ranks at once (stores kept)", 1, 1, 0),
+    KILL_ALL("killall", "SIGKILL of every rank (stores kept: relaunch from node-local stores)", 1, 1, 0),
+    NODE1("node1", "node loss: SIGKILL of one rank and its store wiped", 1, 1, 0),
+    NODE2_ADJACENT("node2adj", "two adjacent node losses with m = 2", 2, 1, 0),
+    NODE2_SPREAD("node2spread", "two non-adjacent node losses with m = 1", 1, 1, 0),
+    BEYOND_M("beyond-m", "m + 1 = 2 adjacent node losses with m = 1: the disk generation, or a clear error"
+            + " before the first one", 1, 1, 0),
+    TOTAL("total", "every rank killed and every store wiped: the disk generation, or a clear error before the"
+            + " first one", 1, 1, 0),
+    SIGSTOP("sigstop", "SIGSTOP of one rank (launcher with --detector heartbeat)", 1, 1, 0),
+    STARTUP("startup", "SIGKILL of one rank during start-up (before its first checkpoint)", 1, 1, 0),
+    RECOVERY("recovery", "SIGKILL of one rank, then of another (or the same) during the recovery", 1, 2, 0),
+    FLUSH("flush", "SIGKILL of a rank while it writes a disk generation (disk ratio 1)", 1, 1, 0),
+    FLIP("flip", "a flipped byte in a rank file of the newest disk generation, then total loss", 1, 1, 0),
+    LAUNCHER("launcher", "SIGKILL of the launcher, the job restarted with the same --job-id", 1, 1, 1),
+    LAUNCHER_WIPE("launcher-wipe", "SIGKILL of the launcher, every store wiped, the job restarted with the same"
+            + " --job-id (from disk, or a clear error before the first generation)", 1, 1, 1),
+    DISK_FULL("diskfull", "the disk directory on a tiny tmpfs (full), and a node loss", 1, 1, 0),
+    KRYO_UNREGISTERED("kryo-unreg", "Kryo with kryoRegistrationRequired(false), and a node loss", 1, 1, 0);
+
+    final String label;
+    final String description;
+    final int replicas;
+    final int failures;
+    final int restarts;
+
+    Scenario(String label, String description, int replicas, int failures, int restarts) {
+        this.label = label;
+        this.description = description;
+        this.replicas = replicas;
+        this.failures = failures;
+        this.restarts = restarts;
+    }
+
+    /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */
+    boolean mayFailClearly() {
+        return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP;
+    }
+
+    /** The scenarios named in {@code text} ("a,b"), or every one for null. */
+    static List<Scenario> parseList(String text) {
+        if (text == null) {
+            return List.of(values());
+        }
+        return Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Scenario::of).toList();
+    }
+
+    static Scenario of(String label) {
+        for (Scenario s : values()) {
+            if (s.label.equals(label.toLowerCase(Locale.ROOT))) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("unknown scenario '" + label + "'; known: "
+                + Arrays.stream(values()).map(s -> s.label).collect(Collectors.joining(",")));
+    }
+}
