@@ -1494,8 +1494,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** Rank 0: the controller, with the job's failure history (one more failure counted when {@code afterFailure}). */
     private void startIntervalController(boolean afterFailure) {
-        Path dir = (options.diskDirectory() != null ? options.diskDirectory() : options.memoryDirectory())
-                .resolve(context.jobId());
+        // beside the disk generations when the disk level is usable; else in rank 0's node-local job directory
+        Path dir = (disk != null ? options.diskDirectory() : options.memoryDirectory()).resolve(context.jobId());
         FailureHistory history = FailureHistory.load(dir.resolve(FailureHistory.FILE_NAME));
         if (afterFailure) {
             history.recordFailure();
@@ -1520,7 +1520,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 return flush.sample(f, f == null ? -1 : f.cpuTimeNanos());
             }
         };
-        intervalController = new IntervalController(requested.interval(), requested.diskRatioAuto(),
+        intervalController = new IntervalController(requested.interval(), requested.diskRatioAuto() && disk != null,
                 requested.diskRatio(), requested.nodeMtbf(), requested.failureNodes(context.size()), context.size(),
                 meter, history);
         intervalController.recoveredIn(lastRecovery.totalNanos());
@@ -1550,7 +1550,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long d = receivedDecision();
         schedule.atHere(round, d);
         int k = schedule.decisionUsable(round) ? IntervalDecision.diskRatio(d) : 0;
-        if (k > 0 && requested.diskRatioAuto() && k != requested.diskRatio()) {
+        if (k > 0 && requested.diskRatioAuto() && disk != null && k != requested.diskRatio()) {
             requested = requested.toBuilder().diskRatio(k).build(); // on every rank at this round
             options = effectiveOptions();
         }
