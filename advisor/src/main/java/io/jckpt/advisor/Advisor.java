@@ -80,6 +80,7 @@ public final class Advisor {
                 "usage: bin/ckpt-advisor [--stats FILE] --node-mtbf DURATION [options]",
                 "  --stats FILE           a job's interval-history.properties (in <diskDirectory>/<jobId>/, else",
                 "                         <memoryDirectory>/<jobId>/ of rank 0's node): its measured figures",
+                "  --log FILE             a launcher log (ckpt-run --log): the figures rank 0 reports at close",
                 "  --cost SECONDS         cost of one in-memory checkpoint: here()'s blocking time + the background",
                 "                         CPU it takes (replication), per rank",
                 "  --blocking SECONDS     the blocking part of --cost (default: all of it)",
@@ -103,7 +104,8 @@ public final class Advisor {
                 "  --simulate             add the Monte Carlo simulator's overhead per row");
     }
 
-    static Inputs parse(String[] args) throws IOException {
+    static Inputs parse(String[] given) throws IOException {
+        String[] args = withLog(given);
         Inputs in = new Inputs();
         // the stats file first, so that flags override it
         for (int i = 0; i < args.length; i++) {
@@ -114,7 +116,7 @@ public final class Advisor {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--stats" -> i++;
+                case "--stats", "--log" -> i++;
                 case "--cost" -> in.cost = seconds(a, value(args, i++));
                 case "--blocking" -> in.blocking = seconds(a, value(args, i++));
                 case "--measured-m" -> in.measuredReplicas = integer(a, value(args, i++), 0);
@@ -163,6 +165,37 @@ public final class Advisor {
             in.restart = 1;
         }
         return in;
+    }
+
+    /**
+     * The flags in the newest {@code interval policy ...} line of a launcher log (rank 0's figures at close),
+     * placed before the given arguments so that those override them.
+     */
+    static String[] withLog(String[] args) throws IOException {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--log")) {
+                Path file = Path.of(value(args, i));
+                String line = null;
+                for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                    if (l.contains("interval policy ") && l.contains("--restart")) {
+                        line = l;
+                    }
+                }
+                if (line == null) {
+                    throw new IllegalArgumentException("no 'interval policy' line in " + file
+                            + " (a job with an interval policy reports its figures at close)");
+                }
+                List<String> all = new ArrayList<>();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(--[a-z-]+) ([^ ,]+)").matcher(line);
+                while (m.find()) {
+                    all.add(m.group(1));
+                    all.add(m.group(2));
+                }
+                all.addAll(List.of(args));
+                return all.toArray(new String[0]);
+            }
+        }
+        return args;
     }
 
     private static void readStats(Inputs in, Path file) throws IOException {
@@ -346,7 +379,13 @@ public final class Advisor {
     }
 
     static String percent(double f) {
-        return Double.isNaN(f) ? "-" : String.format(Locale.ROOT, "%.2f %%", 100 * f);
+        if (Double.isNaN(f)) {
+            return "-";
+        }
+        if (f > 100) {
+            return "> 10^4 % (no progress)"; // the job spends its time failing and restarting
+        }
+        return String.format(Locale.ROOT, "%.2f %%", 100 * f);
     }
 
     static String duration(double s) {

@@ -34,6 +34,22 @@ class AdvisorTest {
     }
 
     @Test
+    void readsTheFiguresRankZeroReportsInTheLaunchersLog() throws Exception {
+        Path log = dir.resolve("job.log");
+        Files.writeString(log, String.join("\n", "[ckpt-run    0.2s] job 1: 4 ranks",
+                "[ckpt-run   15.9s] rank 0: interval policy auto: computation 0.0135 s per call, checkpoint --cost 0.00394"
+                        + " --blocking 0.00328, --restart 1.82 --image 26624 --measured-m 1 --ranks-per-node 1, --node-mtbf 17.63s"
+                        + " (job MTBF 4.407 s: 1 failure(s) in 6.815 s seen), interval 14 calls"));
+        Advisor.Inputs in = Advisor.parse(new String[] {"--log", log.toString(), "--ranks-per-node", "2"});
+        assertEquals(0.00394, in.cost);
+        assertEquals(0.00328, in.blocking);
+        assertEquals(1.82, in.restart);
+        assertEquals(26624, in.imageBytes);
+        assertEquals(17.63, in.nodeMtbf, 1e-9);
+        assertEquals(2, in.ranksPerNode, "a flag given after --log wins");
+    }
+
+    @Test
     void badInputIsAClearError() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--cost", "1"}))
                 .getMessage().contains("--node-mtbf is needed"));

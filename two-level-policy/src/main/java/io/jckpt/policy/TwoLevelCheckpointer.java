@@ -1408,7 +1408,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         if (intervalController != null) {
             intervalController.save(options.replicas(), lastImageBytes); // an abandoned world's exposure counts too
             if (!abandoned) {
-                event(intervalController.summary());
+                event(intervalController.summary(options.replicas(), lastImageBytes));
             }
         }
         if (!abandoned) {

@@ -158,7 +158,7 @@ class HeatRecoveryTest {
             // rank 0's figures at close: a failure learned (the recovery), the measured cost
             List<String> figures = job.linesContaining("interval policy auto:");
             assertEquals(1, figures.size(), job.output());
-            assertTrue(figures.get(0).contains("(1 failure(s) in"), figures.get(0));
+            assertTrue(figures.get(0).contains("job MTBF") && figures.get(0).contains(": 1 failure(s) in"), figures.get(0));
             assertTrue(figures.get(0).contains("checkpoint --cost "), figures.get(0));
         }
     }

@@ -213,9 +213,12 @@ public final class IntervalController {
     }
 
     /**
-     * @return the measured figures in one line, with the flags of {@code bin/ckpt-advisor} that take them
+     * @param replicas   the copies m in force
+     * @param imageBytes the newest image's size
+     * @return the measured figures in one line, as the flags of {@code bin/ckpt-advisor} (which reads them
+     *         back from a launcher log with {@code --log FILE})
      */
-    public String summary() {
+    public String summary(int replicas, long imageBytes) {
         java.util.Locale l = java.util.Locale.ROOT;
         StringBuilder b = new StringBuilder("interval policy ").append(policy).append(':');
         if (!Double.isNaN(perCall)) {
@@ -227,9 +230,14 @@ public final class IntervalController {
         if (diskRounds > 0) {
             b.append(String.format(l, " disk round --disk-cost %.3g,", flushCpu / diskRounds));
         }
-        b.append(String.format(l, " --restart %.3g, job MTBF %.4g s (%d failure(s) in %.4g s seen), interval %d calls",
-                recoverySeconds, jobMtbfSeconds(), history == null ? 0 : history.failures(),
-                history == null ? 0 : history.exposedSeconds(), IntervalDecision.interval(decision)));
+        b.append(String.format(l, " --restart %.3g --image %d --measured-m %d --ranks-per-node %d,", recoverySeconds,
+                imageBytes, replicas, (ranks + nodes - 1) / nodes));
+        if (!Double.isNaN(jobMtbfSeconds())) {
+            b.append(String.format(l, " --node-mtbf %.4gs (job MTBF %.4g s: %d failure(s) in %.4g s seen),",
+                    jobMtbfSeconds() * nodes, jobMtbfSeconds(), history == null ? 0 : history.failures(),
+                    history == null ? 0 : history.exposedSeconds()));
+        }
+        b.append(" interval ").append(IntervalDecision.interval(decision)).append(" calls");
         if (diskRatioAuto) {
             b.append(", disk ratio ").append(IntervalDecision.diskRatio(decision));
         }
