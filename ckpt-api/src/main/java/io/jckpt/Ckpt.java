@@ -36,7 +36,9 @@ public final class Ckpt {
     }
 
     /**
-     * Opens with default options (the paper's MPI_Ckpt_open).
+     * Opens with the job's settings (the paper's MPI_Ckpt_open): the launcher's options
+     * ({@code ckpt-run --replicas 2 --disk DIR ...}), else the system properties, else the environment
+     * ({@code JCKPT_REPLICAS}, ...), else the defaults; see {@link JobSettings}.
      *
      * @return the checkpointer
      */
@@ -108,6 +110,10 @@ public final class Ckpt {
                     () -> "provider " + provider.name() + " returned null");
             current = c;
             wasClosed = false;
+            if (services != null && context.rank() == 0 && context.epoch() == 0) {
+                // the job's log says once which settings are in effect and where each came from
+                services.event("checkpoint settings: " + options.settingsSummary());
+            }
             return c;
         } finally {
             LOCK.unlock();

@@ -6,7 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.StringJoiner;
 
 /**
  * The options of a checkpointer (the paper's MPI_Ckpt_options). Immutable; built through
@@ -28,6 +32,12 @@ import java.util.Objects;
  * positive: every {@code diskRatio}-th checkpoint is also written there. With {@code replicas == 0}
  * and no disk level, only the node-local copy exists (it survives the death of the process, not of
  * the node).
+ *
+ * <h2>Settings per job</h2>
+ * The replication degree, the disk directory and ratio, the memory directory and the memory cap can
+ * also be given per job, without recompiling: a setting the program does not set on the builder is
+ * taken from the launcher's option, else the system property, else the environment variable, else the
+ * default ({@link JobSettings}). {@link #settingsSummary()} says where each came from.
  */
 public final class CkptOptions {
     /** Default replication degree m: one copy on the next rank. */
@@ -67,6 +77,7 @@ public final class CkptOptions {
     private final int failureNodes;
     private final boolean diskRatioAuto;
     private final DiskUnavailable diskUnavailable;
+    private final Map<JobSettings.Setting, JobSettings.Value> origins;
 
     private CkptOptions(Builder b, long maxMemoryBytes) {
         this.replicas = b.replicas;
@@ -89,6 +100,7 @@ public final class CkptOptions {
         this.failureNodes = b.failureNodes;
         this.diskRatioAuto = b.diskRatioAuto;
         this.diskUnavailable = b.diskUnavailable;
+        this.origins = Collections.unmodifiableMap(new EnumMap<>(b.origins));
     }
 
     /** @return a builder with every default */
@@ -125,7 +137,41 @@ public final class CkptOptions {
         b.failureNodes = failureNodes;
         b.diskRatioAuto = diskRatioAuto;
         b.diskUnavailable = diskUnavailable;
+        b.origins.putAll(origins);
         return b;
+    }
+
+    /**
+     * Where each per-job setting came from: the program, the launcher, a system property, the
+     * environment or the default ({@link JobSettings}).
+     *
+     * @return the value and origin of every {@link JobSettings.Setting}
+     */
+    public Map<JobSettings.Setting, JobSettings.Value> settingOrigins() {
+        return origins;
+    }
+
+    /**
+     * The per-job settings in effect and where each came from, for the job's log, e.g.
+     * {@code replicas=2 (--replicas), disk=none (default), diskRatio=1000 (default),
+     * memoryDir=/dev/shm/jckpt-me (default), maxMemory=3.9 GiB (default)}.
+     *
+     * @return one line
+     */
+    public String settingsSummary() {
+        StringJoiner line = new StringJoiner(", ");
+        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+            String value = switch (setting) {
+                case REPLICAS -> Integer.toString(replicas);
+                case DISK -> diskDirectory == null ? "none" : diskDirectory.toString();
+                case DISK_RATIO -> Integer.toString(diskRatio);
+                case MEMORY_DIR -> memoryDirectory.toString();
+                case MAX_MEMORY -> JobSettings.formatBytes(maxMemoryBytes);
+            };
+            JobSettings.Value origin = origins.get(setting);
+            line.add(setting.label() + "=" + value + " (" + (origin == null ? "default" : origin.origin()) + ")");
+        }
+        return line.toString();
     }
 
     /** @return replication degree m: how many next ranks hold a copy of each rank's checkpoint */
@@ -262,12 +308,19 @@ public final class CkptOptions {
         }
         if (replicas > worldSize - 1) {
             throw new InvalidOptionException("replicas", replicas, "must be <= n-1 = " + (worldSize - 1)
-                    + " for a world of " + worldSize + " ranks (a rank's copies live on other ranks)");
+                    + " for a world of " + worldSize + " ranks (a rank's copies live on other ranks)" + givenBy(JobSettings.Setting.REPLICAS));
         }
         if (failureNodes > worldSize) {
             throw new InvalidOptionException("failureNodes", failureNodes, "must be <= n = " + worldSize
                     + " (the nodes the ranks run on)");
         }
+    }
+
+    /** Where a setting came from, for an error message, when the job (not the program) gave it. */
+    private String givenBy(JobSettings.Setting setting) {
+        JobSettings.Value origin = origins.get(setting);
+        return origin == null || origin.source() == JobSettings.Source.PROGRAM || origin.source() == JobSettings.Source.DEFAULT
+                ? "" : "; the job gave it with " + origin.origin();
     }
 
     /**
@@ -442,8 +495,10 @@ public final class CkptOptions {
     public static final class Builder {
         private int replicas = DEFAULT_REPLICAS;
         private int diskRatio = DEFAULT_DISK_RATIO;
-        private Path memoryDirectory = defaultMemoryDirectory();
+        private Path memoryDirectory; // null = the job's setting, else defaultMemoryDirectory(), at build
         private Path diskDirectory;
+        /** The per-job settings given so far: the program's calls (or the options this builder derives from). */
+        private final EnumMap<JobSettings.Setting, JobSettings.Value> origins = new EnumMap<>(JobSettings.Setting.class);
         private int versionsKept = DEFAULT_VERSIONS_KEPT;
         private long maxMemoryBytes; // 0 = default, computed at build
         private boolean maxMemorySet;
@@ -556,6 +611,7 @@ public final class CkptOptions {
          */
         public Builder replicas(int m) {
             this.replicas = m;
+            program(JobSettings.Setting.REPLICAS, m);
             return this;
         }
 
@@ -565,6 +621,7 @@ public final class CkptOptions {
          */
         public Builder diskRatio(int k) {
             this.diskRatio = k;
+            program(JobSettings.Setting.DISK_RATIO, k);
             return this;
         }
 
@@ -574,6 +631,7 @@ public final class CkptOptions {
          */
         public Builder memoryDirectory(Path dir) {
             this.memoryDirectory = dir;
+            program(JobSettings.Setting.MEMORY_DIR, dir);
             return this;
         }
 
@@ -583,6 +641,7 @@ public final class CkptOptions {
          */
         public Builder diskDirectory(Path dir) {
             this.diskDirectory = dir;
+            program(JobSettings.Setting.DISK, dir == null ? "none" : dir);
             return this;
         }
 
@@ -602,6 +661,7 @@ public final class CkptOptions {
         public Builder maxMemoryBytes(long bytes) {
             this.maxMemoryBytes = bytes;
             this.maxMemorySet = true;
+            program(JobSettings.Setting.MAX_MEMORY, bytes);
             return this;
         }
 
@@ -664,10 +724,14 @@ public final class CkptOptions {
          * @throws InvalidOptionException naming the first bad option and its value
          */
         public CkptOptions build() {
+            applyJobSettings(JobSettings.current());
             checkReplicas(replicas);
             checkDiskRatio(diskRatio);
             if (memoryDirectory == null) {
-                throw new InvalidOptionException("memoryDirectory", null, "must not be null");
+                if (origins.get(JobSettings.Setting.MEMORY_DIR).source() == JobSettings.Source.PROGRAM) {
+                    throw new InvalidOptionException("memoryDirectory", null, "must not be null");
+                }
+                memoryDirectory = defaultMemoryDirectory(); // probed only when nothing else gives it
             }
             if (versionsKept < 2 || versionsKept > MAX_VERSIONS_KEPT) {
                 throw new InvalidOptionException("versionsKept", versionsKept, "must be >= 2 and <= " + MAX_VERSIONS_KEPT
@@ -720,6 +784,38 @@ public final class CkptOptions {
                         + " diskRatio > 0 (the largest ratio allowed)");
             }
             return new CkptOptions(this, maxMemorySet ? maxMemoryBytes : defaultMaxMemoryBytes());
+        }
+
+        private void program(JobSettings.Setting setting, Object value) {
+            origins.put(setting, new JobSettings.Value(String.valueOf(value), JobSettings.Source.PROGRAM, "program"));
+        }
+
+        /**
+         * Takes every per-job setting the program did not set from the job (launcher option, system
+         * property, environment); the others keep their defaults.
+         */
+        void applyJobSettings(JobSettings job) {
+            for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+                if (origins.containsKey(setting)) {
+                    continue;
+                }
+                JobSettings.Value value = job.lookup(setting).orElse(null);
+                if (value == null) {
+                    origins.put(setting, new JobSettings.Value("", JobSettings.Source.DEFAULT, "default"));
+                    continue;
+                }
+                switch (setting) {
+                    case REPLICAS -> replicas = JobSettings.parseCount(value.text(), value.origin());
+                    case DISK_RATIO -> diskRatio = JobSettings.parseCount(value.text(), value.origin());
+                    case DISK -> diskDirectory = JobSettings.parsePath(value.text());
+                    case MEMORY_DIR -> memoryDirectory = JobSettings.parsePath(value.text());
+                    case MAX_MEMORY -> {
+                        maxMemoryBytes = JobSettings.parseBytes(value.text(), value.origin());
+                        maxMemorySet = true;
+                    }
+                }
+                origins.put(setting, value);
+            }
         }
 
         private static void checkTimeout(String name, Duration d, boolean zeroAllowed) {

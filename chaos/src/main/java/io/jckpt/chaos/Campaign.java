@@ -213,7 +213,8 @@ public final class Campaign {
                 java.util.Collections.shuffle(cycle, order);
             }
             Scenario scenario = cycle.remove(0);
-            Random random = new Random(settings.seed() * 1_000_003L + i);
+            // mixed: java.util.Random's first values for neighbouring seeds are nearly equal
+            Random random = new Random(new java.util.SplittableRandom(settings.seed() * 1_000_003L + i).nextLong());
             Result result = runOne(i, scenario, random, budget(scenario));
             results.add(result);
             System.out.println(line(result));
@@ -260,8 +261,8 @@ public final class Campaign {
         long hardNanos = budgetSeconds == Double.MAX_VALUE ? 600_000_000_000L : (long) ((3 * budgetSeconds + 30) * 1e9);
         long startNanos = System.nanoTime();
         long deadline = startNanos + hardNanos;
-        Injector injector = new Injector(scenario, settings.ranks(), rounds, reference, jobId, diskRoot.resolve(jobId),
-                storeJobDir, random, deadline);
+        Injector injector = new Injector(scenario, settings.ranks(), rounds, settings.iterations(), reference, jobId,
+                diskRoot.resolve(jobId), storeJobDir, random, deadline);
         StringBuilder log = new StringBuilder();
         try {
             if (scenario == Scenario.DISK_FULL) {

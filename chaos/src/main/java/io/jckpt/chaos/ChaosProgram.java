@@ -123,6 +123,9 @@ public final class ChaosProgram {
             if (i % options.every() == 0) {
                 Ckpt.here(); // after the Allreduce: no message in flight
             }
+            if (rank == 0) {
+                System.out.println("iteration " + i); // the campaign places its failures by these
+            }
             if (options.sleepMillis() > 0) {
                 Thread.sleep(options.sleepMillis());
             }

@@ -53,6 +53,7 @@ final class Injector {
     private final Path storeJobDir;
     private final String jobId;
     private final long rounds;
+    private final long iterations;
     private final long deadlineNanos;
     private final double u;
     private final double v;
@@ -69,10 +70,11 @@ final class Injector {
     /** The launcher whose result counts: the restarted one after a launcher kill. */
     volatile LaunchedRun current;
 
-    Injector(Scenario scenario, int ranks, long rounds, Timings reference, String jobId, Path diskJobDir,
-             Path storeJobDir, Random random, long deadlineNanos) {
+    Injector(Scenario scenario, int ranks, long rounds, long iterations, Timings reference, String jobId,
+             Path diskJobDir, Path storeJobDir, Random random, long deadlineNanos) {
         this.jobId = jobId;
         this.rounds = rounds;
+        this.iterations = iterations;
         this.scenario = scenario;
         this.ranks = ranks;
         this.reference = reference;
@@ -166,17 +168,21 @@ final class Injector {
     }
 
     /**
-     * Waits for "ranks running", then for the run's moment: in the compute window, placed after the
-     * ranks' opening as long as it took in the reference run ({@code startup} covers the time
-     * before); false when the job ended first.
+     * Waits for the run's moment, placed by the program's progress rather than by the clock (a loaded
+     * machine runs slower than the reference did): rank 0's "iteration k" line for a seeded k in
+     * the first 90 % of the iterations, then a seeded part of one iteration's time; false when the
+     * job ended first. ({@code startup} covers the time before the first iteration.)
      */
     private boolean atMoment(LaunchedRun run) throws InterruptedException {
-        LaunchedRun.Line running = run.await(t -> t.contains("ranks running (pids"), deadlineNanos);
-        if (running == null) {
-            missed("no 'ranks running' event");
+        long k = 1 + (long) (u * Math.max(1, (long) (0.9 * iterations) - 1));
+        String line = "[rank 0] iteration " + k;
+        LaunchedRun.Line seen = run.await(t -> t.endsWith(line), deadlineNanos);
+        if (seen == null) {
+            missed("the job ended before iteration " + k);
             return false;
         }
-        long at = running.nanos() + (long) ((reference.openingWindow() + (0.02 + 0.9 * u) * reference.computeWindow()) * 1e9);
+        double perIteration = reference.computeWindow() / Math.max(1, iterations);
+        long at = seen.nanos() + (long) (v * perIteration * 1e9);
         if (!run.sleepUntil(Math.min(at, deadlineNanos)) || run.ended()) {
             missed("the job ended before the moment");
             return false;

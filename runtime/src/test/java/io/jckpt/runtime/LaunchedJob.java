@@ -46,11 +46,18 @@ public final class LaunchedJob implements AutoCloseable {
 
     /** Starts {@code bin/ckpt-run args...}. */
     public static LaunchedJob start(String... args) throws IOException {
+        return startWithEnvironment(java.util.Map.of(), args);
+    }
+
+    /** Starts {@code bin/ckpt-run args...} with {@code environment} added to the launcher's (and so the ranks'). */
+    public static LaunchedJob startWithEnvironment(java.util.Map<String, String> environment, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(repoRoot().resolve("bin/ckpt-run").toString());
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(repoRoot().toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().putAll(environment);
         return new LaunchedJob(builder.start());
     }
 

@@ -49,7 +49,7 @@ public final class CkptRun {
             System.err.println("ckpt-run: usage: ckpt-run --clean [--job-id ID] (ID: 1-64 letters, digits, '.', '_' or '-')");
             return Job.EXIT_USAGE;
         }
-        List<String> removed = NodeLocalStores.removeStale(jobId, true, null, line -> System.out.println("ckpt-run: " + line));
+        List<String> removed = NodeLocalStores.removeStale(io.jckpt.CkptOptions.defaultMemoryDirectory(), jobId, true, null, line -> System.out.println("ckpt-run: " + line));
         if (removed.isEmpty()) {
             System.out.println("ckpt-run: no stale node-local store" + (jobId == null ? "" : " of job " + jobId)
                     + " in " + io.jckpt.CkptOptions.defaultMemoryDirectory());

@@ -19,8 +19,8 @@ import java.util.Properties;
  * apart: each MPJ world gets its own class loader over them), the JVM flags, the java executable.
  *
  * <p>The home directory is the runtime module's {@code target} directory, given as system property
- * {@code jckpt.home} by {@code bin/ckpt-run}; the build writes {@code jckpt-lib.classpath} and
- * {@code jckpt-mpj.classpath} there.
+ * {@code jckpt.home} by {@code bin/ckpt-run}; the build writes {@code jckpt-lib.classpath},
+ * {@code jckpt-mpj.classpath} and {@code jckpt-log.classpath} there.
  */
 public final class JckptHome {
     /** System property: {@code false} keeps rank JVMs off the class-data archive even when there is one. */
@@ -126,6 +126,14 @@ public final class JckptHome {
     /** The library's dependencies: the rank class path after the runtime itself. */
     public List<String> dependencies() {
         return dependencies;
+    }
+
+    /**
+     * The SLF4J binding ranks get when the program brings none ({@code slf4j-simple}, listed by the build
+     * in {@code jckpt-log.classpath}; the library itself depends on {@code slf4j-api} only).
+     */
+    public List<String> simpleBinding() {
+        return readClassPath(home.resolve("jckpt-log.classpath"));
     }
 
     /** The runtime module's jar, when packaged. */

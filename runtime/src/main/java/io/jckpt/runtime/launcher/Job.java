@@ -1,5 +1,7 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.CkptOptions;
+import io.jckpt.JobSettings;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -106,10 +108,7 @@ public final class Job {
     private final TreeSet<Integer> exitedOk = new TreeSet<>();
     private boolean jobCompleteSent;
     private long jobCompleteNanos;
-    private final TreeMap<Integer, String> pendingFailures = new TreeMap<>();
-    /** The pending failures that are process failures (not program errors taken for their echoes). */
-    private final TreeSet<Integer> pendingProcessFailures = new TreeSet<>();
-    private long pendingSinceNanos;
+    private final FailureTriage triage = new FailureTriage(System::nanoTime, COALESCE_MILLIS, PROGRAM_ERROR_GRACE_MILLIS);
     private Recovery recovery;
     private final List<KillSpec> pendingKills = new ArrayList<>();
     private final Map<Integer, long[]> progress = new ConcurrentHashMap<>();
@@ -122,10 +121,10 @@ public final class Job {
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
     private final StandbyPool standbys;
-    /** Program errors waiting out {@link #PROGRAM_ERROR_GRACE_MILLIS}: rank to (report, since). */
-    private final TreeMap<Integer, HeldError> heldErrors = new TreeMap<>();
-    private long lastProcessFailureNanos;
-    private int lastProcessFailureEpoch = -1;
+    /** The ranks' SLF4J binding: the program's own, else the launcher's slf4j-simple. */
+    private final RankLogging logging;
+    /** The checkpoint settings as the launcher sees them (its options, then the environment). */
+    private final JobSettings settings;
     private final FailureDetector.View detectorView = new FailureDetector.View() {
         @Override
         public int worldSize() {
@@ -148,14 +147,10 @@ public final class Job {
             RankHost host = currentHost.get(rank);
             // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
             return host != null && host.isAlive() && controls.containsKey(rank) && !completed.contains(rank)
-                    && !jobCompleteSent && !pendingFailures.containsKey(rank);
+                    && !jobCompleteSent && !triage.isPending(rank);
         }
     };
     private double nextRandomKill;
-
-    /** A program's error (or exit) held until it is known whether it echoes a process failure. */
-    private record HeldError(String description, String stackTrace, long sinceNanos) {
-    }
 
     /** Timings of one recovery, reported when every rank runs again. */
     private static final class Recovery {
@@ -192,6 +187,11 @@ public final class Job {
         this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
         this.exchanges = new ExchangeCoordinator(spec.worldSize(), controls::get);
         this.standbys = new StandbyPool(this::startStandby, console);
+        this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
+        Map<String, String> seen = new HashMap<>(System.getenv());
+        spec.settings().forEach((setting, value) -> seen.put(setting.launcherVariable(), value));
+        // system properties of this JVM are not the ranks' (theirs come with --jvm-opt -Djckpt.*)
+        this.settings = JobSettings.of(seen, new java.util.Properties());
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */
@@ -208,10 +208,12 @@ public final class Job {
                     + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
                     ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
                     + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : ""));
+            console.event("checkpoint settings (the program's own builder calls win): " + settingsLine());
+            console.event("logging: " + logging.description());
             // this launcher owns the job's node-local stores from now on; stores of jobs whose
             // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
-            NodeLocalStores.claim(jobId, spec.jobId() != null);
-            NodeLocalStores.removeStale(null, false, jobId, console::event);
+            NodeLocalStores.claim(memoryDirectory(), jobId, spec.jobId() != null);
+            NodeLocalStores.removeStale(memoryDirectory(), null, false, jobId, console::event);
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
@@ -233,7 +235,7 @@ public final class Job {
                 if (signalled) {
                     // onSignal deleted or kept them
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
-                    NodeLocalStores.wipeJob(jobId);
+                    NodeLocalStores.wipeJob(memoryDirectory(), jobId);
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                             + " (ckpt-run --clean --job-id " + jobId + " removes them)");
@@ -255,7 +257,7 @@ public final class Job {
         env.put(RankEnvironment.NEW_RANK, Boolean.toString(respawned));
         env.put(RankEnvironment.RECOVERY, Boolean.toString(respawned));
         env.put(RankEnvironment.MPJ_CONF, exchange.mpjConf(LaunchSpec.LOOPBACK));
-        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        List<String> command = javaCommand(rankClassPath(), RankMain.class.getName());
         RankHost host = startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), command, env, "[rank " + rank + "] ");
         currentHost.put(rank, host);
         spawnEpoch.put(rank, epoch);
@@ -266,8 +268,8 @@ public final class Job {
         Map<String, String> env = commonEnvironment();
         env.put(RankEnvironment.NEW_RANK, "false");
         env.put(RankEnvironment.RECOVERY, "false");
-        env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, home.libClassPath()));
-        List<String> command = javaCommand(home.libClassPath(), MulticoreHost.class.getName());
+        env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, rankClassPath()));
+        List<String> command = javaCommand(rankClassPath(), MulticoreHost.class.getName());
         List<Integer> ranks = new ArrayList<>();
         for (int rank = 0; rank < spec.worldSize(); rank++) {
             ranks.add(rank);
@@ -282,7 +284,7 @@ public final class Job {
     private RankHost startStandby(int id) throws IOException {
         Map<String, String> env = commonEnvironment();
         env.put(RankEnvironment.STANDBY, Integer.toString(id));
-        List<String> command = javaCommand(home.libClassPath(), RankMain.class.getName());
+        List<String> command = javaCommand(rankClassPath(), RankMain.class.getName());
         return startHost("standby-" + id, List.of(), command, env, "[standby " + id + "] ");
     }
 
@@ -324,13 +326,41 @@ public final class Job {
         env.put("MPJ_HOME", home.mpjHome().toString());
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
         env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
+        spec.settings().forEach((setting, value) -> env.put(setting.launcherVariable(), value));
         return env;
+    }
+
+    /** The class path of rank, standby and multicore JVMs: the library's, then the ranks' SLF4J binding. */
+    private List<String> rankClassPath() {
+        List<String> classPath = new ArrayList<>(home.libClassPath());
+        classPath.addAll(logging.classPath());
+        return classPath;
+    }
+
+    /** The launcher's view of the settings: each with its value and origin, or the default. */
+    private String settingsLine() {
+        List<String> parts = new ArrayList<>();
+        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+            parts.add(settings.lookup(setting).map(v -> setting.label() + "=" + v.text() + " (" + v.origin() + ")")
+                    .orElse(setting.label() + "=default"));
+        }
+        return String.join(", ", parts);
+    }
+
+    /**
+     * Where the ranks keep their node-local stores unless the program sets another directory: the
+     * launcher's {@code --memory-dir}, else {@code JCKPT_MEMORY_DIR}, else the default.
+     */
+    private java.nio.file.Path memoryDirectory() {
+        return settings.lookup(JobSettings.Setting.MEMORY_DIR).map(v -> java.nio.file.Path.of(v.text()))
+                .orElseGet(CkptOptions::defaultMemoryDirectory);
     }
 
     private List<String> javaCommand(List<String> classPath, String mainClass) {
         List<String> command = new ArrayList<>();
         command.add(JckptHome.javaExecutable());
         command.addAll(home.jvmFlags());
+        command.addAll(logging.jvmFlags());
         command.addAll(spec.jvmOptions());
         command.add("-cp");
         command.add(String.join(File.pathSeparator, classPath));
@@ -407,13 +437,10 @@ public final class Job {
                     }
                 }
             }
-            if (!heldErrors.isEmpty() && pendingFailures.isEmpty()
-                    && System.nanoTime() - heldErrors.values().stream().mapToLong(HeldError::sinceNanos).min().orElseThrow()
-                    >= PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L) {
+            if (triage.programErrorDue()) {
                 return failProgramError();
             }
-            if (!pendingFailures.isEmpty()
-                    && System.nanoTime() - pendingSinceNanos >= COALESCE_MILLIS * 1_000_000L) {
+            if (triage.recoveryDue()) {
                 int status = recover();
                 if (status >= 0) {
                     return status;
@@ -499,7 +526,7 @@ public final class Job {
      */
     private void injectDueFailures() {
         if (console.elapsedSeconds() >= nextRandomKill && !jobCompleteSent && recovery == null
-                && pendingFailures.isEmpty()) {
+                && triage.pending().isEmpty()) {
             int victim = chaos.nextInt(spec.worldSize());
             pendingKills.add(new KillSpec(List.of(victim), 0, -1, false, false,
                     String.format(Locale.ROOT, "%d@%.2fs (random, mtbf %.1fs)", victim, console.elapsedSeconds(),
@@ -542,7 +569,7 @@ public final class Job {
             }
             if (kill.wipe()) {
                 for (int rank : kill.ranks()) {
-                    NodeLocalStores.wipe(jobId, rank);
+                    NodeLocalStores.wipe(memoryDirectory(), jobId, rank);
                 }
             }
             // the victims of one injection are recovered together, however late the reaper reports them
@@ -655,43 +682,10 @@ public final class Job {
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
-        if (pendingFailures.containsKey(rank)) {
-            return null;
-        }
-        if (pendingFailures.isEmpty()) {
-            pendingSinceNanos = System.nanoTime();
-        }
-        console.event("FAILURE: " + description);
-        pendingFailures.put(rank, description);
-        if (processFailure) {
-            pendingProcessFailures.add(rank);
-            // a process failure: program errors held around it are its echoes (MPJ Express fails
-            // the peers of a dead rank), recovered with it
-            lastProcessFailureNanos = System.nanoTime();
-            lastProcessFailureEpoch = epoch;
-            heldErrors.remove(rank);
-            for (Map.Entry<Integer, HeldError> echo : heldErrors.entrySet()) {
-                onEcho(echo.getKey(), echo.getValue().description());
-            }
-            heldErrors.clear();
+        for (String line : triage.failure(rank, description, epoch, processFailure)) {
+            console.event(line);
         }
         return null;
-    }
-
-    /**
-     * A survivor's error that echoes a process failure (MPJ Express fails the peers of a dead
-     * rank): recovered with that failure, as a survivor when its process lives. Not a FAILURE line
-     * of its own: one failure, one FAILURE line.
-     */
-    private void onEcho(int rank, String description) {
-        if (pendingFailures.containsKey(rank)) {
-            return;
-        }
-        if (pendingFailures.isEmpty()) {
-            pendingSinceNanos = System.nanoTime();
-        }
-        console.event(description + " (the echo of the failure above: recovered with it)");
-        pendingFailures.put(rank, description);
     }
 
     /**
@@ -706,26 +700,17 @@ public final class Job {
                 || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors())) {
             return onRankFailure(rank, description, false);
         }
-        boolean processFailureRecent = lastProcessFailureEpoch == epoch
-                && System.nanoTime() - lastProcessFailureNanos < PROGRAM_ERROR_GRACE_MILLIS * 1_000_000L;
-        if (!pendingProcessFailures.isEmpty() || processFailureRecent) {
-            onEcho(rank, description);
-            return null;
-        }
-        HeldError held = heldErrors.get(rank);
-        if (held == null) {
-            heldErrors.put(rank, new HeldError(description, stackTrace, System.nanoTime()));
-        } else if (held.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
-            // the rank's own report (what it threw) came after its exit status: it names the error better
-            heldErrors.put(rank, new HeldError(description, stackTrace, held.sinceNanos()));
+        for (String line : triage.programError(rank, description, stackTrace, epoch)) {
+            console.event(line);
         }
         return null;
     }
 
     /** No process failed around the held program errors: the job fails, naming them. */
     private int failProgramError() {
-        Map.Entry<Integer, HeldError> first = heldErrors.firstEntry();
-        HeldError error = first.getValue();
+        TreeMap<Integer, FailureTriage.HeldError> heldErrors = triage.held();
+        Map.Entry<Integer, FailureTriage.HeldError> first = heldErrors.firstEntry();
+        FailureTriage.HeldError error = first.getValue();
         boolean recoveryFailed = heldErrors.values().stream().anyMatch(e -> duringRecovery(e));
         if (!error.stackTrace().isEmpty()) {
             // the only place a rank's stack trace is printed (RankMain prints just the one-line "threw")
@@ -752,7 +737,7 @@ public final class Job {
      * or anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} after a recovery started
      * (missing copies, an exchange that timed out, a store that could not be opened).
      */
-    private boolean duringRecovery(HeldError error) {
+    private boolean duringRecovery(FailureTriage.HeldError error) {
         String text = error.description() + "\n" + error.stackTrace();
         if (text.contains("io.jckpt.NotRecoverableException")) {
             return true;
@@ -763,12 +748,7 @@ public final class Job {
 
     /** How long the supervisor may wait for the next event: never past a pending decision. */
     private long pollMillis() {
-        long wait = POLL_MILLIS;
-        long now = System.nanoTime();
-        if (!pendingFailures.isEmpty()) {
-            wait = Math.min(wait, (pendingSinceNanos + COALESCE_MILLIS * 1_000_000L - now) / 1_000_000L + 1);
-        }
-        return Math.max(1, wait);
+        return triage.pollMillis(POLL_MILLIS);
     }
 
     /** Re-spawns the pending failed ranks into a new epoch; returns an exit status or -1 to go on. */
@@ -783,24 +763,23 @@ public final class Job {
                     host.kill();
                     host.awaitExit(TEARDOWN_MILLIS);
                 }
-                pendingFailures.putIfAbsent(r, "relaunched with the others");
+                triage.pending().putIfAbsent(r, "relaunched with the others");
             }
         }
-        boolean anyDead = pendingFailures.keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
+        boolean anyDead = triage.pending().keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
         if (anyDead) {
-            pendingFailures.keySet().removeIf(r -> currentHost.get(r).isAlive());
+            triage.pending().keySet().removeIf(r -> currentHost.get(r).isAlive());
         } else {
-            for (int r : pendingFailures.keySet()) {
+            for (int r : triage.pending().keySet()) {
                 RankHost host = currentHost.get(r);
                 host.kill();
                 host.awaitExit(TEARDOWN_MILLIS);
             }
         }
-        int[] failed = pendingFailures.keySet().stream().mapToInt(Integer::intValue).toArray();
-        String what = String.join("; ", pendingFailures.values());
-        long detected = pendingSinceNanos;
-        pendingFailures.clear();
-        pendingProcessFailures.clear();
+        int[] failed = triage.pending().keySet().stream().mapToInt(Integer::intValue).toArray();
+        String what = String.join("; ", triage.pending().values());
+        long detected = triage.pendingSinceNanos();
+        triage.recovered();
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)", false);
         }
@@ -903,7 +882,7 @@ public final class Job {
         console.event("launcher interrupted: stopping all ranks" + (spec.standbys() > 0 ? " and standbys" : ""));
         tearDown();
         if (spec.jobId() == null) {
-            NodeLocalStores.wipeJob(jobId);
+            NodeLocalStores.wipeJob(memoryDirectory(), jobId);
             console.event("node-local stores of job " + jobId + " deleted");
         } else {
             console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId

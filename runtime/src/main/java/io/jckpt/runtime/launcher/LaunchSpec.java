@@ -6,9 +6,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import io.jckpt.InvalidOptionException;
+import io.jckpt.JobSettings;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.jar.Attributes;
 import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * What to launch: validated on construction (by {@link #parse}), immutable after.
@@ -32,6 +38,8 @@ public final class LaunchSpec {
             + " [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors]"
             + " [--detector heartbeat:MILLIS|none|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
             + " [--seed S]] [--job-id ID]"
+            + " [--replicas M] [--disk DIR] [--disk-ratio K] [--memory-dir DIR] [--max-memory BYTES] [--log-level LEVEL]"
+            + " [--cp-file FILE]"
             + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
 
     /** {@code --help}: the usage line and what each option does. */
@@ -56,6 +64,19 @@ public final class LaunchSpec {
             + "  --quiet, --log FILE        hide rank output (events stay); copy everything to FILE\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
+            + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
+            + "                             -cp CLASSPATH MainClass)\n"
+            + "  --cp-file FILE             append the class path in FILE (e.g. written by mvn\n"
+            + "                             dependency:build-classpath) to the program's; repeatable\n"
+            + "Checkpoint settings of the job (a program's own builder call wins over these; these win over\n"
+            + "-Djckpt.* on the rank JVM and JCKPT_* environment variables):\n"
+            + "  --replicas M               copies of each rank's checkpoint on the next M ranks (default 1)\n"
+            + "  --disk DIR                 the disk level's directory (default: none)\n"
+            + "  --disk-ratio K             every K-th checkpoint also to disk (default 1000; 0 = off)\n"
+            + "  --memory-dir DIR           the node-local stores' directory (default /dev/shm/jckpt-USER)\n"
+            + "  --max-memory BYTES         cap of a rank's node-local store, e.g. 512m, 4g (default 1/4 of RAM)\n"
+            + "  --log-level LEVEL          the library's loggers (io.jckpt) with the launcher's slf4j-simple:\n"
+            + "                             trace, debug, info, warn (default), error, off\n"
             + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.\n"
             + "ckpt-run --clean [--job-id ID]: remove the node-local stores of jobs whose launcher is gone\n"
             + "                             (those kept for a restart with --job-id too)";
@@ -89,6 +110,8 @@ public final class LaunchSpec {
     private final long seed;
     private final int standbys;
     private final boolean retryProgramErrors;
+    private final Map<JobSettings.Setting, String> settings;
+    private final String logLevel;
 
     /** Most warm standbys a job may keep. */
     static final int MAX_STANDBYS = 16;
@@ -97,7 +120,7 @@ public final class LaunchSpec {
                        List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions,
                        long startTimeoutMillis, FailurePolicy onFailure, int maxRecoveries, List<KillSpec> kills,
                        String jobId, double mtbfSeconds, long seed, List<FailureDetector> detectors, int standbys,
-                       boolean retryProgramErrors) {
+                       boolean retryProgramErrors, Map<JobSettings.Setting, String> settings, String logLevel) {
         this.worldSize = worldSize;
         this.device = device;
         this.classPath = List.copyOf(classPath);
@@ -117,13 +140,19 @@ public final class LaunchSpec {
         this.seed = seed;
         this.standbys = standbys;
         this.retryProgramErrors = retryProgramErrors;
+        this.settings = Collections.unmodifiableMap(new EnumMap<>(settings));
+        this.logLevel = logLevel;
     }
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
     public static LaunchSpec parse(String[] args) throws UsageException {
         Integer np = null;
         Device device = Device.NIODEV;
-        String cp = ".";
+        String cp = null;
+        String jar = null;
+        List<String> cpFiles = new ArrayList<>();
+        Map<JobSettings.Setting, String> settings = new EnumMap<>(JobSettings.Setting.class);
+        String logLevel = null;
         boolean quiet = false;
         Path log = null;
         List<String> jvmOptions = new ArrayList<>();
@@ -168,6 +197,17 @@ public final class LaunchSpec {
                 case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
                 case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
                 case "--retry-program-errors" -> retryProgramErrors = true;
+                case "--replicas" -> settings.put(JobSettings.Setting.REPLICAS, setting(JobSettings.Setting.REPLICAS, value(args, ++i, arg)));
+                case "--disk" -> settings.put(JobSettings.Setting.DISK, absolute(setting(JobSettings.Setting.DISK, value(args, ++i, arg))));
+                case "--disk-ratio" -> settings.put(JobSettings.Setting.DISK_RATIO, setting(JobSettings.Setting.DISK_RATIO, value(args, ++i, arg)));
+                case "--memory-dir" -> settings.put(JobSettings.Setting.MEMORY_DIR, absolute(setting(JobSettings.Setting.MEMORY_DIR, value(args, ++i, arg))));
+                case "--max-memory" -> settings.put(JobSettings.Setting.MAX_MEMORY, setting(JobSettings.Setting.MAX_MEMORY, value(args, ++i, arg)));
+                case "--log-level" -> {
+                    logLevel = value(args, ++i, arg).toLowerCase(java.util.Locale.ROOT);
+                    RankLogging.requireLevel(logLevel);
+                }
+                case "-jar" -> jar = value(args, ++i, arg);
+                case "--cp-file" -> cpFiles.add(value(args, ++i, arg));
                 case "-h", "--help" -> throw UsageException.helpRequested(HELP);
                 default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
             }
@@ -213,12 +253,47 @@ public final class LaunchSpec {
         }
         int standbyCount = standbys != null ? standbys
                 : defaultStandbys(onFailure, device, np, Runtime.getRuntime().availableProcessors());
-        if (i >= args.length) {
-            throw new UsageException("no main class given; " + USAGE);
+        if (settings.containsKey(JobSettings.Setting.REPLICAS)
+                && Integer.parseInt(settings.get(JobSettings.Setting.REPLICAS)) > np - 1) {
+            throw new UsageException("--replicas " + settings.get(JobSettings.Setting.REPLICAS) + " needs more ranks: a rank's"
+                    + " copies live on the other ranks, so at most -np - 1 = " + (np - 1));
         }
-        String mainClass = args[i];
-        List<String> programArgs = List.of(args).subList(i + 1, args.length);
-        List<String> classPath = splitClassPath(cp);
+        JobSettings environment = JobSettings.of(System.getenv(), new java.util.Properties());
+        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+            if (!settings.containsKey(setting)) {
+                try {
+                    environment.lookup(setting); // ranks inherit the environment: a bad value fails here, once
+                } catch (InvalidOptionException e) {
+                    throw new UsageException(e.getMessage().replace("invalid option ", "environment variable "));
+                }
+            }
+        }
+        String mainClass;
+        List<String> programArgs;
+        List<String> classPath;
+        if (jar != null) {
+            if (cp != null) {
+                throw new UsageException("-jar and -cp exclude each other: the class path comes from the jar's manifest"
+                        + " (add entries with --cp-file FILE)");
+            }
+            classPath = new ArrayList<>();
+            mainClass = readJarManifest(Paths.get(jar), classPath);
+            programArgs = List.of(args).subList(i, args.length);
+            cp = String.join(File.pathSeparator, classPath);
+        } else {
+            if (i >= args.length) {
+                throw new UsageException("no main class given; " + USAGE);
+            }
+            if (cp == null) {
+                cp = ".";
+            }
+            mainClass = args[i];
+            programArgs = List.of(args).subList(i + 1, args.length);
+            classPath = splitClassPath(cp);
+        }
+        for (String file : cpFiles) {
+            classPath.addAll(readClassPathFile(Paths.get(file)));
+        }
         requireMainClass(mainClass, classPath, cp);
         if (log != null) {
             Path parent = log.toAbsolutePath().getParent();
@@ -235,7 +310,67 @@ public final class LaunchSpec {
         }
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
-                retryProgramErrors);
+                retryProgramErrors, settings, logLevel);
+    }
+
+    /** Checks a checkpoint setting's value ({@link JobSettings.Setting#check}) as a usage error. */
+    private static String setting(JobSettings.Setting setting, String value) throws UsageException {
+        try {
+            return setting.check(value, setting.option());
+        } catch (InvalidOptionException e) {
+            throw new UsageException(e.getMessage().replace("invalid option ", ""));
+        }
+    }
+
+    private static String absolute(String path) {
+        return Paths.get(path).toAbsolutePath().normalize().toString();
+    }
+
+    /**
+     * Reads {@code -jar APP.jar}: returns its Main-Class and adds the jar and its manifest's Class-Path
+     * (space-separated, relative to the jar's directory) to {@code classPath}.
+     */
+    static String readJarManifest(Path jar, List<String> classPath) throws UsageException {
+        if (!Files.isRegularFile(jar)) {
+            throw new UsageException("-jar " + jar + ": no such file");
+        }
+        Manifest manifest;
+        try (JarFile file = new JarFile(jar.toFile())) {
+            manifest = file.getManifest();
+        } catch (IOException e) {
+            throw new UsageException("-jar " + jar + " is not a readable jar: " + e.getMessage());
+        }
+        String main = manifest == null ? null : manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
+        if (main == null || main.isBlank()) {
+            throw new UsageException("-jar " + jar + " has no Main-Class in its manifest: run it with -cp " + jar + " MainClass");
+        }
+        classPath.add(jar.toAbsolutePath().normalize().toString());
+        String manifestPath = manifest.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+        if (manifestPath != null) {
+            Path dir = jar.toAbsolutePath().getParent();
+            for (String entry : manifestPath.trim().split("\\s+")) {
+                if (!entry.isEmpty()) {
+                    classPath.add(dir.resolve(entry.replace("%20", " ")).normalize().toString());
+                }
+            }
+        }
+        return main.trim();
+    }
+
+    /** Reads a class path file (entries separated by the path separator or line breaks). */
+    static List<String> readClassPathFile(Path file) throws UsageException {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new UsageException("--cp-file " + file + ": cannot read it (" + e.getMessage() + "); write it with"
+                    + " mvn dependency:build-classpath -Dmdep.outputFile=" + file);
+        }
+        List<String> entries = new ArrayList<>();
+        for (String line : text.split("\\R")) {
+            entries.addAll(splitClassPath(line.trim()));
+        }
+        return entries;
     }
 
     /** {@code heartbeat:MILLIS}, or {@code class:NAME} for a {@link FailureDetector} with a no-argument constructor. */
@@ -451,6 +586,19 @@ public final class LaunchSpec {
      */
     public boolean retryProgramErrors() {
         return retryProgramErrors;
+    }
+
+    /**
+     * The checkpoint settings given as launcher options ({@code --replicas}, {@code --disk}, ...),
+     * validated; paths absolute. Ranks get them as {@link JobSettings.Setting#launcherVariable()}.
+     */
+    public Map<JobSettings.Setting, String> settings() {
+        return settings;
+    }
+
+    /** {@code --log-level} for the library's loggers, or {@code null}. */
+    public String logLevel() {
+        return logLevel;
     }
 
     /** How long ranks may take to start and join the MPJ world. */

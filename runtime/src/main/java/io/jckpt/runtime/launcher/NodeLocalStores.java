@@ -16,9 +16,10 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Where ranks keep their node-local checkpoint stores by default
- * ({@code CkptOptions.defaultMemoryDirectory()/<jobId>/rank-<r>}), for node-loss injection and for
- * cleaning up after a job. Programs that set another memory directory manage it themselves.
+ * Where ranks keep their node-local checkpoint stores ({@code <memory directory>/<jobId>/rank-<r>}, the
+ * memory directory being the job's {@code --memory-dir} / {@code JCKPT_MEMORY_DIR} or
+ * {@code CkptOptions.defaultMemoryDirectory()}), for node-loss injection and for cleaning up after a
+ * job. Programs that set another memory directory in their code manage it themselves.
  *
  * <p>Ownership: a launcher writes {@value #OWNER_FILE} into its job's directory before it starts a
  * rank: its pid, its start time (so that a pid reused by another process is not taken for it) and
@@ -95,18 +96,14 @@ final class NodeLocalStores {
         }
     }
 
-    static Path jobDirectory(String jobId) {
-        return CkptOptions.defaultMemoryDirectory().resolve(jobId);
-    }
-
     /**
      * Makes this launcher the owner of {@code jobId}'s store (created owner-only when missing).
      *
      * @throws IOException when another launcher that still runs owns it (the same --job-id twice),
      *                     or the owner file cannot be written
      */
-    static void claim(String jobId, boolean keep) throws IOException {
-        Path dir = jobDirectory(jobId);
+    static void claim(Path memoryDirectory, String jobId, boolean keep) throws IOException {
+        Path dir = memoryDirectory.resolve(jobId);
         createPrivateDirectories(dir);
         Optional<Owner> previous = owner(dir);
         long me = ProcessHandle.current().pid();
@@ -133,15 +130,16 @@ final class NodeLocalStores {
     /**
      * Removes the stores of jobs whose launcher is gone.
      *
+     * @param base        the memory directory the stores are in
      * @param onlyJobId   only this job's store; {@code null} for every job's
      * @param includeKept also stores kept for a restart (explicit --job-id); the start-up sweep does not
      * @param skipJobId   a job never removed (the caller's own); may be {@code null}
      * @param report      told one line per store removed, kept because its launcher runs, or not removable
      * @return the job ids whose stores were removed
      */
-    static List<String> removeStale(String onlyJobId, boolean includeKept, String skipJobId, Consumer<String> report) {
+    static List<String> removeStale(Path base, String onlyJobId, boolean includeKept, String skipJobId,
+                                    Consumer<String> report) {
         List<String> removed = new ArrayList<>();
-        Path base = CkptOptions.defaultMemoryDirectory();
         if (!Files.isDirectory(base)) {
             return removed;
         }
@@ -189,14 +187,14 @@ final class NodeLocalStores {
         return removed;
     }
 
-    /** Deletes one rank's store (a lost node). */
-    static void wipe(String jobId, int rank) {
-        delete(jobDirectory(jobId).resolve("rank-" + rank));
+    /** Deletes one rank's store (a lost node) under {@code memoryDirectory}. */
+    static void wipe(Path memoryDirectory, String jobId, int rank) {
+        delete(memoryDirectory.resolve(jobId).resolve("rank-" + rank));
     }
 
-    /** Deletes every rank's store of the job, its owner file too. */
-    static void wipeJob(String jobId) {
-        delete(jobDirectory(jobId));
+    /** Deletes every rank's store of the job under {@code memoryDirectory}, its owner file too. */
+    static void wipeJob(Path memoryDirectory, String jobId) {
+        delete(memoryDirectory.resolve(jobId));
     }
 
     private static void delete(Path dir) {

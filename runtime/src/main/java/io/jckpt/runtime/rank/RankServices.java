@@ -61,9 +61,14 @@ public final class RankServices {
     /**
      * Runs one multicore rank inside its own class loader (called reflectively by
      * {@code MulticoreHost}, so that everything here, including this holder, is the rank's own):
-     * connects, runs the program's main with smpdev arguments, reports how it ended.
+     * connects, runs the program's main with smpdev arguments, reports how it ended. Returns
+     * normally when main completed.
      *
-     * @return normally when main completed; throws what main threw
+     * @param rank        the rank
+     * @param size        the world size
+     * @param mainClass   the program's main class
+     * @param programArgs the program's arguments
+     * @throws Throwable what main threw
      */
     public static void runMulticoreRank(int rank, int size, String mainClass, String[] programArgs) throws Throwable {
         RankEnvironment env = RankEnvironment.current();

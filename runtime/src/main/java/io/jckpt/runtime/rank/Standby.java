@@ -1,6 +1,7 @@
 package io.jckpt.runtime.rank;
 
 import io.jckpt.CkptOptions;
+import io.jckpt.JobSettings;
 import io.jckpt.runtime.control.ControlClient;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -53,7 +54,10 @@ final class Standby {
         reader.start();
 
         long start = System.nanoTime();
-        Path scratch = CkptOptions.defaultMemoryDirectory().resolve(env.jobId()).resolve("standby-" + id);
+        // under the job's memory directory, as the launcher sees it (its option or the environment), which it removes at the end
+        Path memory = JobSettings.of(System.getenv(), new java.util.Properties()).lookup(JobSettings.Setting.MEMORY_DIR)
+                .map(v -> Path.of(v.text())).orElseGet(CkptOptions::defaultMemoryDirectory);
+        Path scratch = memory.resolve(env.jobId()).resolve("standby-" + id);
         String rehearsal = StandbyWarmup.rehearse(scratch);
         if (rehearsal != null) {
             System.err.println("standby " + id + ": library rehearsal incomplete (" + rehearsal + "); waiting anyway");

@@ -64,7 +64,7 @@ final class Timeline {
                 int y = 50 + Integer.parseInt(failed.group(1)) * LANE;
                 s.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' fill='#c53030' font-size='20' "
                         + "text-anchor='middle'>&#x2716;</text>%n", x, y + 24));
-            } else if (rankEvent.find()) {
+            } else if (rankEvent.find() && !rankEvent.group(2).startsWith("checkpoint settings")) { // rank 0's at open
                 int r = Integer.parseInt(rankEvent.group(1));
                 int y = 50 + r * LANE;
                 String what = rankEvent.group(2);

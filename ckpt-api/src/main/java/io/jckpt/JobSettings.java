@@ -1,0 +1,253 @@
+package io.jckpt;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The checkpoint settings a job can be given without recompiling the program: the replication
+ * degree, the disk directory and ratio, the node-local store's directory and its memory cap.
+ *
+ * <p>Each {@link Setting} is taken, in this order of precedence, from
+ * <ol>
+ *   <li>the program's explicit {@link CkptOptions.Builder} call ({@link Source#PROGRAM});</li>
+ *   <li>the launcher's option, e.g. {@code ckpt-run --replicas 2}, which the launcher hands to its
+ *       ranks as environment variable {@link Setting#launcherVariable()} ({@link Source#LAUNCHER});</li>
+ *   <li>the system property of the rank's JVM, e.g. {@code -Djckpt.replicas=2}
+ *       ({@link Source#PROPERTY});</li>
+ *   <li>the environment variable, e.g. {@code JCKPT_REPLICAS=2} ({@link Source#ENVIRONMENT});</li>
+ *   <li>the default ({@link Source#DEFAULT}).</li>
+ * </ol>
+ * {@link CkptOptions.Builder#build()} applies steps 2-5 to every setting the program did not set, so
+ * {@code Ckpt.open()} and {@code Ckpt.open(CkptOptions.builder().build())} take the job's settings.
+ * A value that does not parse is an {@link InvalidOptionException} naming the variable or property.
+ */
+public final class JobSettings {
+
+    /** A setting that can be given per job. */
+    public enum Setting {
+        /** Replication degree m ({@link CkptOptions#replicas()}): a whole number {@code >= 0}. */
+        REPLICAS("replicas", "--replicas", "JCKPT_REPLICAS", "jckpt.replicas"),
+        /** Directory of the disk level ({@link CkptOptions#diskDirectory()}): a path; unset = no disk level. */
+        DISK("disk", "--disk", "JCKPT_DISK", "jckpt.disk"),
+        /** Every k-th checkpoint also to disk ({@link CkptOptions#diskRatio()}): a whole number {@code >= 0}. */
+        DISK_RATIO("diskRatio", "--disk-ratio", "JCKPT_DISK_RATIO", "jckpt.diskRatio"),
+        /** Directory of the node-local store ({@link CkptOptions#memoryDirectory()}): a path. */
+        MEMORY_DIR("memoryDir", "--memory-dir", "JCKPT_MEMORY_DIR", "jckpt.memoryDir"),
+        /** Cap of the node-local store ({@link CkptOptions#maxMemoryBytes()}): bytes, or with K, M, G, T (binary). */
+        MAX_MEMORY("maxMemory", "--max-memory", "JCKPT_MAX_MEMORY", "jckpt.maxMemory");
+
+        private final String label;
+        private final String option;
+        private final String variable;
+        private final String property;
+
+        Setting(String label, String option, String variable, String property) {
+            this.label = label;
+            this.option = option;
+            this.variable = variable;
+            this.property = property;
+        }
+
+        /** @return the short name used in the job's settings line, e.g. {@code diskRatio} */
+        public String label() {
+            return label;
+        }
+
+        /** @return the launcher's option, e.g. {@code --disk-ratio} */
+        public String option() {
+            return option;
+        }
+
+        /** @return the environment variable, e.g. {@code JCKPT_DISK_RATIO} */
+        public String variable() {
+            return variable;
+        }
+
+        /** @return the system property, e.g. {@code jckpt.diskRatio} */
+        public String property() {
+            return property;
+        }
+
+        /** @return the variable through which the launcher hands its option to the ranks, e.g. {@code JCKPT_LAUNCHER_DISK_RATIO} */
+        public String launcherVariable() {
+            return "JCKPT_LAUNCHER_" + variable.substring("JCKPT_".length());
+        }
+
+        /**
+         * Checks a value of this setting.
+         *
+         * @param value the text
+         * @param where where it came from (an option, variable or property), for the message
+         * @return the value, trimmed
+         * @throws InvalidOptionException when it does not parse
+         */
+        public String check(String value, String where) {
+            String v = value.trim();
+            switch (this) {
+                case REPLICAS, DISK_RATIO -> parseCount(v, where);
+                case MAX_MEMORY -> parseBytes(v, where);
+                default -> {
+                    if (v.isEmpty()) {
+                        throw new InvalidOptionException(where, value, "must be a directory path");
+                    }
+                }
+            }
+            return v;
+        }
+    }
+
+    /** Where a setting's value came from. */
+    public enum Source {
+        /** The program's explicit builder call. */
+        PROGRAM,
+        /** A launcher option. */
+        LAUNCHER,
+        /** A system property of the rank's JVM. */
+        PROPERTY,
+        /** An environment variable. */
+        ENVIRONMENT,
+        /** The library's default. */
+        DEFAULT
+    }
+
+    /**
+     * One setting's value and its origin.
+     *
+     * @param text   the value as given (trimmed)
+     * @param source where it came from
+     * @param origin the option, variable or property that gave it (e.g. {@code --replicas}, {@code JCKPT_DISK},
+     *               {@code -Djckpt.replicas}), or {@code program} / {@code default}
+     */
+    public record Value(String text, Source source, String origin) {
+        /** Checks that nothing is null. */
+        public Value {
+            Objects.requireNonNull(text, "text");
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(origin, "origin");
+        }
+    }
+
+    private static final Pattern BYTES = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?", Pattern.CASE_INSENSITIVE);
+
+    private final Map<String, String> environment;
+    private final Properties properties;
+
+    private JobSettings(Map<String, String> environment, Properties properties) {
+        this.environment = Map.copyOf(environment);
+        this.properties = properties;
+    }
+
+    /** @return the settings of this process: its environment and system properties */
+    public static JobSettings current() {
+        return new JobSettings(System.getenv(), System.getProperties());
+    }
+
+    /**
+     * @param environment the environment variables
+     * @param properties  the system properties
+     * @return the settings these give (for the launcher and tests)
+     */
+    public static JobSettings of(Map<String, String> environment, Properties properties) {
+        return new JobSettings(environment, properties);
+    }
+
+    /**
+     * The job's value of a setting, without the program's: the launcher's option, else the system
+     * property, else the environment variable.
+     *
+     * @param setting the setting
+     * @return its value and origin, or empty when none is given (the default applies)
+     * @throws InvalidOptionException when the value given does not parse
+     */
+    public Optional<Value> lookup(Setting setting) {
+        String launcher = environment.get(setting.launcherVariable());
+        if (launcher != null) {
+            return Optional.of(new Value(setting.check(launcher, setting.option()), Source.LAUNCHER, setting.option()));
+        }
+        String property = properties.getProperty(setting.property());
+        if (property != null) {
+            String where = "-D" + setting.property();
+            return Optional.of(new Value(setting.check(property, where), Source.PROPERTY, where));
+        }
+        String variable = environment.get(setting.variable());
+        if (variable != null) {
+            return Optional.of(new Value(setting.check(variable, setting.variable()), Source.ENVIRONMENT, setting.variable()));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param text a whole number {@code >= 0}
+     * @param where the option, variable or property it came from
+     * @return the number
+     * @throws InvalidOptionException naming {@code where} when it is not one
+     */
+    public static int parseCount(String text, String where) {
+        try {
+            int n = Integer.parseInt(text.trim());
+            if (n < 0) {
+                throw new InvalidOptionException(where, text, "must be >= 0");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new InvalidOptionException(where, text, "must be a whole number >= 0");
+        }
+    }
+
+    /**
+     * @param text bytes as a whole number, optionally with a binary unit: {@code 512m}, {@code 4G},
+     *             {@code 1GiB}, {@code 65536}
+     * @param where the option, variable or property it came from
+     * @return the number of bytes ({@code > 0})
+     * @throws InvalidOptionException naming {@code where} when it is not one
+     */
+    public static long parseBytes(String text, String where) {
+        Matcher m = BYTES.matcher(text.trim());
+        if (!m.matches()) {
+            throw new InvalidOptionException(where, text, "must be bytes, e.g. 512m, 4g, 1GiB or 1073741824");
+        }
+        int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            case "t" -> 40;
+            default -> 0;
+        };
+        try {
+            long n = Long.parseLong(m.group(1));
+            if (n <= 0 || n > (Long.MAX_VALUE >> shift)) {
+                throw new InvalidOptionException(where, text, "must be > 0 and fit in 63 bits");
+            }
+            return n << shift;
+        } catch (NumberFormatException e) {
+            throw new InvalidOptionException(where, text, "is too large");
+        }
+    }
+
+    static Path parsePath(String text) {
+        return Paths.get(text);
+    }
+
+    /**
+     * @param bytes a number of bytes
+     * @return it in the largest binary unit that divides it, or with one decimal (e.g. {@code 4 GiB}, {@code 1.5 MiB})
+     */
+    public static String formatBytes(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int u = 0;
+        double v = bytes;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return v == Math.rint(v) ? String.format(Locale.ROOT, "%d %s", (long) v, units[u])
+                : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+}

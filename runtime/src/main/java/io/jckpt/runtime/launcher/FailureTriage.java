@@ -1,0 +1,159 @@
+package io.jckpt.runtime.launcher;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+
+/**
+ * The launcher's triage of what goes wrong in a job, apart from what it then does: which failures
+ * are recovered together (all within the coalescing window of the first), and whether a program's own
+ * error (an exception out of main, an exit code) is the echo of another rank's death (a process
+ * failure within the program-error window before or after it: MPJ Express fails the peers of a dead
+ * rank) or an error of its own that fails the job once the window has passed. One failure gives one
+ * FAILURE line; its echoes get a line of their own that says so. Pure: time comes from the injected
+ * clock, so the windows are unit-tested without processes.
+ */
+final class FailureTriage {
+    /** A program's error (or exit) held until it is known whether it echoes a process failure. */
+    record HeldError(String description, String stackTrace, long sinceNanos) {
+    }
+
+    private final LongSupplier clock;
+    private final long coalesceNanos;
+    private final long programErrorGraceNanos;
+    private final TreeMap<Integer, String> pending = new TreeMap<>();
+    /** The pending failures that are process failures (not program errors taken for their echoes). */
+    private final TreeSet<Integer> pendingProcess = new TreeSet<>();
+    private long pendingSinceNanos;
+    private final TreeMap<Integer, HeldError> held = new TreeMap<>();
+    private long lastProcessFailureNanos;
+    private int lastProcessFailureEpoch = -1;
+
+    /**
+     * @param clock              System::nanoTime, or a test's clock
+     * @param coalesceMillis     failures this close to the first one are recovered together
+     * @param programErrorMillis the window around a process failure in which a program error is its echo
+     */
+    FailureTriage(LongSupplier clock, long coalesceMillis, long programErrorMillis) {
+        this.clock = clock;
+        this.coalesceNanos = coalesceMillis * 1_000_000L;
+        this.programErrorGraceNanos = programErrorMillis * 1_000_000L;
+    }
+
+    /**
+     * A rank failed in {@code epoch} and is queued for recovery.
+     *
+     * @param processFailure false for a program error recovered as a failure (--retry-program-errors)
+     * @return the lines to print: its FAILURE line, then the echoes it explains (empty when the rank
+     *         was already queued)
+     */
+    List<String> failure(int rank, String description, int epoch, boolean processFailure) {
+        List<String> lines = new ArrayList<>();
+        if (pending.containsKey(rank)) {
+            return lines;
+        }
+        queue(rank, description);
+        lines.add("FAILURE: " + description);
+        if (processFailure) {
+            pendingProcess.add(rank);
+            lastProcessFailureNanos = clock.getAsLong();
+            lastProcessFailureEpoch = epoch;
+            held.remove(rank);
+            for (Map.Entry<Integer, HeldError> echo : held.entrySet()) {
+                lines.addAll(echo(echo.getKey(), echo.getValue().description()));
+            }
+            held.clear();
+        }
+        return lines;
+    }
+
+    /**
+     * A rank's program threw or exited with a code of its own in {@code epoch}: the echo of a process
+     * failure pending or detected within the window before it (queued with it), else held until the
+     * window has passed.
+     *
+     * @return the lines to print now
+     */
+    List<String> programError(int rank, String description, String stackTrace, int epoch) {
+        boolean processFailureRecent = lastProcessFailureEpoch == epoch
+                && clock.getAsLong() - lastProcessFailureNanos < programErrorGraceNanos;
+        if (!pendingProcess.isEmpty() || processFailureRecent) {
+            return echo(rank, description);
+        }
+        HeldError was = held.get(rank);
+        if (was == null) {
+            held.put(rank, new HeldError(description, stackTrace, clock.getAsLong()));
+        } else if (was.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
+            // the rank's own report (what it threw) came after its exit status: it names the error better
+            held.put(rank, new HeldError(description, stackTrace, was.sinceNanos()));
+        }
+        return List.of();
+    }
+
+    private List<String> echo(int rank, String description) {
+        if (pending.containsKey(rank)) {
+            return List.of();
+        }
+        queue(rank, description);
+        return List.of(description + " (the echo of the failure above: recovered with it)");
+    }
+
+    private void queue(int rank, String description) {
+        if (pending.isEmpty()) {
+            pendingSinceNanos = clock.getAsLong();
+        }
+        pending.put(rank, description);
+    }
+
+    /** @return whether the pending failures' coalescing window has passed: recover them now */
+    boolean recoveryDue() {
+        return !pending.isEmpty() && clock.getAsLong() - pendingSinceNanos >= coalesceNanos;
+    }
+
+    /** @return whether a held program error outlived its window with no failure pending: the job fails */
+    boolean programErrorDue() {
+        if (held.isEmpty() || !pending.isEmpty()) {
+            return false;
+        }
+        long oldest = held.values().stream().mapToLong(HeldError::sinceNanos).min().orElseThrow();
+        return clock.getAsLong() - oldest >= programErrorGraceNanos;
+    }
+
+    /** @return the failures queued for the next recovery, rank to description (the recovery edits it) */
+    TreeMap<Integer, String> pending() {
+        return pending;
+    }
+
+    /** @return whether {@code rank} is queued for the next recovery */
+    boolean isPending(int rank) {
+        return pending.containsKey(rank);
+    }
+
+    /** @return when the first pending failure was queued (the recovery's detection time) */
+    long pendingSinceNanos() {
+        return pendingSinceNanos;
+    }
+
+    /** The pending failures were recovered. */
+    void recovered() {
+        pending.clear();
+        pendingProcess.clear();
+    }
+
+    /** @return the held program errors, by rank */
+    TreeMap<Integer, HeldError> held() {
+        return held;
+    }
+
+    /** @return how long the supervisor may wait for its next event without missing a window */
+    long pollMillis(long max) {
+        long wait = max;
+        if (!pending.isEmpty()) {
+            wait = Math.min(wait, (pendingSinceNanos + coalesceNanos - clock.getAsLong()) / 1_000_000L + 1);
+        }
+        return Math.max(1, wait);
+    }
+}

@@ -1,0 +1,67 @@
+package io.jckpt.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Checkpoint settings per job through the launcher: the program's builder call beats the launcher's
+ * option, which beats a system property of the rank JVM, which beats the environment; the job's
+ * first lines say what is in effect and where each came from.
+ */
+class JobSettingsLaunchTest {
+    private static final String PROGRAM = "io.jckpt.runtime.programs.SettingsProbe";
+
+    @Test
+    void eachSettingComesFromTheStrongestSourceThatGivesIt(@TempDir Path tmp) throws Exception {
+        Path memory = Files.createDirectories(tmp.resolve("shm"));
+        Map<String, String> env = Map.of(
+                "JCKPT_REPLICAS", "1",          // beaten by --replicas
+                "JCKPT_DISK_RATIO", "7",        // beaten by --disk-ratio, then by the program's own call
+                "JCKPT_MAX_MEMORY", "256m",     // beaten by -Djckpt.maxMemory on the rank JVMs
+                "JCKPT_MEMORY_DIR", "/nonexistent/ignored"); // beaten by --memory-dir
+        try (LaunchedJob job = LaunchedJob.startWithEnvironment(env, "-np", "3", "--on-failure", "respawn",
+                "--standby", "1", "--replicas", "2", "--disk-ratio", "9",
+                "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m",
+                "-cp", LaunchedJob.testClasses().toString(), PROGRAM, "3")) {
+            assertEquals(0, job.awaitExit(120_000), job.output());
+            // the launcher's view: its options and the environment (the program may still override)
+            List<String> launcher = job.linesContaining("checkpoint settings (the program's own builder calls win):");
+            assertEquals(1, launcher.size(), job.output());
+            assertTrue(launcher.get(0).contains("replicas=2 (--replicas), disk=default, diskRatio=9 (--disk-ratio), memoryDir="
+                    + memory + " (--memory-dir), maxMemory=256m (JCKPT_MAX_MEMORY)"), launcher.get(0));
+            // rank 0 at open: what is in effect
+            List<String> effective = job.linesContaining("rank 0: checkpoint settings: ");
+            assertEquals(1, effective.size(), job.output());
+            assertTrue(effective.get(0).endsWith("replicas=2 (--replicas), disk=none (default), diskRatio=3 (program), memoryDir="
+                    + memory + " (--memory-dir), maxMemory=128 MiB (-Djckpt.maxMemory)"), effective.get(0));
+            // and every rank really runs with them
+            List<String> ranks = job.linesContaining("effective replicas=2 diskRatio=3 maxMemory=" + (128L << 20)
+                    + " memoryDir=" + memory);
+            assertEquals(3, ranks.size(), job.output());
+            // the stores (and the standby's rehearsal) lived under --memory-dir, and the launcher removed them at the end
+            assertFalse(Files.exists(memory.resolve(job.jobId())), "the job's stores were not removed");
+        }
+    }
+
+    @Test
+    void aBadSettingIsAUsageErrorNamingIt() throws Exception {
+        try (LaunchedJob job = LaunchedJob.start("-np", "2", "--replicas", "2", "-cp",
+                LaunchedJob.testClasses().toString(), PROGRAM)) {
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("--replicas 2 needs more ranks"), job.output());
+        }
+        try (LaunchedJob job = LaunchedJob.startWithEnvironment(Map.of("JCKPT_DISK_RATIO", "often"), "-np", "2", "-cp",
+                LaunchedJob.testClasses().toString(), PROGRAM)) {
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("environment variable JCKPT_DISK_RATIO=often: must be a whole number"), job.output());
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.jckpt.runtime.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The launcher's failure triage on a test clock: the 30 ms coalescing and the 1 s program-error window. */
+class FailureTriageTest {
+    private final AtomicLong now = new AtomicLong(1_000_000_000L);
+    private final FailureTriage triage = new FailureTriage(now::get, 30, 1_000);
+
+    private void advanceMillis(long millis) {
+        now.addAndGet(millis * 1_000_000L);
+    }
+
+    @Test
+    void failuresWithinTheCoalescingWindowAreRecoveredTogether() {
+        assertEquals(List.of("FAILURE: rank 1 killed"), triage.failure(1, "rank 1 killed", 0, true));
+        advanceMillis(29);
+        assertEquals(List.of("FAILURE: rank 2 killed"), triage.failure(2, "rank 2 killed", 0, true));
+        assertFalse(triage.recoveryDue());
+        assertEquals(2, triage.pollMillis(20), "woken when the window closes, not a full poll later");
+        advanceMillis(1);
+        assertTrue(triage.recoveryDue());
+        assertEquals(List.of(1, 2), List.copyOf(triage.pending().keySet()));
+        assertEquals(List.of(), triage.failure(2, "rank 2 killed again", 0, true), "one failure, one line");
+        triage.recovered();
+        assertFalse(triage.recoveryDue());
+        assertEquals(20, triage.pollMillis(20));
+    }
+
+    @Test
+    void aProgramErrorBeforeAProcessFailureWithinTheWindowIsItsEcho() {
+        assertEquals(List.of(), triage.programError(0, "rank 0 threw MPIException", "trace", 0));
+        advanceMillis(999);
+        assertFalse(triage.programErrorDue());
+        List<String> lines = triage.failure(3, "rank 3 killed by SIGKILL", 0, true);
+        assertEquals(List.of("FAILURE: rank 3 killed by SIGKILL",
+                "rank 0 threw MPIException (the echo of the failure above: recovered with it)"), lines);
+        assertTrue(triage.held().isEmpty());
+        advanceMillis(30);
+        assertTrue(triage.recoveryDue());
+        assertEquals(List.of(0, 3), List.copyOf(triage.pending().keySet()));
+    }
+
+    @Test
+    void aProgramErrorAfterAProcessFailureWithinTheWindowIsItsEchoEvenOnceRecovered() {
+        triage.failure(2, "rank 2 killed", 4, true);
+        advanceMillis(30);
+        triage.recovered();
+        advanceMillis(900); // the survivors' follow-on errors may come after the recovery started
+        assertEquals(List.of("rank 1 threw (the echo of the failure above: recovered with it)"),
+                triage.programError(1, "rank 1 threw", "", 4));
+        triage.recovered();
+        // in the next world, or past the window, the same error is the program's own
+        advanceMillis(200);
+        assertEquals(List.of(), triage.programError(1, "rank 1 threw", "", 4));
+        assertFalse(triage.programErrorDue());
+        advanceMillis(1_000);
+        assertTrue(triage.programErrorDue());
+        assertEquals("rank 1 threw", triage.held().firstEntry().getValue().description());
+    }
+
+    @Test
+    void aProgramErrorAloneFailsTheJobOnlyAfterItsWindowAndKeepsTheBetterReport() {
+        triage.programError(2, "rank 2 exited with status 3", "", 0);
+        advanceMillis(500);
+        triage.programError(2, "rank 2 threw IllegalStateException", "java.lang.IllegalStateException\n\tat x", 0);
+        advanceMillis(499);
+        assertFalse(triage.programErrorDue(), "the window counts from the first report");
+        advanceMillis(1);
+        assertTrue(triage.programErrorDue());
+        FailureTriage.HeldError held = triage.held().get(2);
+        assertTrue(held.stackTrace().startsWith("java.lang.IllegalStateException"), held.toString());
+        // a process failure pending holds the verdict back: the error may be its echo
+        triage.failure(0, "rank 0 killed", 0, true);
+        assertFalse(triage.programErrorDue());
+    }
+
+    @Test
+    void aRetriedProgramErrorIsQueuedWithoutMakingOthersItsEchoes() {
+        triage.programError(1, "rank 1 threw", "", 0);
+        assertEquals(List.of("FAILURE: rank 2 exited with status 3"), triage.failure(2, "rank 2 exited with status 3", 0, false));
+        assertEquals(1, triage.held().size(), "not a process failure: rank 1's error is not its echo");
+    }
+}

@@ -1,0 +1,98 @@
+package io.jckpt.runtime.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.JobSettings;
+import java.io.File;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher's options for a program of one's own: -jar, --cp-file and the checkpoint settings. */
+class LaunchSpecOptionsTest {
+
+    private static Path jar(Path file, String mainClass, String classPath) throws Exception {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        if (mainClass != null) {
+            manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, mainClass);
+        }
+        if (classPath != null) {
+            manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, classPath);
+        }
+        try (OutputStream out = Files.newOutputStream(file); JarOutputStream jar = new JarOutputStream(out, manifest)) {
+            jar.putNextEntry(new JarEntry("org/example/Main.class"));
+            jar.write(new byte[] {(byte) 0xca, (byte) 0xfe});
+            jar.closeEntry();
+        }
+        return file;
+    }
+
+    @Test
+    void jarTakesMainClassAndClassPathFromItsManifest(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), "org.example.Main", "lib/a.jar  lib/b.jar");
+        Path cpFile = tmp.resolve("classpath.txt");
+        Files.writeString(cpFile, tmp.resolve("dep1.jar") + File.pathSeparator + tmp.resolve("dep2.jar") + "\n");
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "2", "-jar", app.toString(), "--cp-file", cpFile.toString(),
+                "x", "-y"});
+        assertEquals("org.example.Main", spec.mainClass());
+        assertEquals(List.of(app.toString(), tmp.resolve("lib/a.jar").toString(), tmp.resolve("lib/b.jar").toString(),
+                tmp.resolve("dep1.jar").toString(), tmp.resolve("dep2.jar").toString()), spec.classPath());
+        assertEquals(List.of("x", "-y"), spec.programArgs());
+    }
+
+    @Test
+    void cpFileAddsToCp(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), null, null);
+        Path cpFile = tmp.resolve("classpath.txt");
+        Files.writeString(cpFile, ""); // a project without dependencies of its own
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "1", "-cp", app.toString(), "--cp-file", cpFile.toString(),
+                "org.example.Main"});
+        assertEquals(List.of(app.toString()), spec.classPath());
+    }
+
+    @Test
+    void badUsesAreOneLineErrorsNamingTheFix(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), "org.example.Main", null);
+        Path noMain = jar(tmp.resolve("nomain.jar"), null, null);
+        assertError("-jar and -cp exclude each other", "-np", "2", "-cp", app.toString(), "-jar", app.toString());
+        assertError("has no Main-Class in its manifest: run it with -cp", "-np", "2", "-jar", noMain.toString());
+        assertError("-jar " + tmp.resolve("none.jar") + ": no such file", "-np", "2", "-jar", tmp.resolve("none.jar").toString());
+        assertError("--cp-file " + tmp.resolve("cp.txt") + ": cannot read it", "-np", "2", "--cp-file", tmp.resolve("cp.txt").toString(),
+                "-jar", app.toString());
+        assertError("--replicas 2 needs more ranks", "-np", "2", "--replicas", "2", "-jar", app.toString());
+        assertError("--replicas=many: must be a whole number", "-np", "2", "--replicas", "many", "-jar", app.toString());
+        assertError("--max-memory=lots: must be bytes", "-np", "2", "--max-memory", "lots", "-jar", app.toString());
+        assertError("--log-level must be one of trace, debug, info, warn, error, off, got 'loud'", "-np", "2",
+                "--log-level", "loud", "-jar", app.toString());
+    }
+
+    @Test
+    void settingsAreValidatedAndPathsMadeAbsolute(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), "org.example.Main", null);
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "3", "--replicas", "2", "--disk", "rel/disk", "--disk-ratio", "0",
+                "--memory-dir", tmp.toString(), "--max-memory", "1g", "--log-level", "INFO", "-jar", app.toString()});
+        assertEquals("2", spec.settings().get(JobSettings.Setting.REPLICAS));
+        assertEquals(Path.of("rel/disk").toAbsolutePath().normalize().toString(), spec.settings().get(JobSettings.Setting.DISK));
+        assertEquals("0", spec.settings().get(JobSettings.Setting.DISK_RATIO));
+        assertEquals(tmp.toString(), spec.settings().get(JobSettings.Setting.MEMORY_DIR));
+        assertEquals("1g", spec.settings().get(JobSettings.Setting.MAX_MEMORY));
+        assertEquals("info", spec.logLevel());
+        assertTrue(LaunchSpec.parse(new String[] {"-np", "1", "-jar", app.toString()}).settings().isEmpty());
+    }
+
+    private static void assertError(String expected, String... args) {
+        UsageException e = assertThrows(UsageException.class, () -> LaunchSpec.parse(args));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+    }
+}

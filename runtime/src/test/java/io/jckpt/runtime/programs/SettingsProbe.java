@@ -1,0 +1,35 @@
+package io.jckpt.runtime.programs;
+
+import io.jckpt.Ckpt;
+import io.jckpt.CkptOptions;
+import io.jckpt.CkptStats;
+import mpi.MPI;
+
+/**
+ * Opens with the job's settings and prints what is in effect, for the test of their precedence:
+ * {@code SettingsProbe [diskRatio]} sets the disk ratio explicitly (the program's builder call) when
+ * given; every other setting comes from the job. Each rank takes one checkpoint and prints
+ * {@code effective replicas=M diskRatio=K maxMemory=B memoryDir=D}.
+ */
+public final class SettingsProbe {
+    private SettingsProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] appArgs = MPI.Init(args);
+        CkptOptions.Builder builder = CkptOptions.builder();
+        if (appArgs.length > 0) {
+            builder.diskRatio(Integer.parseInt(appArgs[0]));
+        }
+        CkptOptions options = builder.build();
+        Ckpt.open(options);
+        long[] data = {MPI.COMM_WORLD.Rank()};
+        Ckpt.register("data", data);
+        Ckpt.here();
+        CkptStats stats = Ckpt.stats();
+        System.out.println("effective replicas=" + stats.replicas() + " diskRatio=" + stats.diskRatio()
+                + " maxMemory=" + options.maxMemoryBytes() + " memoryDir=" + options.memoryDirectory());
+        Ckpt.close();
+        MPI.Finalize();
+    }
+}
