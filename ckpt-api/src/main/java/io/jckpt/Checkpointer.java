@@ -64,6 +64,40 @@ public interface Checkpointer extends AutoCloseable {
     void here();
 
     /**
+     * Whether a checkpoint is due at this call, by the {@link CkptOptions#interval() interval policy}
+     * (SCR's {@code SCR_Need_checkpoint}, decided online). Call it once per iteration on every rank, at
+     * a point where here() may be called; when it returns true, call {@link #here()} (or use
+     * {@link #hereIfDue()}). It makes no communication, allocates nothing and reads no clock: it counts
+     * the calls and compares the count with the call number of the next checkpoint, which every rank
+     * holds identically, so it gives the same answer on every rank at the same call.
+     *
+     * <p>How the ranks agree without exchanging anything per call: at each here() rank 0 decides, from
+     * its own clock and measurements, the interval (in calls) after the next here(); the decision rides
+     * on an exchange here() makes anyway (the ring's watermarks, or the background size agreement) and
+     * every rank applies it at the next here(). After open() (a recovery included) and after a ctrl that
+     * changes the policy every rank restarts from the same deterministic warm-up: adaptive policies
+     * checkpoint at calls 1, 2, 4 and 8 until rank 0's decisions arrive; {@code calls:N} needs no
+     * decision at all. With {@link IntervalPolicy#manual()} (the default) it always returns false.
+     *
+     * @return whether to checkpoint now; true again at every call until here() is called
+     * @throws CkptStateException when closed (checked at here(), not here: this call is a counter compare)
+     */
+    boolean needCheckpoint();
+
+    /**
+     * {@link #here()} when {@link #needCheckpoint()} says a checkpoint is due; collective like here().
+     *
+     * @return whether a checkpoint was taken
+     */
+    default boolean hereIfDue() {
+        if (needCheckpoint()) {
+            here();
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Restores data from the newest complete checkpoint into {@code data} and re-registers it (the paper's
      * MPI_Rollback).
      *

@@ -179,6 +179,25 @@ public final class Ckpt {
     }
 
     /**
+     * A counter compare on the open checkpointer; see {@link Checkpointer#needCheckpoint()}. In a
+     * loop, hold the {@link Checkpointer} from {@link #instance()} and call it directly to skip the
+     * facade's world check.
+     *
+     * @return whether a checkpoint is due at this call
+     */
+    public static boolean needCheckpoint() {
+        return instance().needCheckpoint();
+    }
+
+    /**
+     * @return whether a checkpoint was taken
+     * @see Checkpointer#hereIfDue()
+     */
+    public static boolean hereIfDue() {
+        return instance().hereIfDue();
+    }
+
+    /**
      * @param tag  the tag
      * @param data the object to restore into
      * @param <T>  its type

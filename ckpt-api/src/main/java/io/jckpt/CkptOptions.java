@@ -72,6 +72,10 @@ public final class CkptOptions {
     private final long slotCapacity;
     private final MemoryShortage memoryShortage;
     private final int minReplicas;
+    private final IntervalPolicy interval;
+    private final Duration nodeMtbf;
+    private final int failureNodes;
+    private final boolean diskRatioAuto;
     private final DiskUnavailable diskUnavailable;
     private final Map<JobSettings.Setting, JobSettings.Value> origins;
 
@@ -91,6 +95,10 @@ public final class CkptOptions {
         this.slotCapacity = b.slotCapacity;
         this.memoryShortage = b.memoryShortage;
         this.minReplicas = b.minReplicas;
+        this.interval = b.interval;
+        this.nodeMtbf = b.nodeMtbf;
+        this.failureNodes = b.failureNodes;
+        this.diskRatioAuto = b.diskRatioAuto;
         this.diskUnavailable = b.diskUnavailable;
         this.origins = Collections.unmodifiableMap(new EnumMap<>(b.origins));
     }
@@ -124,6 +132,10 @@ public final class CkptOptions {
         b.slotCapacity = slotCapacity;
         b.memoryShortage = memoryShortage;
         b.minReplicas = minReplicas;
+        b.interval = interval;
+        b.nodeMtbf = nodeMtbf;
+        b.failureNodes = failureNodes;
+        b.diskRatioAuto = diskRatioAuto;
         b.diskUnavailable = diskUnavailable;
         b.origins.putAll(origins);
         return b;
@@ -247,6 +259,38 @@ public final class CkptOptions {
         return minReplicas;
     }
 
+    /** @return when {@link Checkpointer#needCheckpoint()} says a checkpoint is due ({@link IntervalPolicy#manual()} by default) */
+    public IntervalPolicy interval() {
+        return interval;
+    }
+
+    /** @return the mean time between failures of one node, or null when not configured */
+    public Duration nodeMtbf() {
+        return nodeMtbf;
+    }
+
+    /** @return the nodes whose failures the job suffers (MTBF of the job = node MTBF / nodes); 0 = one per rank */
+    public int failureNodes() {
+        return failureNodes;
+    }
+
+    /**
+     * @param worldSize ranks of the job
+     * @return {@link #failureNodes()}, or {@code worldSize} when it is 0
+     */
+    public int failureNodes(int worldSize) {
+        return failureNodes > 0 ? failureNodes : worldSize;
+    }
+
+    /**
+     * @return whether the disk ratio is chosen at run time from the disk round's measured cost and the rate of
+     *         failures the memory level cannot survive; {@link #diskRatio()} is then the largest ratio allowed
+     *         and the one in force until the first decision
+     */
+    public boolean diskRatioAuto() {
+        return diskRatioAuto;
+    }
+
     /** @return what open() does when the disk level is on but its directory cannot be used (default FAIL) */
     public DiskUnavailable diskUnavailable() {
         return diskUnavailable;
@@ -265,6 +309,10 @@ public final class CkptOptions {
         if (replicas > worldSize - 1) {
             throw new InvalidOptionException("replicas", replicas, "must be <= n-1 = " + (worldSize - 1)
                     + " for a world of " + worldSize + " ranks (a rank's copies live on other ranks)" + givenBy(JobSettings.Setting.REPLICAS));
+        }
+        if (failureNodes > worldSize) {
+            throw new InvalidOptionException("failureNodes", failureNodes, "must be <= n = " + worldSize
+                    + " (the nodes the ranks run on)");
         }
     }
 
@@ -299,6 +347,7 @@ public final class CkptOptions {
             }
             b.diskRatio(k);
         });
+        ctrl.interval().ifPresent(b::interval);
         return b.build();
     }
 
@@ -322,7 +371,19 @@ public final class CkptOptions {
                 + ";slotCapacity=" + slotCapacity
                 + ";memoryShortage=" + memoryShortage.name()
                 + ";minReplicas=" + minReplicas
-                + ";diskUnavailable=" + diskUnavailable.name();
+                + ";diskUnavailable=" + diskUnavailable.name()
+                + intervalSummary();
+    }
+
+    /** The interval policy's part of the summary: empty with the defaults, so older summaries stay as they were. */
+    private String intervalSummary() {
+        if (interval.kind() == IntervalPolicy.Kind.MANUAL && nodeMtbf == null && failureNodes == 0 && !diskRatioAuto) {
+            return "";
+        }
+        return ";interval=" + interval
+                + ";nodeMtbfMs=" + (nodeMtbf == null ? 0 : nodeMtbf.toMillis())
+                + ";failureNodes=" + failureNodes
+                + ";diskRatioAuto=" + diskRatioAuto;
     }
 
     /**
@@ -357,14 +418,16 @@ public final class CkptOptions {
                 && hereWaitTimeout.equals(x.hereWaitTimeout) && kryoConfigurer == x.kryoConfigurer
                 && recoveryFallback == x.recoveryFallback && slotCapacity == x.slotCapacity
                 && memoryShortage == x.memoryShortage && minReplicas == x.minReplicas
-                && diskUnavailable == x.diskUnavailable;
+                && diskUnavailable == x.diskUnavailable
+                && interval.equals(x.interval) && Objects.equals(nodeMtbf, x.nodeMtbf)
+                && failureNodes == x.failureNodes && diskRatioAuto == x.diskRatioAuto;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(replicas, diskRatio, memoryDirectory, diskDirectory, versionsKept, maxMemoryBytes,
                 exchangeTimeout, replicationTimeout, hereWaitTimeout, kryoRegistrationRequired, recoveryFallback,
-                slotCapacity, memoryShortage, minReplicas, diskUnavailable);
+                slotCapacity, memoryShortage, minReplicas, diskUnavailable, interval, nodeMtbf, failureNodes, diskRatioAuto);
     }
 
     @Override
@@ -374,7 +437,8 @@ public final class CkptOptions {
                 + maxMemoryBytes + ", exchangeTimeout=" + exchangeTimeout + ", replicationTimeout=" + replicationTimeout
                 + ", hereWaitTimeout=" + hereWaitTimeout + ", kryoRegistrationRequired=" + kryoRegistrationRequired
                 + ", recoveryFallback=" + recoveryFallback + ", slotCapacity=" + slotCapacity + ", memoryShortage="
-                + memoryShortage + ", minReplicas=" + minReplicas + ", diskUnavailable=" + diskUnavailable + '}';
+                + memoryShortage + ", minReplicas=" + minReplicas + ", diskUnavailable=" + diskUnavailable + ", interval=" + interval
+                + ", nodeMtbf=" + nodeMtbf + ", failureNodes=" + failureNodes + ", diskRatioAuto=" + diskRatioAuto + '}';
     }
 
     static void checkReplicas(int m) {
@@ -447,9 +511,53 @@ public final class CkptOptions {
         private long slotCapacity;
         private MemoryShortage memoryShortage = MemoryShortage.FAIL;
         private int minReplicas;
+        private IntervalPolicy interval = IntervalPolicy.manual();
+        private Duration nodeMtbf;
+        private int failureNodes;
+        private boolean diskRatioAuto;
         private DiskUnavailable diskUnavailable = DiskUnavailable.FAIL;
 
         private Builder() {
+        }
+
+        /**
+         * @param policy when {@link Checkpointer#needCheckpoint()} says a checkpoint is due (not null;
+         *               {@link IntervalPolicy#auto()} and {@link #diskRatioAuto(boolean)} need {@link #nodeMtbf})
+         * @return this builder
+         */
+        public Builder interval(IntervalPolicy policy) {
+            this.interval = policy;
+            return this;
+        }
+
+        /**
+         * @param mtbf the mean time between failures of one node (&gt; 0), the prior of the policies that use
+         *             the failure rate; the failures this job id sees refine it (see {@link IntervalPolicy#auto()})
+         * @return this builder
+         */
+        public Builder nodeMtbf(Duration mtbf) {
+            this.nodeMtbf = mtbf;
+            return this;
+        }
+
+        /**
+         * @param nodes the nodes the job runs on, whose failures it suffers (&gt;= 0; 0, the default, = one per rank)
+         * @return this builder
+         */
+        public Builder failureNodes(int nodes) {
+            this.failureNodes = nodes;
+            return this;
+        }
+
+        /**
+         * @param auto choose the disk ratio at run time from the disk round's measured cost and the rate of
+         *             failures the memory level cannot survive, up to {@link #diskRatio(int)} (needs the disk
+         *             level and {@link #nodeMtbf})
+         * @return this builder
+         */
+        public Builder diskRatioAuto(boolean auto) {
+            this.diskRatioAuto = auto;
+            return this;
         }
 
         /**
@@ -654,6 +762,26 @@ public final class CkptOptions {
             if (minReplicas < 0 || minReplicas > replicas) {
                 throw new InvalidOptionException("minReplicas", minReplicas, "must be >= 0 and <= replicas = " + replicas
                         + " (the floor of the copies DEGRADE may fall back to)");
+            }
+            if (interval == null) {
+                throw new InvalidOptionException("interval", null, "must not be null (IntervalPolicy.manual() for none)");
+            }
+            if (nodeMtbf != null && (nodeMtbf.isNegative() || nodeMtbf.isZero())) {
+                throw new InvalidOptionException("nodeMtbf", nodeMtbf, "must be > 0 (the mean time between failures of one node)");
+            }
+            if (failureNodes < 0) {
+                throw new InvalidOptionException("failureNodes", failureNodes, "must be >= 0 (0 = one node per rank)");
+            }
+            if (nodeMtbf == null && interval.kind() == IntervalPolicy.Kind.AUTO) {
+                throw new InvalidOptionException("interval", interval, "auto needs nodeMtbf (the MTBF of one node;"
+                        + " the failures this job sees refine it)");
+            }
+            if (diskRatioAuto && nodeMtbf == null) {
+                throw new InvalidOptionException("diskRatioAuto", true, "needs nodeMtbf (the MTBF of one node)");
+            }
+            if (diskRatioAuto && (diskDirectory == null || diskRatio <= 0)) {
+                throw new InvalidOptionException("diskRatioAuto", true, "needs the disk level: a diskDirectory and a"
+                        + " diskRatio > 0 (the largest ratio allowed)");
             }
             return new CkptOptions(this, maxMemorySet ? maxMemoryBytes : defaultMaxMemoryBytes());
         }

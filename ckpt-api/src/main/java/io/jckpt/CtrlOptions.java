@@ -15,10 +15,12 @@ import java.util.OptionalInt;
 public final class CtrlOptions {
     private final Integer replicas;
     private final Integer diskRatio;
+    private final IntervalPolicy interval;
 
     private CtrlOptions(Builder b) {
         this.replicas = b.replicas;
         this.diskRatio = b.diskRatio;
+        this.interval = b.interval;
     }
 
     /** @return a builder that changes nothing until told */
@@ -36,30 +38,55 @@ public final class CtrlOptions {
         return diskRatio == null ? OptionalInt.empty() : OptionalInt.of(diskRatio);
     }
 
+    /** @return the new interval policy, if it changes (from the ctrl on, on every rank at the same call) */
+    public java.util.Optional<IntervalPolicy> interval() {
+        return java.util.Optional.ofNullable(interval);
+    }
+
     @Override
     public String toString() {
-        return "CtrlOptions{" + (replicas == null ? "" : "replicas=" + replicas)
-                + (replicas != null && diskRatio != null ? ", " : "")
-                + (diskRatio == null ? "" : "diskRatio=" + diskRatio) + '}';
+        java.util.StringJoiner j = new java.util.StringJoiner(", ", "CtrlOptions{", "}");
+        if (replicas != null) {
+            j.add("replicas=" + replicas);
+        }
+        if (diskRatio != null) {
+            j.add("diskRatio=" + diskRatio);
+        }
+        if (interval != null) {
+            j.add("interval=" + interval);
+        }
+        return j.toString();
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof CtrlOptions && Objects.equals(replicas, ((CtrlOptions) o).replicas)
-                && Objects.equals(diskRatio, ((CtrlOptions) o).diskRatio);
+                && Objects.equals(diskRatio, ((CtrlOptions) o).diskRatio)
+                && Objects.equals(interval, ((CtrlOptions) o).interval);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(replicas, diskRatio);
+        return Objects.hash(replicas, diskRatio, interval);
     }
 
     /** Builder of {@link CtrlOptions}; values are validated at {@link #build()}. */
     public static final class Builder {
         private Integer replicas;
         private Integer diskRatio;
+        private IntervalPolicy interval;
 
         private Builder() {
+        }
+
+        /**
+         * @param policy the new interval policy (not null); the schedule restarts from its deterministic
+         *               start at the ctrl, on every rank
+         * @return this builder
+         */
+        public Builder interval(IntervalPolicy policy) {
+            this.interval = Objects.requireNonNull(policy, "policy");
+            return this;
         }
 
         /**
@@ -85,8 +112,8 @@ public final class CtrlOptions {
          * @throws InvalidOptionException when a value is out of range or nothing was set
          */
         public CtrlOptions build() {
-            if (replicas == null && diskRatio == null) {
-                throw new InvalidOptionException("ctrl", "{}", "set replicas and/or diskRatio; nothing would change");
+            if (replicas == null && diskRatio == null && interval == null) {
+                throw new InvalidOptionException("ctrl", "{}", "set replicas, diskRatio and/or interval; nothing would change");
             }
             if (replicas != null) {
                 CkptOptions.checkReplicas(replicas);

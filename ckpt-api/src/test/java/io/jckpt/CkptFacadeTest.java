@@ -62,6 +62,19 @@ class CkptFacadeTest {
     }
 
     @Test
+    void theFacadeAsksTheCheckpointerWhetherACheckpointIsDue() {
+        Ckpt.open(CkptOptions.builder().interval(IntervalPolicy.everyCalls(4)).build(), RANK0);
+        Ckpt.register("x", new int[1]);
+        int taken = 0;
+        for (int i = 0; i < 20; i++) {
+            taken += Ckpt.hereIfDue() ? 1 : 0;
+        }
+        assertEquals(5, taken);
+        assertEquals(5, Ckpt.round());
+        assertFalse(Ckpt.needCheckpoint(), "call 21: the next is due at call 24");
+    }
+
+    @Test
     void figureOnePattern() {
         CkptOptions options = CkptOptions.builder().kryoConfigurer(k -> k.register(Counter.class)).build();
         Checkpointer c = Ckpt.open(options, RANK0);

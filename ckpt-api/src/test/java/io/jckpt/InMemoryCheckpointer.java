@@ -52,8 +52,19 @@ final class InMemoryCheckpointer implements Checkpointer {
         registry.register(tag, data);
     }
 
+    private long calls;
+    private long lastHereCall;
+
+    /** Only the interval policy that needs no decision: calls:N. */
+    @Override
+    public boolean needCheckpoint() {
+        long n = options.interval().calls();
+        return n > 0 && ++calls - lastHereCall >= n;
+    }
+
     @Override
     public void here() {
+        lastHereCall = calls;
         checkOpen("here");
         long length = writer.prepare(registry.entries());
         if (store == null || store.realCapacity() < length) {

@@ -89,6 +89,11 @@ public final class ReplicationAgent implements AutoCloseable {
     private final long[] skippedView;
     private final long[] needView;
     private volatile long globalCompletedRound;
+    /**
+     * The decider's (rank 0's) two newest decisions as they reached this rank, newest first: rounds
+     * and values ({@link #offerDecision}); round -1 = none. Guarded by lock.
+     */
+    private final long[] decisions = {-1, 0, -1, 0};
     private volatile ReplicationException failure;
     private volatile boolean running = true;
 
@@ -187,6 +192,15 @@ public final class ReplicationAgent implements AutoCloseable {
         ReplicationAgent a = new ReplicationAgent(store, links, ioTimeout, zeroCopy, initialRound);
         a.thread.start();
         return a;
+    }
+
+    /**
+     * @return the CPU time this agent's thread has used so far (ns; what it took from the program's cores,
+     *         for the interval policy's cost), or -1 when the JVM does not measure thread CPU time
+     */
+    public long cpuTimeNanos() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        return mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled() ? mx.getThreadCpuTime(thread.getId()) : -1;
     }
 
     /** @return the counters */
@@ -411,6 +425,59 @@ public final class ReplicationAgent implements AutoCloseable {
         }
     }
 
+    /** No decision of the decider for the round asked about. */
+    public static final long NO_DECISION = Long.MIN_VALUE;
+
+    /**
+     * The decider (rank 0) attaches its decision taken at round {@code round} to its watermarks; call it
+     * before the round is handed over ({@link #commitRoundInBackground}) or skipped ({@link #skipRound}),
+     * so that every watermark saying this rank's round {@code round} is complete or skipped carries it.
+     * The value is opaque to the agent. Keeps the two newest decisions.
+     *
+     * @param round the round the decision was taken at, greater than the previous one offered
+     * @param value the decision
+     */
+    public void offerDecision(long round, long value) {
+        lock.lock();
+        try {
+            if (round > decisions[0]) {
+                decisions[2] = decisions[0];
+                decisions[3] = decisions[1];
+                decisions[0] = round;
+                decisions[1] = value;
+            }
+        } finally {
+            lock.unlock();
+        }
+        // no frame of its own: it travels with the next watermark (the round's completion or skip)
+    }
+
+    /**
+     * Waits (bounded) until round {@code round} is settled on every rank ({@link #awaitSettled}), then
+     * returns the decider's decision taken at that round. With two versions kept every rank asking at
+     * its here() of round + 1 gets the same answer: the decider's watermark saying its round is settled
+     * carries that decision, and the decider cannot take a decision two rounds newer before this rank's
+     * next round is settled everywhere.
+     *
+     * @param round   the round
+     * @param timeout the bound
+     * @return the value offered at that round, or {@link #NO_DECISION} if none was
+     * @throws ReplicationException if the agent failed or the round did not settle in time
+     * @throws InterruptedException if interrupted
+     */
+    public long awaitDecision(long round, Duration timeout) throws ReplicationException, InterruptedException {
+        if (awaitSettled(round, timeout) == null) {
+            throw new ReplicationException("rank " + rank + ": round " + round + " is not settled on every rank after "
+                    + timeout.toMillis() + " ms (global completed round " + globalCompletedRound + ")");
+        }
+        lock.lock();
+        try {
+            return decisions[0] == round ? decisions[1] : decisions[2] == round ? decisions[3] : NO_DECISION;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private boolean awaitState(java.util.function.BooleanSupplier done, Duration timeout)
             throws ReplicationException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -508,6 +575,14 @@ public final class ReplicationAgent implements AutoCloseable {
             ByteBuffer payload = ByteBuffer.allocate(watermarkLength(n)).order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < n; i++) {
                 payload.putLong(watermark[i]).putLong(skipped[i]).putLong(need[i]);
+            }
+            lock.lock();
+            try {
+                for (long d : decisions) {
+                    payload.putLong(d);
+                }
+            } finally {
+                lock.unlock();
             }
             outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, watermarkLength(n), 0),
                     payload.flip(), null, 0, 0));
@@ -846,6 +921,23 @@ public final class ReplicationAgent implements AutoCloseable {
                 changedAny |= changedHere;
                 forward |= changedHere && i != next;
             }
+            long r0 = inPayload.getLong();
+            long v0 = inPayload.getLong();
+            long r1 = inPayload.getLong();
+            long v1 = inPayload.getLong();
+            lock.lock();
+            try {
+                if (r0 > decisions[0]) { // the decider's newer pair, whole: it goes on until the decider
+                    decisions[0] = r0;
+                    decisions[1] = v0;
+                    decisions[2] = r1;
+                    decisions[3] = v1;
+                    changedAny = true;
+                    forward |= next != 0;
+                }
+            } finally {
+                lock.unlock();
+            }
             if (changedAny) {
                 // an entry goes around the ring once and stops before its owner, which knows it: with
                 // n = 2 no watermark is ever echoed back, a frame and a wake-up per round saved
@@ -976,7 +1068,7 @@ public final class ReplicationAgent implements AutoCloseable {
 
     /** An own round handed to the agent; {@code write} is set when its CRC32C is still to be computed. */
     private static int watermarkLength(int ranks) {
-        return ranks * WATERMARK_ENTRY_LENGTH;
+        return ranks * WATERMARK_ENTRY_LENGTH + WATERMARK_DECISIONS_LENGTH;
     }
 
     private record Submission(long round, long at, ReplicaWrite write, long skipNeed) {

@@ -28,6 +28,14 @@ import java.nio.ByteOrder;
  *   8  long SKIPPED    the first round this owner skipped (its image outgrew its slot), Long.MAX_VALUE if none
  *  16  long NEED       the slot capacity that skipped image needs, 0 if none
  * </pre>
+ * then one trailer of {@link #WATERMARK_DECISIONS_LENGTH} bytes: the decider's (rank 0's) two newest
+ * interval decisions ({@code ReplicationAgent.offerDecision}), as this sender knows them:
+ * <pre>
+ *   0  long ROUND0     the round the newest decision was taken at, -1 if none
+ *   8  long VALUE0     that decision (opaque to the ring: the interval policy's encoding)
+ *  16  long ROUND1     the round of the one before, -1 if none
+ *  24  long VALUE1     that decision
+ * </pre>
  */
 public final class ReplicationFrameDescriptor {
     /** 'JCRF'. */
@@ -52,6 +60,8 @@ public final class ReplicationFrameDescriptor {
     public static final int FLAG_CRC_FOLLOWS = 1;
     /** Length of one owner's entry in a WATERMARK payload. */
     public static final int WATERMARK_ENTRY_LENGTH = 24;
+    /** Length of the decision trailer of a WATERMARK payload. */
+    public static final int WATERMARK_DECISIONS_LENGTH = 32;
     /** Header length. */
     public static final int HEADER_LENGTH = 40;
 

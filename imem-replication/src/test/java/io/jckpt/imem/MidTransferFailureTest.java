@@ -86,10 +86,12 @@ class MidTransferFailureTest {
                 ByteBuffer ack = readHeader(fake.toNext());
                 assertEquals(TYPE_ACK, ack.getInt(TYPE_OFFSET));
                 assertEquals(1, ack.getLong(ROUND_OFFSET));
-                ByteBuffer wm = ByteBuffer.allocate(2 * WATERMARK_ENTRY_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                        .putLong(1).putLong(Long.MAX_VALUE).putLong(0).putLong(1).putLong(Long.MAX_VALUE).putLong(0).flip();
+                int wmLength = 2 * WATERMARK_ENTRY_LENGTH + WATERMARK_DECISIONS_LENGTH;
+                ByteBuffer wm = ByteBuffer.allocate(wmLength).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .putLong(1).putLong(Long.MAX_VALUE).putLong(0).putLong(1).putLong(Long.MAX_VALUE).putLong(0)
+                        .putLong(-1).putLong(0).putLong(-1).putLong(0).flip();
                 ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_WATERMARK, 1, 0, 0,
-                        2 * WATERMARK_ENTRY_LENGTH, 0), deadline(), "fake");
+                        wmLength, 0), deadline(), "fake");
                 ChannelIo.writeFully(fake.toNext(), wm, deadline(), "fake");
                 assertTrue(agent.awaitGloballyCompleted(1, Duration.ofSeconds(5)));
 

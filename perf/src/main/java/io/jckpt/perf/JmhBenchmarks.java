@@ -1,6 +1,7 @@
 package io.jckpt.perf;
 
 import io.jckpt.CkptOptions;
+import io.jckpt.IntervalPolicy;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
 import io.jckpt.spi.LocalRankCollective;
@@ -96,5 +97,56 @@ public class JmhBenchmarks {
         data[flip++ & 7] ^= 1; // the program changed its data since the last round
         ckpt.here();
         return ckpt.round();
+    }
+
+    /**
+     * needCheckpoint() of a checkpointer whose policy is adaptive ({@code seconds:3600}: decided by rank 0,
+     * never due within a trial), called back to back: the counter compare every iteration of a program pays
+     * (target: at most 50 ns). Through the {@link io.jckpt.Checkpointer} the program holds; the static facade
+     * adds its world check.
+     *
+     * @param s the checkpointer
+     * @return the answer (consumed by JMH)
+     */
+    @Benchmark
+    public boolean needCheckpoint(IntervalState s) {
+        return s.ckpt.needCheckpoint();
+    }
+
+    /** A one-rank checkpointer with an adaptive interval policy, for {@link #needCheckpoint}. */
+    @State(Scope.Thread)
+    public static class IntervalState {
+        private Path store;
+        private TwoLevelCheckpointer ckpt;
+
+        /**
+         * Opens it.
+         *
+         * @throws Exception when the store cannot be created
+         */
+        @Setup(Level.Trial)
+        public void open() throws Exception {
+            store = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-jmh-interval-");
+            CkptOptions options = CkptOptions.builder().replicas(0).memoryDirectory(store).diskRatio(0)
+                    .maxMemoryBytes(1L << 30).interval(IntervalPolicy.everySeconds(3600)).build();
+            RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-interval").epoch(0).build();
+            ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
+                    "127.0.0.1", null);
+            ckpt.register("x", new long[1]);
+            for (int i = 0; i < 8; i++) {
+                ckpt.here(); // past the warm-up (calls 1, 2, 4, 8): the schedule holds a decided interval
+            }
+        }
+
+        /**
+         * Closes it and deletes its store.
+         *
+         * @throws IOException when the store cannot be deleted
+         */
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            ckpt.close();
+            ReplicaStore.wipe(store);
+        }
     }
 }

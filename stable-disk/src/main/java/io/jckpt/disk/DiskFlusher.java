@@ -173,6 +173,15 @@ public final class DiskFlusher implements AutoCloseable {
     }
 
     /**
+     * @return the CPU time this flusher's thread has used so far (ns; what it took from the program's cores,
+     *         for the interval policy's cost), or -1 when the JVM does not measure thread CPU time
+     */
+    public long cpuTimeNanos() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        return mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled() ? mx.getThreadCpuTime(thread.getId()) : -1;
+    }
+
+    /**
      * @return the counters, readable while the flusher runs
      */
     public FlushCounters counters() {

@@ -41,6 +41,12 @@ import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.imem.RingLinks;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.policy.interval.CheckpointSchedule;
+import io.jckpt.policy.interval.FailureHistory;
+import io.jckpt.policy.interval.IntervalController;
+import io.jckpt.policy.interval.IntervalDecision;
+import io.jckpt.policy.interval.IntervalMeter;
+import io.jckpt.policy.interval.ThreadCpu;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
@@ -203,6 +209,16 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private CkptStats.HereTimings lastHere = CkptStats.HereTimings.NONE;
     private CkptStats.RecoveryTimings lastRecovery = CkptStats.RecoveryTimings.NONE;
 
+    // the interval policy (io.jckpt.policy.interval): needCheckpoint()'s schedule on every rank, rank 0's decisions
+    private final CheckpointSchedule schedule = new CheckpointSchedule();
+    /** Rank 0 with a policy that decides (adaptive interval, automatic disk ratio); else null. */
+    private IntervalController intervalController;
+    /** Rank 0's decision taken at the here() of round {@link #ownDecisionRound} ({@link IntervalDecision}). */
+    private long ownDecision;
+    private long ownDecisionRound = -1;
+    /** The round open() restored (0 on a fresh start): the here() after it is not measured. */
+    private long openRound;
+
     /**
      * Test hook: where a recovery's decision is taken and where it has been applied to this rank's
      * node-local store (restored, other layouts deleted, newer copies discarded), before the ring is
@@ -259,6 +275,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         try {
             c.start();
+            c.startIntervalPolicy();
             return c;
         } catch (RuntimeException | Error | IOException e) {
             c.release(false); // also when a thread of an abandoned world is fenced (an Error)
@@ -644,9 +661,15 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     }
 
     @Override
+    public boolean needCheckpoint() {
+        return schedule.due();
+    }
+
+    @Override
     public void here() {
         checkOpen("here");
         long start = System.nanoTime();
+        intervalAtHere();
         long length = writer.prepare(registry.entries());
         if (ringJoinPending) {
             joinRingAfterRollback();
@@ -672,6 +695,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             writer.write(slotView, 0, new ImageHeader(rank(), context.size(), next, context.epoch()));
             long t2 = System.nanoTime();
             if (agent != null) {
+                offerDecision(next);
                 agent.commitRoundInBackground(write);
             } else {
                 write.commit();
@@ -702,6 +726,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         lastBlockingNanos = blocked;
         totalBlockingNanos += blocked;
         lastHere = new CkptStats.HereTimings(waited, written, handedOff, blocked);
+        if (intervalController != null) {
+            intervalController.hereEnded(schedule.calls(), blocked,
+                    disk != null && options.diskRatio() > 0 && round % options.diskRatio() == 0, round > openRound + 1);
+        }
         JobServices services = JobServices.current();
         if (services != null) {
             services.checkpointed(round, length, blocked);
@@ -801,6 +829,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                     + " skipped here, the slots grow at the next here()", rank(), round + 1, length, layout.slotCapacity());
             if (agreementOnRing()) {
                 try {
+                    offerDecision(round + 1);
                     agent.skipRound(round + 1, length);
                 } catch (IOException e) {
                     throw new CkptException("rank " + rank() + ": checkpoint round " + (round + 1) + " failed: "
@@ -835,7 +864,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /** Whether the size agreement of this here() is a background exchange (growing slots, several ranks, not on the ring). */
     private boolean backgroundAgreement() {
-        return requested.slotCapacity() == 0 && context.size() > 1 && !agreementOnRing();
+        return (requested.slotCapacity() == 0 || decides()) && context.size() > 1 && !agreementOnRing();
     }
 
     /**
@@ -940,7 +969,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 return t;
             });
         }
-        byte[] mine = ByteBuffer.allocate(8).putLong(overflow).array();
+        // rank 0's interval decision rides along (0 = none); the other ranks' second long is 0
+        byte[] mine = ByteBuffer.allocate(16).putLong(overflow)
+                .putLong(ownDecisionRound == round + 1 ? ownDecision : IntervalDecision.NONE).array();
         agreementRound = round + 1; // called in here() before the round is counted
         java.time.Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
         int epoch = context.epoch();
@@ -1300,6 +1331,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             }
         }
         requested = next;
+        if (ctrl.interval().isPresent()) {
+            restartIntervalPolicy(); // on every rank at this call: the schedule starts again, identically
+        }
         if (ctrl.replicas().isPresent()) {
             pendingReplicas = next.replicas(); // applied collectively at the next here(): all ranks switch at one round
         }
@@ -1370,6 +1404,12 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         JobServices services = JobServices.current();
         boolean abandoned = services != null && services.context().epoch() > context.epoch();
+        if (intervalController != null) {
+            intervalController.save(options.replicas(), lastImageBytes); // an abandoned world's exposure counts too
+            if (!abandoned) {
+                event(intervalController.summary(options.replicas(), lastImageBytes));
+            }
+        }
         if (!abandoned) {
             // Close is a collective (as MPI_Ckpt_close): the last round must be complete everywhere,
             // and every rank must know it, before any rank leaves the ring, or a neighbour still
@@ -1433,6 +1473,136 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 LOG.info("rank 0: {}", summary);
             }
         }
+    }
+
+    // ---------------------------------------------------------------- the interval policy
+
+    /** Whether ranks need rank 0's decisions: an adaptive interval policy or an automatic disk ratio. */
+    private boolean decides() {
+        return requested.interval().adaptive() || requested.diskRatioAuto();
+    }
+
+    /** End of open(): the schedule starts from its deterministic state on every rank; rank 0 measures and decides. */
+    private void startIntervalPolicy() {
+        openRound = round;
+        schedule.restart(requested.interval(), round);
+        if (rank() == 0 && decides()) {
+            startIntervalController(recovery || context.epoch() > 0); // this open follows a failure of the job id
+        }
+    }
+
+    /** Rank 0: the controller, with the job's failure history (one more failure counted when {@code afterFailure}). */
+    private void startIntervalController(boolean afterFailure) {
+        // beside the disk generations when the disk level is usable; else in rank 0's node-local job directory
+        Path dir = (disk != null ? options.diskDirectory() : options.memoryDirectory()).resolve(context.jobId());
+        FailureHistory history = FailureHistory.load(dir.resolve(FailureHistory.FILE_NAME));
+        if (afterFailure) {
+            history.recordFailure();
+        }
+        ThreadCpu ring = new ThreadCpu();
+        ThreadCpu flush = new ThreadCpu();
+        IntervalMeter meter = new IntervalMeter() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public long backgroundCpuNanos() {
+                ReplicationAgent a = agent;
+                return ring.sample(a, a == null ? -1 : a.cpuTimeNanos());
+            }
+
+            @Override
+            public long flushCpuNanos() {
+                DiskFlusher f = flusher;
+                return flush.sample(f, f == null ? -1 : f.cpuTimeNanos());
+            }
+        };
+        intervalController = new IntervalController(requested.interval(), requested.diskRatioAuto() && disk != null,
+                requested.diskRatio(), requested.nodeMtbf(), requested.failureNodes(context.size()), context.size(),
+                meter, history);
+        intervalController.recoveredIn(lastRecovery.totalNanos());
+        intervalController.save(options.replicas(), lastImageBytes);
+    }
+
+    /** A ctrl changed the policy: every rank restarts the schedule at the same call. */
+    private void restartIntervalPolicy() {
+        schedule.restart(requested.interval(), round);
+        if (intervalController != null) {
+            intervalController.policy(requested.interval());
+        } else if (rank() == 0 && decides()) {
+            startIntervalController(false);
+        }
+    }
+
+    /**
+     * Start of here() of round {@code round + 1}: fixes the next checkpoint's call number from rank 0's
+     * decision taken at the here() of {@code round}, applies its disk ratio, and (rank 0) takes this
+     * round's decision.
+     */
+    private void intervalAtHere() {
+        if (!decides()) {
+            schedule.atHere(round, IntervalDecision.NONE);
+            return;
+        }
+        long d = receivedDecision();
+        schedule.atHere(round, d);
+        int k = schedule.decisionUsable(round) ? IntervalDecision.diskRatio(d) : 0;
+        if (k > 0 && requested.diskRatioAuto() && disk != null && k != requested.diskRatio()) {
+            requested = requested.toBuilder().diskRatio(k).build(); // on every rank at this round
+            options = effectiveOptions();
+        }
+        if (intervalController != null) {
+            ownDecision = intervalController.decide(schedule.calls(), options.replicas(), lastImageBytes);
+            ownDecisionRound = round + 1;
+        }
+    }
+
+    /**
+     * Rank 0's decision taken at the here() of {@code round}, from where it travelled: itself (one rank),
+     * the background size agreement that here() started, or the ring's watermarks (awaited as here()
+     * awaits round {@code round} anyway). The same on every rank: every rank took the same path.
+     */
+    private long receivedDecision() {
+        if (context.size() == 1) {
+            return ownDecisionRound == round ? ownDecision : IntervalDecision.NONE;
+        }
+        if (agreement != null || agreed != null && agreementRound == round) {
+            joinAgreement();
+            return agreed != null && agreementRound == round && agreed[0].length >= 16
+                    ? ByteBuffer.wrap(agreed[0]).getLong(8) : IntervalDecision.NONE;
+        }
+        if (agreementOnRing()) {
+            try {
+                long v = agent.awaitDecision(round, options.hereWaitTimeout());
+                return v == ReplicationAgent.NO_DECISION ? IntervalDecision.NONE : v;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CkptException("rank " + rank() + ": interrupted in here() of round " + (round + 1), e);
+            } catch (IOException e) {
+                throw new CkptException("rank " + rank() + ": checkpoint round " + (round + 1) + " failed: "
+                        + e.getMessage() + collectiveFailure(), e);
+            }
+        }
+        return IntervalDecision.NONE;
+    }
+
+    /** Rank 0: attaches this round's decision to the ring's watermarks, before the round is handed over or skipped. */
+    private void offerDecision(long r) {
+        if (ownDecisionRound == r) {
+            agent.offerDecision(r, ownDecision);
+        }
+    }
+
+    /** @return needCheckpoint()'s schedule (tests) */
+    CheckpointSchedule schedule() {
+        return schedule;
+    }
+
+    /** @return rank 0's controller, or null on other ranks and without a deciding policy (tests) */
+    IntervalController intervalController() {
+        return intervalController;
     }
 
     /**

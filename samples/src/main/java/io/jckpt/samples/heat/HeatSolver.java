@@ -45,7 +45,8 @@ public final class HeatSolver {
         int[] sweep = {0};
 
         if (options.checkpointing()) {
-            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio());
+            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio())
+                    .interval(options.interval()).nodeMtbf(options.nodeMtbf());
             if (options.diskDirectory() != null) {
                 ckpt.diskDirectory(options.diskDirectory());
             }
@@ -76,7 +77,8 @@ public final class HeatSolver {
             step(problem, halo, a, b, rows, first, sweep[0] + 1, options, local, global, rank);
             step(problem, halo, b, a, rows, first, sweep[0] + 2, options, local, global, rank);
             sweep[0] += 2;
-            if (options.checkpointing() && sweep[0] % options.checkpointEvery() == 0) {
+            if (options.checkpointing() && (options.decided() ? Ckpt.needCheckpoint()
+                    : sweep[0] % options.checkpointEvery() == 0)) {
                 Ckpt.here(); // a synchronized point: no message in flight
                 if (Ckpt.round() == options.ctrlRound()) {
                     // collective, like here(): every rank at the same round; m switches at the next here()

@@ -1,7 +1,9 @@
 package io.jckpt.samples.heat;
 
+import io.jckpt.IntervalPolicy;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 
 /**
  * Command-line options of the heat solver, validated on parsing.
@@ -16,10 +18,14 @@ import java.nio.file.Paths;
  * --disk-dir PATH        stable-storage directory (none = no disk level)
  * --sleep-ms 0           pause per sweep (to make demos and tests observable)
  * --ctrl-replicas R:M    after checkpoint round R, change m to M with Ckpt.ctrl (applied from round R+1)
+ * --interval SPEC        let jckpt decide when (Ckpt.needCheckpoint() after each pair of sweeps): calls:N,
+ *                        seconds:T, overhead:P or auto (instead of --ckpt-every)
+ * --node-mtbf SECONDS    the MTBF of one node, for --interval auto (refined by the failures the job sees)
  * </pre>
  */
 record SolverOptions(int nx, int ny, int iterations, int report, int checkpointEvery, int replicas, int diskRatio,
-                     Path diskDirectory, int sleepMillis, long ctrlRound, int ctrlReplicas) {
+                     Path diskDirectory, int sleepMillis, long ctrlRound, int ctrlReplicas, IntervalPolicy interval,
+                     Duration nodeMtbf) {
 
     static SolverOptions parse(String[] args) {
         int nx = 256;
@@ -33,6 +39,8 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
         int sleepMillis = 0;
         long ctrlRound = 0;
         int ctrlReplicas = -1;
+        IntervalPolicy interval = IntervalPolicy.manual();
+        Duration nodeMtbf = null;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (i + 1 >= args.length) {
@@ -49,6 +57,8 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
                 case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
                 case "--disk-dir" -> diskDirectory = Paths.get(value);
                 case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
+                case "--interval" -> interval = IntervalPolicy.parse(value);
+                case "--node-mtbf" -> nodeMtbf = Duration.ofMillis(Math.round(Double.parseDouble(value) * 1000));
                 case "--ctrl-replicas" -> {
                     String[] parts = value.split(":");
                     if (parts.length != 2) {
@@ -71,10 +81,15 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
             throw new IllegalArgumentException("--ckpt-every must be even (the solver checkpoints after pairs of sweeps)");
         }
         return new SolverOptions(nx, ny, iterations, report, checkpointEvery, replicas, diskRatio, diskDirectory,
-                sleepMillis, ctrlRound, ctrlReplicas);
+                sleepMillis, ctrlRound, ctrlReplicas, interval, nodeMtbf);
     }
 
     boolean checkpointing() {
-        return checkpointEvery > 0;
+        return checkpointEvery > 0 || decided();
+    }
+
+    /** @return whether jckpt decides when to checkpoint (--interval) instead of every --ckpt-every sweeps */
+    boolean decided() {
+        return interval.kind() != IntervalPolicy.Kind.MANUAL;
     }
 }

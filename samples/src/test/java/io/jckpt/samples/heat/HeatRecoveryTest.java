@@ -149,6 +149,21 @@ class HeatRecoveryTest {
     }
 
     @Test
+    void theLibraryDecidesWhenToCheckpointAndTheScheduleSurvivesANodeLoss() throws Exception {
+        // --interval auto: every rank asks Ckpt.needCheckpoint() after each pair of sweeps (--ckpt-every is
+        // ignored); a rank that got another answer would call here() alone and the job would fail or hang
+        try (LaunchedJob job = run(List.of("--kill", "1@round=7:wipe"), "--interval", "auto", "--node-mtbf", "8")) {
+            assertExactResult(job);
+            assertTrue(job.linesContaining("rank 1: restored round").get(0).contains("from memory (RECEIVE)"), job.output());
+            // rank 0's figures at close: a failure learned (the recovery), the measured cost
+            List<String> figures = job.linesContaining("interval policy auto:");
+            assertEquals(1, figures.size(), job.output());
+            assertTrue(figures.get(0).contains("job MTBF") && figures.get(0).contains(": 1 failure(s) in"), figures.get(0));
+            assertTrue(figures.get(0).contains("checkpoint --cost "), figures.get(0));
+        }
+    }
+
+    @Test
     void randomFailuresWithASeedAreRecovered() throws Exception {
         // seed 3, mean 2 s: the first random SIGKILL falls 2.6 s into the run (rank 0)
         try (LaunchedJob job = run(List.of("--mtbf", "2", "--seed", "3"))) {

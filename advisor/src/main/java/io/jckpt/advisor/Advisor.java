@@ -1,0 +1,515 @@
+package io.jckpt.advisor;
+
+import io.jckpt.advisor.FailureModel.Placement;
+import io.jckpt.advisor.FailureModel.Scheme;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * {@code bin/ckpt-advisor}: predicts, from a job's measured figures and failure parameters, what each
+ * replication degree m, with and without the disk level (its ratio chosen as the policy would), costs
+ * and risks at 10 to 10^5 ranks, and recommends one configuration per scale, in one table.
+ *
+ * <p>Figures: {@code --stats FILE} reads the {@code interval-history.properties} that rank 0 of a job
+ * with an interval policy keeps beside its checkpoints (cost of a checkpoint and its blocking part, disk
+ * round cost, recovery time, image size, the job's learned MTBF); flags override or replace it. The
+ * model is {@link FailureModel}; {@code --simulate} adds the {@link Simulator}'s figure per row.
+ * Assumptions, printed with the table: the per-rank cost of a checkpoint does not grow with the ranks
+ * (ring replication: each rank sends to and receives from its neighbours only) and its background part
+ * grows with m; the disk round's cost grows with the ranks only when an aggregate disk bandwidth is
+ * given; every failure is the loss of a node and its memory.
+ */
+public final class Advisor {
+    /** Exit status for bad input. */
+    static final int BAD_INPUT = 2;
+
+    private Advisor() {
+    }
+
+    /** The inputs, after the stats file and the flags. */
+    static final class Inputs {
+        double cost = Double.NaN;
+        double blocking = Double.NaN;
+        double diskCost = Double.NaN;
+        double restart = Double.NaN;
+        double diskRestart = Double.NaN;
+        double imageBytes = Double.NaN;
+        double nodeMtbf = Double.NaN;
+        double diskBandwidth = Double.NaN;
+        int measuredReplicas = 1;
+        int ranksPerNode = 1;
+        int maxReplicas = 3;
+        int versions = 2;
+        int maxDiskRatio = 100_000;
+        double jobHours = 24;
+        double maxLoss = 1e-3;
+        double nodeMemory = Double.NaN;
+        boolean simulate;
+        Placement placement = Placement.RANK_ORDER;
+        List<Integer> ranks = new ArrayList<>(List.of(10, 100, 1_000, 10_000, 100_000));
+    }
+
+    /** One row of the table. */
+    record Row(int ranks, int nodes, int m, int diskRatio, double tau, double overhead, double lost,
+               double loss, double memory, double simulated) {
+    }
+
+    /**
+     * @param args see {@link #usage()}
+     */
+    public static void main(String[] args) {
+        try {
+            Inputs in = parse(args);
+            print(in, rows(in), System.out);
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("ckpt-advisor: " + e.getMessage());
+            System.exit(BAD_INPUT);
+        }
+    }
+
+    static String usage() {
+        return String.join("\n",
+                "usage: bin/ckpt-advisor [--stats FILE] --node-mtbf DURATION [options]",
+                "  --stats FILE           a job's interval-history.properties (in <diskDirectory>/<jobId>/, else",
+                "                         <memoryDirectory>/<jobId>/ of rank 0's node): its measured figures",
+                "  --log FILE             a launcher log (ckpt-run --log): the figures rank 0 reports at close",
+                "  --cost SECONDS         cost of one in-memory checkpoint: here()'s blocking time + the background",
+                "                         CPU it takes (replication), per rank",
+                "  --blocking SECONDS     the blocking part of --cost (default: all of it)",
+                "  --measured-m M         the m the figures were measured with (default 1; the background part",
+                "                         is scaled by m)",
+                "  --disk-cost SECONDS    extra cost of a disk round per rank (default: image / 1 GB/s)",
+                "  --disk-bandwidth B/s   aggregate bandwidth of the shared disk (then a disk round costs at least",
+                "                         ranks x image / bandwidth)",
+                "  --restart SECONDS      restart after a failure memory survives (default 1)",
+                "  --disk-restart SECONDS restart from the disk level (default restart + disk cost)",
+                "  --image BYTES          one rank's checkpoint (suffix K, M, G; default 1M)",
+                "  --node-mtbf DURATION   MTBF of one node (e.g. 5y, 30d, 12h, 90m, 3600s)",
+                "  --ranks-per-node P     default 1",
+                "  --ranks LIST           default 10,100,1000,10000,100000",
+                "  --max-m M              largest m to consider (default 3)",
+                "  --placement rank-order|spread   where the m copies go (default rank-order: the next ranks)",
+                "  --job-hours H          the job's failure-free length (default 24), for P(loss)",
+                "  --max-loss P           acceptable probability of losing the job (default 1e-3)",
+                "  --node-memory BYTES    memory a node can give to checkpoints (rows above it are not recommended)",
+                "  --max-disk-ratio K     largest disk ratio (default 100000)",
+                "  --simulate             add the Monte Carlo simulator's overhead per row");
+    }
+
+    static Inputs parse(String[] given) throws IOException {
+        String[] args = withLog(given);
+        Inputs in = new Inputs();
+        // the stats file first, so that flags override it
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--stats")) {
+                readStats(in, Path.of(value(args, i)));
+            }
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--stats", "--log" -> i++;
+                case "--cost" -> in.cost = seconds(a, value(args, i++));
+                case "--blocking" -> in.blocking = seconds(a, value(args, i++));
+                case "--measured-m" -> in.measuredReplicas = integer(a, value(args, i++), 0);
+                case "--disk-cost" -> in.diskCost = seconds(a, value(args, i++));
+                case "--disk-bandwidth" -> in.diskBandwidth = positive(a, bytes(a, value(args, i++)));
+                case "--restart" -> in.restart = seconds(a, value(args, i++));
+                case "--disk-restart" -> in.diskRestart = seconds(a, value(args, i++));
+                case "--image" -> in.imageBytes = positive(a, bytes(a, value(args, i++)));
+                case "--node-mtbf" -> in.nodeMtbf = positive(a, duration(a, value(args, i++)));
+                case "--ranks-per-node" -> in.ranksPerNode = integer(a, value(args, i++), 1);
+                case "--ranks" -> in.ranks = list(a, value(args, i++));
+                case "--max-m" -> in.maxReplicas = integer(a, value(args, i++), 0);
+                case "--placement" -> in.placement = placement(value(args, i++));
+                case "--job-hours" -> in.jobHours = positive(a, number(a, value(args, i++)));
+                case "--max-loss" -> in.maxLoss = number(a, value(args, i++));
+                case "--node-memory" -> in.nodeMemory = positive(a, bytes(a, value(args, i++)));
+                case "--max-disk-ratio" -> in.maxDiskRatio = integer(a, value(args, i++), 1);
+                case "--simulate" -> in.simulate = true;
+                case "--help", "-h" -> {
+                    System.out.println(usage());
+                    System.exit(0);
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
+            }
+        }
+        if (Double.isNaN(in.nodeMtbf)) {
+            throw new IllegalArgumentException("--node-mtbf is needed (the MTBF of one node), or a --stats file"
+                    + " with jobMtbfSeconds and failureNodes\n" + usage());
+        }
+        if (Double.isNaN(in.cost)) {
+            throw new IllegalArgumentException("--cost is needed (a checkpoint's cost per rank), or a --stats file");
+        }
+        if (!(in.maxLoss > 0 && in.maxLoss < 1)) {
+            throw new IllegalArgumentException("--max-loss must be > 0 and < 1, got " + in.maxLoss);
+        }
+        if (Double.isNaN(in.blocking) || in.blocking > in.cost) {
+            in.blocking = in.cost;
+        }
+        if (Double.isNaN(in.imageBytes)) {
+            in.imageBytes = 1 << 20;
+        }
+        if (Double.isNaN(in.diskCost)) {
+            in.diskCost = in.imageBytes / 1e9;
+        }
+        if (Double.isNaN(in.restart)) {
+            in.restart = 1;
+        }
+        return in;
+    }
+
+    /**
+     * The flags in the newest {@code interval policy ...} line of a launcher log (rank 0's figures at close),
+     * placed before the given arguments so that those override them.
+     */
+    static String[] withLog(String[] args) throws IOException {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--log")) {
+                Path file = Path.of(value(args, i));
+                String line = null;
+                for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                    if (l.contains("interval policy ") && l.contains("--restart")) {
+                        line = l;
+                    }
+                }
+                if (line == null) {
+                    throw new IllegalArgumentException("no 'interval policy' line in " + file
+                            + " (a job with an interval policy reports its figures at close)");
+                }
+                List<String> all = new ArrayList<>();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(--[a-z-]+) ([^ ,]+)").matcher(line);
+                while (m.find()) {
+                    all.add(m.group(1));
+                    all.add(m.group(2));
+                }
+                all.addAll(List.of(args));
+                return all.toArray(new String[0]);
+            }
+        }
+        return args;
+    }
+
+    private static void readStats(Inputs in, Path file) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new IOException("cannot read the stats file " + file + ": " + e.getMessage(), e);
+        }
+        in.cost = stat(p, "costSeconds", in.cost);
+        in.blocking = stat(p, "blockingSeconds", in.blocking);
+        in.diskCost = stat(p, "diskCostSeconds", in.diskCost);
+        in.restart = stat(p, "recoverySeconds", in.restart);
+        in.imageBytes = stat(p, "imageBytes", in.imageBytes);
+        in.measuredReplicas = (int) stat(p, "replicas", in.measuredReplicas);
+        double jobMtbf = stat(p, "jobMtbfSeconds", Double.NaN);
+        double nodes = stat(p, "failureNodes", Double.NaN);
+        if (!Double.isNaN(jobMtbf) && !Double.isNaN(nodes)) {
+            in.nodeMtbf = jobMtbf * nodes;
+        }
+        double ranks = stat(p, "ranks", Double.NaN);
+        if (!Double.isNaN(ranks) && !Double.isNaN(nodes) && nodes > 0) {
+            in.ranksPerNode = (int) Math.max(1, Math.round(ranks / nodes));
+        }
+    }
+
+    private static double stat(Properties p, String key, double fallback) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    /** The table: for each scale, each m, disk off and disk at the policy's ratio. */
+    static List<Row> rows(Inputs in) {
+        List<Row> rows = new ArrayList<>();
+        for (int n : in.ranks) {
+            int nodes = Math.max(1, (n + in.ranksPerNode - 1) / in.ranksPerNode);
+            double rate = nodes / in.nodeMtbf;
+            for (int m = 0; m <= Math.min(in.maxReplicas, n - 1); m++) {
+                double background = (in.cost - in.blocking) * Math.max(m, 1) / Math.max(in.measuredReplicas, 1);
+                double c = in.blocking + background;
+                double diskCost = Double.isNaN(in.diskBandwidth) ? in.diskCost
+                        : Math.max(in.diskCost, in.imageBytes * n / in.diskBandwidth);
+                double diskRestart = Double.isNaN(in.diskRestart) ? in.restart + diskCost : in.diskRestart;
+                double tau = FailureModel.dalyInterval(c, 1 / rate);
+                double window = in.restart + tau + c;
+                double unsurvivable = FailureModel.unsurvivableRate(in.nodeMtbf, nodes, in.ranksPerNode, m, window,
+                        in.placement);
+                double survivable = Math.max(0, rate - unsurvivable);
+                int auto = FailureModel.diskRatio(tau, c, diskCost, unsurvivable, in.maxDiskRatio);
+                double memory = FailureModel.memoryPerNode(in.imageBytes, in.ranksPerNode, m, in.versions);
+                for (int k : new int[] {0, auto}) {
+                    Scheme s = new Scheme(tau, c, k, diskCost, in.restart, diskRestart, survivable, unsurvivable);
+                    double simulated = Double.NaN;
+                    if (in.simulate) {
+                        long segments = Math.min(2000, Math.max(50, Math.round(in.jobHours * 3600 / tau)));
+                        simulated = Simulator.run(s, segments * tau, 200, 1234 + n * 31L + m * 7L + k).wallPerWork() - 1;
+                    }
+                    rows.add(new Row(n, nodes, m, k, tau, FailureModel.wallPerWork(s) - 1, FailureModel.lostPerFailure(s),
+                            FailureModel.lossProbability(s, in.jobHours * 3600), memory, simulated));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** @return per scale, the index of the recommended row: the lowest overhead that is safe enough and fits */
+    static int recommended(Inputs in, List<Row> rows, int ranks) {
+        int best = -1;
+        int safest = -1;
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (r.ranks() != ranks || !fits(in, r)) {
+                continue;
+            }
+            if (safest < 0 || r.loss() < rows.get(safest).loss()
+                    || r.loss() == rows.get(safest).loss() && r.overhead() < rows.get(safest).overhead()) {
+                safest = i;
+            }
+            if (r.loss() <= in.maxLoss && (best < 0 || r.overhead() < rows.get(best).overhead() - 1e-12)) {
+                best = i;
+            }
+        }
+        return best >= 0 ? best : safest;
+    }
+
+    private static boolean fits(Inputs in, Row r) {
+        return Double.isNaN(in.nodeMemory) || r.memory() <= in.nodeMemory;
+    }
+
+    static void print(Inputs in, List<Row> rows, PrintStream out) {
+        out.printf(Locale.ROOT, "jckpt advisor: checkpoint %.3g s per rank (blocking %.3g s, background scaled by m from m = %d),"
+                        + " disk round %.3g s, restart %.3g s, image %s, node MTBF %s, %d rank(s) per node, copies %s,"
+                        + " job of %.3g h, acceptable P(loss) %.2g%n",
+                in.cost, in.blocking, in.measuredReplicas, in.diskCost, in.restart, bytes(in.imageBytes),
+                duration(in.nodeMtbf), in.ranksPerNode, in.placement == Placement.SPREAD ? "on m other nodes"
+                        : "on the next m ranks", in.jobHours, in.maxLoss);
+        out.println("interval = Daly's optimum for the checkpoint's cost and the job's MTBF (what `auto` picks);"
+                + " disk ratio = the policy's optimum for the failures memory cannot survive (0 = no disk level);"
+                + " overhead = expected run time / failure-free run time - 1; lost = expected time lost per failure;"
+                + " P(loss) = probability that a failure neither level survives ends the job.");
+        out.println();
+        List<String> head = new ArrayList<>(List.of("ranks", "nodes", "m", "disk ratio", "interval", "overhead", "lost/failure",
+                "P(loss)", "memory/node"));
+        if (in.simulate) {
+            head.add("simulated");
+        }
+        head.add("advice");
+        List<List<String>> cells = new ArrayList<>();
+        for (int n : in.ranks) {
+            int rec = recommended(in, rows, n);
+            for (int i = 0; i < rows.size(); i++) {
+                Row r = rows.get(i);
+                if (r.ranks() != n) {
+                    continue;
+                }
+                List<String> c = new ArrayList<>(List.of(Integer.toString(r.ranks()), Integer.toString(r.nodes()),
+                        Integer.toString(r.m()), r.diskRatio() == 0 ? "off" : Integer.toString(r.diskRatio()),
+                        duration(r.tau()), percent(r.overhead()), duration(r.lost()),
+                        String.format(Locale.ROOT, "%.1e", r.loss()), bytes(r.memory())));
+                if (in.simulate) {
+                    c.add(percent(r.simulated()));
+                }
+                c.add(advice(in, rows, i, rec));
+                cells.add(c);
+            }
+        }
+        table(head, cells, out);
+    }
+
+    private static String advice(Inputs in, List<Row> rows, int i, int rec) {
+        Row r = rows.get(i);
+        if (i == rec) {
+            return r.loss() <= in.maxLoss ? "RECOMMENDED: lowest overhead with P(loss) <= " + in.maxLoss
+                    + (r.diskRatio() == 0 ? "" : "; disk every " + r.diskRatio() + " checkpoints")
+                    : "RECOMMENDED: none is safe enough; this is the safest (add copies, the disk level or spread placement)";
+        }
+        if (!fits(in, r)) {
+            return "does not fit --node-memory";
+        }
+        if (r.loss() > in.maxLoss) {
+            return "P(loss) above " + in.maxLoss + (r.diskRatio() == 0 ? ": needs the disk level or more copies" : "");
+        }
+        Row best = rows.get(rec);
+        return String.format(Locale.ROOT, "safe, overhead %+.2f points vs recommended", 100 * (r.overhead() - best.overhead()));
+    }
+
+    private static void table(List<String> head, List<List<String>> rows, PrintStream out) {
+        int[] w = new int[head.size()];
+        for (int j = 0; j < w.length; j++) {
+            w[j] = head.get(j).length();
+            for (List<String> r : rows) {
+                w[j] = Math.max(w[j], r.get(j).length());
+            }
+        }
+        StringBuilder line = new StringBuilder("|");
+        StringBuilder rule = new StringBuilder("|");
+        for (int j = 0; j < w.length; j++) {
+            line.append(' ').append(pad(head.get(j), w[j])).append(" |");
+            rule.append('-').append("-".repeat(w[j])).append("-|");
+        }
+        out.println(line);
+        out.println(rule);
+        for (List<String> r : rows) {
+            StringBuilder l = new StringBuilder("|");
+            for (int j = 0; j < w.length; j++) {
+                l.append(' ').append(pad(r.get(j), w[j])).append(" |");
+            }
+            out.println(l);
+        }
+    }
+
+    private static String pad(String s, int w) {
+        return s + " ".repeat(w - s.length());
+    }
+
+    static String percent(double f) {
+        if (Double.isNaN(f)) {
+            return "-";
+        }
+        if (f > 100) {
+            return "> 10^4 % (no progress)"; // the job spends its time failing and restarting
+        }
+        return String.format(Locale.ROOT, "%.2f %%", 100 * f);
+    }
+
+    static String duration(double s) {
+        if (Double.isNaN(s)) {
+            return "-";
+        }
+        if (s < 1) {
+            return String.format(Locale.ROOT, "%.0f ms", s * 1000);
+        }
+        if (s < 120) {
+            return String.format(Locale.ROOT, "%.1f s", s);
+        }
+        if (s < 7200) {
+            return String.format(Locale.ROOT, "%.1f min", s / 60);
+        }
+        if (s < 2 * 86400) {
+            return String.format(Locale.ROOT, "%.1f h", s / 3600);
+        }
+        if (s < 2 * 365 * 86400) {
+            return String.format(Locale.ROOT, "%.0f d", s / 86400);
+        }
+        return String.format(Locale.ROOT, "%.1f y", s / (365 * 86400.0));
+    }
+
+    static String bytes(double b) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int u = 0;
+        while (b >= 1024 && u < units.length - 1) {
+            b /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+    }
+
+    private static String value(String[] args, int i) {
+        if (i + 1 >= args.length) {
+            throw new IllegalArgumentException(args[i] + " needs a value");
+        }
+        return args[i + 1];
+    }
+
+    private static double number(String option, String v) {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " " + v + ": not a number");
+        }
+    }
+
+    private static double positive(String option, double v) {
+        if (!(v > 0) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException(option + " must be > 0, got " + v);
+        }
+        return v;
+    }
+
+    private static double seconds(String option, String v) {
+        double s = number(option, v.endsWith("s") ? v.substring(0, v.length() - 1) : v);
+        if (!(s >= 0) || Double.isInfinite(s)) {
+            throw new IllegalArgumentException(option + " must be >= 0 seconds, got " + v);
+        }
+        return s;
+    }
+
+    private static int integer(String option, String v, int min) {
+        try {
+            int x = Integer.parseInt(v);
+            if (x < min) {
+                throw new IllegalArgumentException(option + " must be >= " + min + ", got " + v);
+            }
+            return x;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " " + v + ": not an integer");
+        }
+    }
+
+    static double bytes(String option, String v) {
+        String t = v.trim().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
+        double f = 1;
+        if (t.endsWith("K")) {
+            f = 1024;
+        } else if (t.endsWith("M")) {
+            f = 1024 * 1024;
+        } else if (t.endsWith("G")) {
+            f = 1024.0 * 1024 * 1024;
+        }
+        return f * number(option, f == 1 ? t : t.substring(0, t.length() - 1));
+    }
+
+    static double duration(String option, String v) {
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        double f;
+        if (t.endsWith("y")) {
+            f = 365 * 86400.0;
+        } else if (t.endsWith("d")) {
+            f = 86400;
+        } else if (t.endsWith("h")) {
+            f = 3600;
+        } else if (t.endsWith("ms")) {
+            f = 0.001;
+            t = t.substring(0, t.length() - 1);
+        } else if (t.endsWith("m")) {
+            f = 60;
+        } else if (t.endsWith("s")) {
+            f = 1;
+        } else {
+            return number(option, t);
+        }
+        return f * number(option, t.substring(0, t.length() - 1));
+    }
+
+    private static List<Integer> list(String option, String v) {
+        List<Integer> out = new ArrayList<>();
+        for (String p : v.split(",")) {
+            out.add(integer(option, p.trim(), 1));
+        }
+        return out;
+    }
+
+    private static Placement placement(String v) {
+        return switch (v) {
+            case "rank-order" -> Placement.RANK_ORDER;
+            case "spread" -> Placement.SPREAD;
+            default -> throw new IllegalArgumentException("--placement must be rank-order or spread, got " + v);
+        };
+    }
+}

@@ -1,0 +1,243 @@
+package io.jckpt.advisor;
+
+/**
+ * The checkpoint and failure model of jckpt, in closed form: shared by the online interval policy
+ * ({@code io.jckpt.policy.interval}, rank 0's decision at each here()) and by the advisor
+ * ({@link Advisor}); {@link Simulator} simulates the same model event by event.
+ *
+ * <h2>The model</h2>
+ * A job computes; every {@code tau} seconds of computation it takes an in-memory checkpoint that costs
+ * {@code c} seconds (here()'s blocking time plus the CPU the background replication takes from the
+ * program); every {@code k}-th checkpoint is also a disk round, costing {@code cd} seconds more. Nodes
+ * fail independently (exponential, rate 1 / node MTBF). A failure the memory level survives (fewer
+ * than all the nodes holding some rank's copies) loses the computation since the newest in-memory
+ * checkpoint and costs a restart of {@code r} seconds; a failure it does not survive (rate
+ * {@link #unsurvivableRate}) loses everything since the newest disk round and costs {@code rd}; without
+ * the disk level it ends the job. Failures may strike during checkpoints and restarts too.
+ *
+ * <p>Times are in seconds, rates per second. Every method is a pure function.
+ */
+public final class FailureModel {
+    private FailureModel() {
+    }
+
+    /** Where the m copies of a rank's checkpoint live. */
+    public enum Placement {
+        /** The next m ranks in rank order (jckpt's ring today): with p ranks per node, copies share nodes. */
+        RANK_ORDER,
+        /** m distinct nodes other than the owner's (node-aware rings, SCR's failure groups). */
+        SPREAD
+    }
+
+    /**
+     * Young's first-order optimum interval sqrt(2 c M).
+     *
+     * @param cost cost of one checkpoint (s, &gt;= 0)
+     * @param mtbf mean time between failures of the job (s, &gt; 0)
+     * @return the compute time between checkpoints (s)
+     */
+    public static double youngInterval(double cost, double mtbf) {
+        requirePositive("mtbf", mtbf);
+        return Math.sqrt(2 * Math.max(0, cost) * mtbf);
+    }
+
+    /**
+     * Daly's higher-order optimum (J. T. Daly, FGCS 2006): sqrt(2cM)[1 + (1/3)sqrt(c/2M) + (1/9)(c/2M)] - c
+     * for c &lt; 2M, else M.
+     *
+     * @param cost cost of one checkpoint (s, &gt;= 0)
+     * @param mtbf mean time between failures of the job (s, &gt; 0)
+     * @return the compute time between checkpoints (s), at least a tiny positive value
+     */
+    public static double dalyInterval(double cost, double mtbf) {
+        requirePositive("mtbf", mtbf);
+        double c = Math.max(0, cost);
+        if (c >= 2 * mtbf) {
+            return mtbf;
+        }
+        double x = c / (2 * mtbf);
+        double tau = Math.sqrt(2 * c * mtbf) * (1 + Math.sqrt(x) / 3 + x / 9) - c;
+        return Math.max(tau, 1e-9);
+    }
+
+    /**
+     * Daly's exact expected wall time of one segment of {@code length} seconds that must run without a
+     * failure, restarts of {@code restart} seconds (which may fail too) before every retry:
+     * M e^(R/M) (e^(L/M) - 1).
+     *
+     * @param length  the segment (s)
+     * @param restart the restart cost before each retry (s)
+     * @param rate    the failure rate (1/s, &gt;= 0)
+     * @return the expected wall time (s)
+     */
+    public static double expectedSegmentTime(double length, double restart, double rate) {
+        if (rate <= 0) {
+            return length;
+        }
+        return Math.exp(rate * restart) * Math.expm1(rate * length) / rate;
+    }
+
+    /**
+     * How many distinct nodes must all be lost to lose some rank's checkpoint from memory: its own
+     * node and the nodes of its m holders. With {@link Placement#RANK_ORDER} and p ranks per node
+     * (consecutive ranks share a node), the first rank of a node has its m holders on the next
+     * floor(m / p) nodes: floor(m / p) + 1 nodes. With {@link Placement#SPREAD}, m + 1. Never more
+     * than the nodes there are.
+     *
+     * @param m            copies on other ranks
+     * @param ranksPerNode p
+     * @param nodes        nodes of the job
+     * @param placement    where copies go
+     * @return the nodes that must all fail, &gt;= 1
+     */
+    public static int nodesToLoseMemory(int m, int ranksPerNode, int nodes, Placement placement) {
+        int d = placement == Placement.SPREAD ? m + 1 : m / Math.max(1, ranksPerNode) + 1;
+        return Math.max(1, Math.min(d, nodes));
+    }
+
+    /**
+     * The rate of failures the memory level cannot survive: some group of d nodes that together hold
+     * every copy of a rank ({@link #nodesToLoseMemory}) all down at once, each lost node staying
+     * unprotected for {@code window} seconds (the recovery, then the next round re-creating its copies).
+     * First order: groups x d λ (λ w)^(d-1), with one group per node in the ring (a single group when
+     * d = nodes).
+     *
+     * @param nodeMtbf     MTBF of one node (s, &gt; 0)
+     * @param nodes        nodes of the job (&gt;= 1)
+     * @param ranksPerNode ranks per node (&gt;= 1)
+     * @param m            copies on other ranks (&gt;= 0)
+     * @param window       how long a lost node's copies stay missing (s, &gt;= 0)
+     * @param placement    where copies go
+     * @return the rate (1/s)
+     */
+    public static double unsurvivableRate(double nodeMtbf, int nodes, int ranksPerNode, int m, double window,
+                                          Placement placement) {
+        requirePositive("nodeMtbf", nodeMtbf);
+        double lambda = 1 / nodeMtbf;
+        int d = nodesToLoseMemory(m, ranksPerNode, nodes, placement);
+        double groups = d >= nodes ? 1 : nodes;
+        double rate = groups * d * lambda * Math.pow(lambda * Math.max(0, window), d - 1);
+        return Math.min(rate, nodes * lambda); // never more than all failures
+    }
+
+    /**
+     * The disk ratio that minimises the expected time of the two-level scheme: Young's optimum for the
+     * disk level alone, sqrt(2 cd / λu), in memory periods of {@code tau + c}.
+     *
+     * @param tau              compute time between memory checkpoints (s)
+     * @param cost             cost of a memory checkpoint (s)
+     * @param diskCost         extra cost of a disk round (s, &gt;= 0)
+     * @param unsurvivableRate failures the memory level cannot survive (1/s)
+     * @param maxRatio         the largest ratio to choose (&gt;= 1)
+     * @return k in 1..maxRatio
+     */
+    public static int diskRatio(double tau, double cost, double diskCost, double unsurvivableRate, int maxRatio) {
+        if (unsurvivableRate <= 0) {
+            return maxRatio;
+        }
+        double period = Math.sqrt(2 * Math.max(diskCost, 1e-9) / unsurvivableRate);
+        double k = period / Math.max(tau + cost, 1e-12);
+        return (int) Math.max(1, Math.min(maxRatio, Math.round(k)));
+    }
+
+    /**
+     * Expected wall time per second of computation of the two-level scheme (1 = no overhead): the
+     * memory level is Daly's segment formula under the survivable failures; the disk level applies the
+     * same formula to a disk period of k expected memory segments plus the disk round, under the
+     * unsurvivable failures (exact for one level; for two levels it treats the disk period as its
+     * expected length, good while λu times the period is small, see {@code SimulatorTest}).
+     * Without the disk level ({@code k == 0}) it is the expected time of a job that no unsurvivable
+     * failure ends (see {@link #lossProbability} for those).
+     *
+     * @param s the scheme
+     * @return expected wall time / computation
+     */
+    public static double wallPerWork(Scheme s) {
+        double segment = expectedSegmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate());
+        if (s.diskRatio() <= 0) {
+            return segment / s.tau();
+        }
+        double period = s.diskRatio() * segment + s.diskCost();
+        return expectedSegmentTime(period, s.diskRestart(), s.unsurvivableRate()) / (s.diskRatio() * s.tau());
+    }
+
+    /**
+     * Expected time lost per failure: the computation redone plus the restart, weighted by how often
+     * each kind of failure happens (half a memory segment for the survivable ones, half a disk period
+     * for the others).
+     *
+     * @param s the scheme
+     * @return seconds
+     */
+    public static double lostPerFailure(Scheme s) {
+        double total = s.survivableRate() + s.unsurvivableRate();
+        if (total <= 0) {
+            return 0;
+        }
+        double memory = (s.tau() + s.cost()) / 2 + s.restart();
+        double disk = s.diskRatio() <= 0 ? Double.NaN
+                : (s.diskRatio() * (s.tau() + s.cost()) + s.diskCost()) / 2 + s.diskRestart();
+        if (s.diskRatio() <= 0) {
+            return memory; // an unsurvivable failure ends the job: counted in lossProbability
+        }
+        return (s.survivableRate() * memory + s.unsurvivableRate() * disk) / total;
+    }
+
+    /**
+     * Probability that a job of {@code jobSeconds} meets a failure neither level survives: without the
+     * disk level, any unsurvivable failure; with it, one before the first disk generation exists.
+     *
+     * @param s          the scheme
+     * @param jobSeconds the job's failure-free length (s)
+     * @return a probability
+     */
+    public static double lossProbability(Scheme s, double jobSeconds) {
+        double exposed = s.diskRatio() <= 0 ? jobSeconds * wallPerWork(s)
+                : Math.min(jobSeconds, s.diskRatio() * (s.tau() + s.cost()) + s.diskCost());
+        return -Math.expm1(-s.unsurvivableRate() * exposed);
+    }
+
+    /**
+     * Memory one node needs for the in-memory level: each of its ranks keeps its own and m copies of
+     * others, versionsKept versions each, in slots sized 1.25 x the image.
+     *
+     * @param imageBytes   one rank's checkpoint image
+     * @param ranksPerNode ranks on the node
+     * @param m            copies on other ranks
+     * @param versionsKept versions per owner (2 by default)
+     * @return bytes
+     */
+    public static double memoryPerNode(double imageBytes, int ranksPerNode, int m, int versionsKept) {
+        return imageBytes * 1.25 * ranksPerNode * (m + 1) * versionsKept;
+    }
+
+    /**
+     * One configuration of the two-level scheme, with its failure rates.
+     *
+     * @param tau              compute time between memory checkpoints (s, &gt; 0)
+     * @param cost             cost of a memory checkpoint (s)
+     * @param diskRatio        every k-th checkpoint also goes to disk (0 = no disk level)
+     * @param diskCost         extra cost of a disk round (s)
+     * @param restart          restart after a survivable failure (s)
+     * @param diskRestart      restart from the disk level (s)
+     * @param survivableRate   failures the memory level survives (1/s)
+     * @param unsurvivableRate failures it does not survive (1/s)
+     */
+    public record Scheme(double tau, double cost, int diskRatio, double diskCost, double restart, double diskRestart,
+                         double survivableRate, double unsurvivableRate) {
+        /** Checks the values. */
+        public Scheme {
+            requirePositive("tau", tau);
+            if (cost < 0 || diskCost < 0 || restart < 0 || diskRestart < 0 || survivableRate < 0
+                    || unsurvivableRate < 0 || diskRatio < 0) {
+                throw new IllegalArgumentException("negative value in " + this);
+            }
+        }
+    }
+
+    static void requirePositive(String name, double value) {
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(name + " must be > 0 and finite, got " + value);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.jckpt.advisor;
+
+import java.util.SplittableRandom;
+
+/**
+ * A discrete-event Monte Carlo simulation of {@link FailureModel}'s two-level scheme, event by event
+ * with no approximation: segments of {@code tau + cost} (plus {@code diskCost} every k-th), two
+ * independent Poisson failure streams (survivable, unsurvivable), failures during checkpoints and
+ * restarts included; a survivable failure goes back to the newest memory checkpoint, an unsurvivable
+ * one to the newest disk round (or ends the job without the disk level). Used to check the closed
+ * forms, and by the advisor's {@code --simulate}.
+ */
+public final class Simulator {
+    private Simulator() {
+    }
+
+    /**
+     * The outcome of simulating many jobs.
+     *
+     * @param wallPerWork   mean wall time / computation over the jobs that finished
+     * @param lostPerFailure mean time lost per failure (computation redone + restarts), over all failures
+     * @param lossFraction  fraction of jobs ended by a failure neither level survives
+     * @param jobs          jobs simulated
+     */
+    public record Result(double wallPerWork, double lostPerFailure, double lossFraction, int jobs) {
+    }
+
+    /**
+     * Simulates {@code jobs} jobs of {@code work} seconds of computation each.
+     *
+     * @param s    the scheme
+     * @param work computation per job (s, a multiple of tau is simplest)
+     * @param jobs how many jobs
+     * @param seed the random seed (same seed, same result)
+     * @return the means
+     */
+    public static Result run(FailureModel.Scheme s, double work, int jobs, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long segments = Math.max(1, Math.round(work / s.tau()));
+        double rate = s.survivableRate() + s.unsurvivableRate();
+        double pUnsurvivable = rate > 0 ? s.unsurvivableRate() / rate : 0;
+        double wallSum = 0;
+        double lostSum = 0;
+        long failures = 0;
+        int finished = 0;
+        int lost = 0;
+        for (int j = 0; j < jobs; j++) {
+            double t = 0;
+            long done = 0; // memory checkpoints taken (segments completed)
+            long onDisk = 0; // segments safe on disk
+            boolean ended = false;
+            double lastProgressAt = 0; // wall time at which the newest completed segment ended
+            while (done < segments && !ended) {
+                boolean diskRound = s.diskRatio() > 0 && (done + 1) % s.diskRatio() == 0;
+                double length = s.tau() + s.cost() + (diskRound ? s.diskCost() : 0);
+                double f = next(random, rate);
+                if (f >= length) {
+                    t += length;
+                    done++;
+                    if (diskRound) {
+                        onDisk = done;
+                    }
+                    lastProgressAt = t;
+                    continue;
+                }
+                // a failure: go back, restart (restarts may fail too)
+                t += f;
+                boolean toDisk = random.nextDouble() < pUnsurvivable;
+                double failedAt = t;
+                long before = done;
+                for (;;) {
+                    failures++;
+                    if (toDisk) {
+                        if (s.diskRatio() <= 0) {
+                            ended = true;
+                            break;
+                        }
+                        done = onDisk;
+                    }
+                    double restart = toDisk ? s.diskRestart() : s.restart();
+                    double g = next(random, rate);
+                    if (g >= restart) {
+                        t += restart;
+                        break;
+                    }
+                    t += g;
+                    toDisk = toDisk || random.nextDouble() < pUnsurvivable;
+                }
+                // lost: the work since the newest kept checkpoint, plus the time to get going again
+                lostSum += (failedAt - lastProgressAt) + (before - done) * (s.tau() + s.cost()) + (t - failedAt);
+                lastProgressAt = t;
+            }
+            if (ended) {
+                lost++;
+            } else {
+                finished++;
+                wallSum += t / (segments * s.tau());
+            }
+        }
+        return new Result(finished == 0 ? Double.NaN : wallSum / finished, failures == 0 ? 0 : lostSum / failures,
+                (double) lost / jobs, jobs);
+    }
+
+    private static double next(SplittableRandom random, double rate) {
+        return rate <= 0 ? Double.POSITIVE_INFINITY : -Math.log(1 - random.nextDouble()) / rate;
+    }
+}

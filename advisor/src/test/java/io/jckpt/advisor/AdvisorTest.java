@@ -1,0 +1,85 @@
+package io.jckpt.advisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The advisor's inputs (flags, a job's stats file), its recommendations and its table. */
+class AdvisorTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsAJobsMeasuredFiguresAndFlagsOverrideThem() throws Exception {
+        Path stats = dir.resolve("interval-history.properties");
+        Files.writeString(stats, String.join("\n", "costSeconds=0.02", "blockingSeconds=0.005", "diskCostSeconds=0.3",
+                "recoverySeconds=0.9", "imageBytes=4194304", "replicas=1", "ranks=4", "failureNodes=4",
+                "jobMtbfSeconds=900", "failures=3", "exposedSeconds=2400"));
+        Advisor.Inputs in = Advisor.parse(new String[] {"--stats", stats.toString(), "--restart", "2"});
+        assertEquals(0.02, in.cost);
+        assertEquals(0.005, in.blocking);
+        assertEquals(0.3, in.diskCost);
+        assertEquals(2, in.restart, "the flag wins");
+        assertEquals(3600, in.nodeMtbf, 1e-9, "node MTBF = the job's learned MTBF x its nodes");
+        assertEquals(4194304, in.imageBytes);
+    }
+
+    @Test
+    void readsTheFiguresRankZeroReportsInTheLaunchersLog() throws Exception {
+        Path log = dir.resolve("job.log");
+        Files.writeString(log, String.join("\n", "[ckpt-run    0.2s] job 1: 4 ranks",
+                "[ckpt-run   15.9s] rank 0: interval policy auto: computation 0.0135 s per call, checkpoint --cost 0.00394"
+                        + " --blocking 0.00328, --restart 1.82 --image 26624 --measured-m 1 --ranks-per-node 1, --node-mtbf 17.63s"
+                        + " (job MTBF 4.407 s: 1 failure(s) in 6.815 s seen), interval 14 calls"));
+        Advisor.Inputs in = Advisor.parse(new String[] {"--log", log.toString(), "--ranks-per-node", "2"});
+        assertEquals(0.00394, in.cost);
+        assertEquals(0.00328, in.blocking);
+        assertEquals(1.82, in.restart);
+        assertEquals(26624, in.imageBytes);
+        assertEquals(17.63, in.nodeMtbf, 1e-9);
+        assertEquals(2, in.ranksPerNode, "a flag given after --log wins");
+    }
+
+    @Test
+    void badInputIsAClearError() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--cost", "1"}))
+                .getMessage().contains("--node-mtbf is needed"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Advisor.parse(new String[] {"--cost", "1", "--node-mtbf", "0"})).getMessage().contains("> 0"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Advisor.parse(new String[] {"--cost", "1", "--node-mtbf", "1d", "--max-loss", "2"}))
+                .getMessage().contains("--max-loss"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--bogus"}))
+                .getMessage().contains("unknown option --bogus"));
+        assertEquals(86400 * 30, Advisor.duration("x", "30d"));
+        assertEquals(64 << 20, Advisor.bytes("x", "64M"));
+    }
+
+    @Test
+    void recommendsCopiesOnceFailuresMemoryCannotSurviveBecomeLikely() throws Exception {
+        Advisor.Inputs in = Advisor.parse(new String[] {"--cost", "0.05", "--blocking", "0.01", "--node-mtbf", "5y",
+                "--image", "64M", "--ranks", "10,10000", "--disk-cost", "1"});
+        List<Advisor.Row> rows = Advisor.rows(in);
+        Advisor.Row small = rows.get(Advisor.recommended(in, rows, 10));
+        Advisor.Row large = rows.get(Advisor.recommended(in, rows, 10000));
+        assertTrue(small.loss() <= in.maxLoss && large.loss() <= in.maxLoss);
+        assertTrue(large.m() >= 1, "10^4 nodes: a node loss every few hours; m = 0 would lose the job: " + large);
+        // every row: overhead grows with the failure rate, the interval shrinks
+        Advisor.Row m1small = rows.stream().filter(r -> r.ranks() == 10 && r.m() == 1 && r.diskRatio() == 0).findFirst().orElseThrow();
+        Advisor.Row m1large = rows.stream().filter(r -> r.ranks() == 10000 && r.m() == 1 && r.diskRatio() == 0).findFirst().orElseThrow();
+        assertTrue(m1large.tau() < m1small.tau() && m1large.overhead() > m1small.overhead());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Advisor.print(in, rows, new PrintStream(out, true, StandardCharsets.UTF_8));
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(2, table.lines().filter(l -> l.contains("RECOMMENDED")).count(), table);
+    }
+}

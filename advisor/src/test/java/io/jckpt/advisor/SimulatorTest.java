@@ -1,0 +1,82 @@
+package io.jckpt.advisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.advisor.FailureModel.Scheme;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The discrete-event simulator against the closed forms of {@link FailureModel}, seeded. Tolerances:
+ * 1 % (relative, on the overhead-inclusive wall time per computation) for one level, where Daly's
+ * formula is exact and only the Monte Carlo error remains; 2 % for two levels, where the closed form
+ * treats the disk period as its expected length; 0.02 absolute on a loss probability.
+ */
+class SimulatorTest {
+
+    @Test
+    void oneLevelMatchesDalysExactFormula() {
+        // MTBF 1 h, checkpoint 10 s, restart 30 s, at Daly's interval, at half and at twice of it
+        double mtbf = 3600;
+        double tau = FailureModel.dalyInterval(10, mtbf);
+        for (double t : new double[] {tau / 2, tau, 2 * tau}) {
+            Scheme s = new Scheme(t, 10, 0, 0, 30, 0, 1 / mtbf, 0);
+            Simulator.Result r = Simulator.run(s, 200 * t, 4000, 7);
+            double closed = FailureModel.wallPerWork(s);
+            assertEquals(closed, r.wallPerWork(), 0.01 * closed, "tau " + t);
+        }
+    }
+
+    @Test
+    void twoLevelsMatchTheClosedForm() {
+        // survivable failures every 2 h, unsurvivable every 50 h; disk every 10th checkpoint
+        Scheme s = new Scheme(300, 5, 10, 20, 20, 60, 1 / 7200.0, 1 / 180000.0);
+        Simulator.Result r = Simulator.run(s, 300 * 400, 3000, 11);
+        double closed = FailureModel.wallPerWork(s);
+        assertEquals(closed, r.wallPerWork(), 0.02 * closed);
+        assertEquals(0, r.lossFraction(), "the disk level survives everything");
+    }
+
+    @Test
+    void withoutDiskAnUnsurvivableFailureEndsTheJob() {
+        Scheme s = new Scheme(100, 2, 0, 0, 10, 0, 1 / 3600.0, 1 / 50000.0);
+        double job = 100 * 200;
+        Simulator.Result r = Simulator.run(s, job, 4000, 3);
+        assertEquals(FailureModel.lossProbability(s, job), r.lossFraction(), 0.02);
+    }
+
+    @Test
+    void dalysIntervalIsTheOptimumOfTheExactFormula() {
+        double mtbf = 7200;
+        double c = 30;
+        double best = Double.MAX_VALUE;
+        double bestTau = 0;
+        for (double t = 10; t < 4000; t += 1) {
+            double w = FailureModel.wallPerWork(new Scheme(t, c, 0, 0, 0, 0, 1 / mtbf, 0));
+            if (w < best) {
+                best = w;
+                bestTau = t;
+            }
+        }
+        double daly = FailureModel.dalyInterval(c, mtbf);
+        assertEquals(bestTau, daly, 0.02 * bestTau);
+        assertEquals(FailureModel.youngInterval(c, mtbf), Math.sqrt(2 * c * mtbf), 1e-9);
+        assertTrue(Math.abs(daly - bestTau) < Math.abs(FailureModel.youngInterval(c, mtbf) - bestTau) + 1,
+                "Daly is at least as close as Young");
+    }
+
+    @Test
+    void placementDecidesHowManyNodesMustFail() {
+        assertEquals(1, FailureModel.nodesToLoseMemory(1, 4, 100, FailureModel.Placement.RANK_ORDER),
+                "m = 1 with 4 ranks per node in rank order: the copy is on the same node");
+        assertEquals(2, FailureModel.nodesToLoseMemory(4, 4, 100, FailureModel.Placement.RANK_ORDER));
+        assertEquals(2, FailureModel.nodesToLoseMemory(1, 4, 100, FailureModel.Placement.SPREAD));
+        assertEquals(3, FailureModel.nodesToLoseMemory(5, 1, 3, FailureModel.Placement.SPREAD), "never more than the nodes");
+        double oneCopy = FailureModel.unsurvivableRate(86400, 100, 1, 1, 60, FailureModel.Placement.SPREAD);
+        double twoCopies = FailureModel.unsurvivableRate(86400, 100, 1, 2, 60, FailureModel.Placement.SPREAD);
+        assertTrue(twoCopies < oneCopy / 100, oneCopy + " vs " + twoCopies);
+        assertThrows(IllegalArgumentException.class, () -> FailureModel.unsurvivableRate(0, 1, 1, 1, 1,
+                FailureModel.Placement.SPREAD));
+    }
+}
