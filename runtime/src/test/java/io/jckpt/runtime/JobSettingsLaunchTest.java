@@ -44,7 +44,7 @@ class JobSettingsLaunchTest {
                     + memory + " (--memory-dir), maxMemory=128 MiB (-Djckpt.maxMemory)"), effective.get(0));
             // and every rank really runs with them
             List<String> ranks = job.linesContaining("effective replicas=2 diskRatio=3 maxMemory=" + (128L << 20)
-                    + " memoryDir=" + memory);
+                    + " memoryDir=" + memory + " diskLevelRatio=0"); // no disk directory: the level is off
             assertEquals(3, ranks.size(), job.output());
             // the stores (and the standby's rehearsal) lived under --memory-dir, and the launcher removed them at the end
             assertFalse(Files.exists(memory.resolve(job.jobId())), "the job's stores were not removed");

@@ -9,7 +9,7 @@ import mpi.MPI;
  * Opens with the job's settings and prints what is in effect, for the test of their precedence:
  * {@code SettingsProbe [diskRatio]} sets the disk ratio explicitly (the program's builder call) when
  * given; every other setting comes from the job. Each rank takes one checkpoint and prints
- * {@code effective replicas=M diskRatio=K maxMemory=B memoryDir=D}.
+ * {@code effective replicas=M diskRatio=K maxMemory=B memoryDir=D diskLevelRatio=R}.
  */
 public final class SettingsProbe {
     private SettingsProbe() {
@@ -27,8 +27,10 @@ public final class SettingsProbe {
         Ckpt.register("data", data);
         Ckpt.here();
         CkptStats stats = Ckpt.stats();
-        System.out.println("effective replicas=" + stats.replicas() + " diskRatio=" + stats.diskRatio()
-                + " maxMemory=" + options.maxMemoryBytes() + " memoryDir=" + options.memoryDirectory());
+        // the ratio asked for, and the disk level's own (0 when the level is off: no disk directory)
+        System.out.println("effective replicas=" + stats.replicas() + " diskRatio=" + options.diskRatio()
+                + " maxMemory=" + options.maxMemoryBytes() + " memoryDir=" + options.memoryDirectory()
+                + " diskLevelRatio=" + stats.diskRatio());
         Ckpt.close();
         MPI.Finalize();
     }
