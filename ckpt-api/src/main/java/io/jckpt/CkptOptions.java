@@ -38,6 +38,10 @@ import java.util.StringJoiner;
  * also be given per job, without recompiling: a setting the program does not set on the builder is
  * taken from the launcher's option, else the system property, else the environment variable, else the
  * default ({@link JobSettings}). {@link #settingsSummary()} says where each came from.
+ *
+ * <p><b>Size</b> (past 600 lines): every option is validated where it is set, with a message that names
+ * it, and each has its builder method, accessor and Javadoc; the move to a record with a validating
+ * builder and machine defaults resolved once is planned.
  */
 public final class CkptOptions {
     /** Default replication degree m: one copy on the next rank. */

@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * {@code ioTimeout} stops the agent with a {@link ReplicationException} reported by every later call;
  * a half-received copy is discarded (its slot EMPTY), every complete version stays intact.
  * Close the agent before the store.
+ *
+ * <p><b>Size</b> (past 600 lines): one duty-cycle thread owns the selector, both connections and every
+ * frame in flight, so outbound frames, the inbound copy state machine and the watermarks share its
+ * thread-confined state; splitting them along those seams (with flyweight frame encoders) is planned.
  */
 public final class ReplicationAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);

@@ -99,6 +99,12 @@ import org.slf4j.LoggerFactory;
  * a switch), plans over all their copies, and continues in the layout of the round restored.
  *
  * <p><b>rollback(tag, data)</b>: served locally from the image chosen at open, any tags in any order.
+ *
+ * <p><b>Size</b> (past 600 lines): it still holds, besides here / ctrl / close, the open and restore
+ * sequence, the layout switches, the size agreement, the disk pins and commit poller and the stats.
+ * The pure parts are out already ({@link RecoveryDecision}, {@code interval.*}, {@link MemoryPolicy},
+ * {@link StoreLayouts}); the rest moves out along the same seams (LayoutSwitcher, SizeAgreement, the
+ * disk level's commit coordinator, a stats recorder) in the architecture issue's next step.
  */
 public final class TwoLevelCheckpointer implements Checkpointer {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);

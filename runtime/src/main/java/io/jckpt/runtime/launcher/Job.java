@@ -51,6 +51,11 @@ import java.util.concurrent.TimeUnit;
  * A program's own error fails the job unless it echoes a process failure
  * ({@link #PROGRAM_ERROR_GRACE_MILLIS}); under fail the job then fails for that process failure,
  * under respawn and relaunch it is recovered with it. One failure gives one FAILURE line.
+ *
+ * <p><b>Size</b> (past 600 lines): the supervisor loop keeps every decision on one thread, and its
+ * state (ranks, hosts, epoch, recovery in progress) is that thread's alone; the pure parts live beside
+ * it ({@link FailureTriage}, {@link ExchangeCoordinator}, {@link StandbyPool}, {@link KillSpec}). Rank
+ * start-up and failure injection are the next to move out.
  */
 public final class Job {
     /** Every rank completed. */
