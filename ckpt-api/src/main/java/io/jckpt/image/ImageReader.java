@@ -21,9 +21,9 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
 
 /**
  * Reads one image: its header, the list of its tags (type, count, length), and restores a tag into a
- * caller's object through its adapter after checking the type and the size. {@link #open} verifies the
- * image (CRC included) first; {@link #openTrusted} only checks its structure, for an image whose CRC the
- * caller has just verified. Every table entry is checked to lie inside the image.
+ * caller's object through its adapter after checking the type and the size. {@link #openTrusted} checks
+ * its structure, for an image whose copy the store has verified (its slot's or rank file's CRC32C).
+ * Every table entry is checked to lie inside the image.
  */
 public final class ImageReader {
     private final BytesStore<?, ?> store;
