@@ -77,12 +77,23 @@ final class PortExchange implements AutoCloseable {
                 }
                 server.setSoTimeout((int) Math.min(left, Integer.MAX_VALUE));
                 Socket socket = server.accept();
-                socket.setSoTimeout((int) Math.max(1, Math.min(left, 10_000)));
-                DataInputStream in = new DataInputStream(socket.getInputStream());
-                String hello = in.readUTF();
-                int wport = in.readInt();
-                int rport = in.readInt();
-                int rank = in.readInt();
+                String hello;
+                int wport;
+                int rport;
+                int rank;
+                try {
+                    socket.setSoTimeout((int) Math.max(1, Math.min(left, 10_000)));
+                    DataInputStream in = new DataInputStream(socket.getInputStream());
+                    hello = in.readUTF();
+                    wport = in.readInt();
+                    rport = in.readInt();
+                    rank = in.readInt();
+                } catch (IOException e) {
+                    // a rank that died while it said hello (a second failure during a recovery): not a
+                    // member; the launcher sees its death and starts the next world with a new exchange
+                    socket.close();
+                    continue;
+                }
                 if (!HELLO.equals(hello) || rank < 0 || rank >= worldSize || sockets[rank] != null) {
                     socket.close(); // not one of ours, or a duplicate: ignore it
                     continue;
@@ -99,14 +110,19 @@ final class PortExchange implements AutoCloseable {
             }
             String answer = info.toString();
             for (Socket socket : sockets) {
-                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-                out.writeUTF(answer);
-                out.flush();
+                try {
+                    DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                    out.writeUTF(answer);
+                    out.flush();
+                } catch (IOException e) {
+                    // that rank died after its hello: its world is lost with it, and the launcher, seeing
+                    // its death, starts the next one; the others must still get their answer
+                }
             }
             completedNanos = System.nanoTime();
         } catch (IOException e) {
             if (!server.isClosed()) {
-                failure = "MPJ port exchange failed: " + e.getMessage();
+                failure = "MPJ port exchange failed: " + (e.getMessage() != null ? e.getMessage() : e.toString());
             }
         } finally {
             for (Socket socket : sockets) {
