@@ -3,7 +3,6 @@ package io.jckpt.spi;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -165,15 +164,19 @@ public record Collective(Kind kind, long round) {
         for (int i = 0; i < sorted.size(); i++) {
             Map.Entry<Collective, List<Integer>> g = sorted.get(i);
             sb.append(i == 0 ? "" : i == sorted.size() - 1 ? " while " : ", ")
-                    .append(ranks(g.getValue())).append(' ')
-                    .append(g.getValue().size() == 1 ? "called " : "called ").append(g.getKey().describe());
+                    .append(describeRanks(g.getValue())).append(' ')
+                    .append("called ").append(g.getKey().describe());
         }
         boolean sameKind = groups.keySet().stream().map(Collective::kind).distinct().count() == 1;
         return sb.append(sameKind ? ": the ranks are at different checkpoint rounds (did a rank skip a here()?)"
                 : ": every rank must make the same collective calls in the same order").toString();
     }
 
-    private static String ranks(List<Integer> ranks) {
+    /**
+     * @param ranks some ranks, in order
+     * @return how a message names them: {@code rank 1}, {@code ranks 0,2,3}
+     */
+    public static String describeRanks(List<Integer> ranks) {
         StringBuilder sb = new StringBuilder(ranks.size() == 1 ? "rank " : "ranks ");
         for (int i = 0; i < ranks.size(); i++) {
             sb.append(i == 0 ? "" : ",").append(ranks.get(i));
@@ -183,6 +186,6 @@ public record Collective(Kind kind, long round) {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "%s", describe());
+        return describe();
     }
 }

@@ -119,8 +119,8 @@ final class ExchangeCoordinator {
                     }
                 }
                 Collective call = p.calls.values().iterator().next();
-                String text = ranks(missing) + " did not call " + call.describe() + " in time, which "
-                        + ranks(new ArrayList<>(p.calls.keySet())) + " called";
+                String text = Collective.describeRanks(missing) + " did not call " + call.describe() + " in time, which "
+                        + Collective.describeRanks(new ArrayList<>(p.calls.keySet())) + " called";
                 problems.add("collective exchange #" + e.getKey() + " of epoch " + epoch + " failed: " + text);
                 messages.add(new ExchangeFrames.Failed(epoch, e.getKey(), false, missing, text).encode());
             }
@@ -129,14 +129,6 @@ final class ExchangeCoordinator {
             sendToAll(ControlProtocol.EXCHANGE_FAILED, message);
         }
         return problems;
-    }
-
-    private static String ranks(List<Integer> ranks) {
-        StringBuilder sb = new StringBuilder(ranks.size() == 1 ? "rank " : "ranks ");
-        for (int i = 0; i < ranks.size(); i++) {
-            sb.append(i == 0 ? "" : ",").append(ranks.get(i));
-        }
-        return sb.toString();
     }
 
     private void sendToAll(byte type, byte[] message) {
