@@ -8,10 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -44,15 +42,19 @@ import org.slf4j.LoggerFactory;
  * a half-received copy is discarded (its slot EMPTY), every complete version stays intact.
  * Close the agent before the store.
  *
- * <p><b>Size</b> (past 600 lines): one duty-cycle thread owns the selector, both connections and every
- * frame in flight, so outbound frames, the inbound copy state machine and the watermarks share its
- * thread-confined state; splitting them along those seams (with flyweight frame encoders) is planned.
+ * <p>Structure: this class is the caller API and the duty cycle; the thread-confined parts it drives
+ * are {@link OutboundFrames} (frames to the next rank), {@link InboundCopy} (frames from the previous
+ * rank: the copy state machine, cut-through forwards), {@link AckQueue} (ACKs back, in reused
+ * buffers) and {@link RingWatermarks} (the per-owner progress, published to callers under its lock).
+ * Headers are read and written with {@link ReplicationFrameFlyweight}.
+ *
+ * <p><b>Size</b> (past 600 lines): about a third is the Javadoc of the caller API; the duty cycle
+ * (select, dispatch, stall clocks, ACKs read and passed back, goodbye) stays here because it owns the
+ * selector and the failure path that every part reports through.
  */
 public final class ReplicationAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationAgent.class);
     private static final long POLL_MILLIS = 100;
-    /** No round skipped. */
-    private static final long NONE = Long.MAX_VALUE;
     /**
      * Inbound copies are read at most this much per read: the CRC32C runs over bytes still in the
      * cache, and a forwarded copy moves on to the next rank in steps of this size.
@@ -74,9 +76,7 @@ public final class ReplicationAgent implements AutoCloseable {
     private final RingLinks links;
     private final int rank;
     private final int n;
-    private final int m;
     private final long ioTimeoutNanos;
-    private final boolean zeroCopy;
     private final ReplicationCounters counters = new ReplicationCounters();
     private final Selector selector;
     private final SelectionKey outKey;
@@ -84,49 +84,22 @@ public final class ReplicationAgent implements AutoCloseable {
     private final Thread thread;
     private final ConcurrentLinkedQueue<Submission> submitted = new ConcurrentLinkedQueue<>();
 
-    // shared with callers, guarded by lock
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private long completedRound;
+    private final RingWatermarks watermarks;
+    // shared with callers, guarded by lock (the watermarks' lock)
+    private final ReentrantLock lock;
+    private final Condition changed;
     private long lastBegunRound;
-    private final long[] watermarkView;
-    private final long[] skippedView;
-    private final long[] needView;
-    private volatile long globalCompletedRound;
-    /**
-     * The decider's (rank 0's) two newest decisions as they reached this rank, newest first: rounds
-     * and values ({@link #offerDecision}); round -1 = none. Guarded by lock.
-     */
-    private final long[] decisions = {-1, 0, -1, 0};
     private volatile ReplicationException failure;
     private volatile boolean running = true;
 
     // agent thread only
-    private final long[] watermark;
-    /** Per owner: the first round it skipped in this agent's life (its image outgrew its slot), or NONE. */
-    private final long[] skipped;
-    /** Per owner: the slot capacity its skipped round needs (its image length), 0 when none skipped. */
-    private final long[] need;
-    private boolean watermarkDirty;
+    private final OutboundFrames outbound;
+    private final InboundCopy inbound;
+    private final AckQueue acks = new AckQueue();
     private final ArrayDeque<long[]> ownSubmitTimes = new ArrayDeque<>();
-    private final ArrayDeque<Outgoing> outQueue = new ArrayDeque<>();
-    private Outgoing sending;
-    private final ArrayDeque<ByteBuffer> ackQueue = new ArrayDeque<>();
-    private final ByteBuffer inHeader = allocateHeader();
-    private ReplicaWrite inWrite;
-    private final java.util.zip.CRC32C inCrc = new java.util.zip.CRC32C();
-    private ByteBuffer inPayload;
-    /** Image bytes of the copy being received stored so far (its payload comes in mapping-window views). */
-    private long inReceived;
-    /** The cut-through forward of the copy being received (hop &lt; m), or null. */
-    private Outgoing inForward;
-    /** The copy being received had FLAG_CRC_FOLLOWS: its payload is in, its DATA_END frame is next. */
-    private boolean inAwaitingEnd;
-    private boolean inTrails;
-    private final ByteBuffer[] gather = new ByteBuffer[2];
     private final ByteBuffer ackIn = allocateHeader();
-    private long lastOutProgress;
-    private long lastInProgress;
+    private final ReplicationFrameFlyweight ackFrame = new ReplicationFrameFlyweight().wrap(ackIn, 0);
+    private final WatermarkFlyweight watermarkOut = new WatermarkFlyweight();
 
     private ReplicationAgent(ReplicaStore store, RingLinks links, Duration ioTimeout, boolean zeroCopy, long initialRound)
             throws IOException {
@@ -134,7 +107,7 @@ public final class ReplicationAgent implements AutoCloseable {
         this.links = links;
         this.rank = links.rank();
         this.n = links.ranks();
-        this.m = store.config().replicas();
+        int m = store.config().replicas();
         if (store.rank() != rank || store.config().ranks() != n) {
             throw new IllegalArgumentException("store is for rank " + store.rank() + " of " + store.config().ranks()
                     + ", links for rank " + rank + " of " + n);
@@ -143,18 +116,12 @@ public final class ReplicationAgent implements AutoCloseable {
             throw new IllegalArgumentException("replication needs m >= 1 (m = 0 keeps local copies only)");
         }
         this.ioTimeoutNanos = ioTimeout.toNanos();
-        this.zeroCopy = zeroCopy;
-        this.completedRound = initialRound;
         this.lastBegunRound = initialRound;
-        this.globalCompletedRound = initialRound;
-        this.watermark = new long[n];
-        Arrays.fill(watermark, initialRound);
-        this.watermarkView = watermark.clone();
-        this.skipped = new long[n];
-        Arrays.fill(skipped, NONE);
-        this.need = new long[n];
-        this.skippedView = skipped.clone();
-        this.needView = need.clone();
+        this.watermarks = new RingWatermarks(rank, n, initialRound, counters);
+        this.lock = watermarks.lock;
+        this.changed = watermarks.changed;
+        this.outbound = new OutboundFrames(store, links.toNext(), rank, zeroCopy, counters);
+        this.inbound = new InboundCopy(store, links, m, counters, outbound, acks, watermarks);
         this.selector = Selector.open();
         links.toNext().configureBlocking(false);
         links.fromPrev().configureBlocking(false);
@@ -214,17 +181,12 @@ public final class ReplicationAgent implements AutoCloseable {
 
     /** @return the newest own round acknowledged by all m holders */
     public long completedRound() {
-        lock.lock();
-        try {
-            return completedRound;
-        } finally {
-            lock.unlock();
-        }
+        return watermarks.completedRound();
     }
 
     /** @return G: the newest round known complete (all m+1 copies) for every rank */
     public long globalCompletedRound() {
-        return globalCompletedRound;
+        return watermarks.globalCompletedRound();
     }
 
     /** @return the failure that stopped the agent, or null */
@@ -265,7 +227,7 @@ public final class ReplicationAgent implements AutoCloseable {
             for (;;) {
                 checkFailure();
                 ReplicaSlot victim = store.nextWritable(rank);
-                if (victim != null && (!victim.completeAndIntact() || victim.round() < globalCompletedRound)) {
+                if (victim != null && (!victim.completeAndIntact() || victim.round() < watermarks.globalCompletedRound())) {
                     break;
                 }
                 if (!waited) {
@@ -274,15 +236,11 @@ public final class ReplicationAgent implements AutoCloseable {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    int slowest = 0;
-                    for (int i = 1; i < n; i++) {
-                        if (watermarkView[i] < watermarkView[slowest]) {
-                            slowest = i;
-                        }
-                    }
+                    int slowest = watermarks.slowestRank();
                     throw new ReplicationException("rank " + rank + ", round " + round + ": round "
                             + (victim == null ? lastBegunRound : victim.round()) + " is not yet replicated on every rank after " + timeout.toMillis() + " ms (global completed round "
-                            + globalCompletedRound + ", slowest rank " + slowest + " at round " + watermarkView[slowest]
+                            + watermarks.globalCompletedRound() + ", slowest rank " + slowest + " at round "
+                            + watermarks.completed(slowest)
                             + "); its version cannot be overwritten yet");
                 }
                 changed.awaitNanos(left);
@@ -347,7 +305,7 @@ public final class ReplicationAgent implements AutoCloseable {
      * @throws InterruptedException if interrupted
      */
     public boolean awaitCompleted(long round, Duration timeout) throws ReplicationException, InterruptedException {
-        return awaitState(() -> completedRound >= round, timeout);
+        return awaitState(() -> watermarks.completedRound() >= round, timeout);
     }
 
     /**
@@ -360,7 +318,7 @@ public final class ReplicationAgent implements AutoCloseable {
      * @throws InterruptedException if interrupted
      */
     public boolean awaitGloballyCompleted(long round, Duration timeout) throws ReplicationException, InterruptedException {
-        return awaitState(() -> globalCompletedRound >= round, timeout);
+        return awaitState(() -> watermarks.globalCompletedRound() >= round, timeout);
     }
 
     /**
@@ -406,27 +364,10 @@ public final class ReplicationAgent implements AutoCloseable {
      * @throws InterruptedException if interrupted
      */
     public long[] awaitSettled(long round, Duration timeout) throws ReplicationException, InterruptedException {
-        java.util.function.BooleanSupplier settled = () -> {
-            for (int i = 0; i < n; i++) {
-                if (watermarkView[i] < round && skippedView[i] > round) {
-                    return false;
-                }
-            }
-            return true;
-        };
-        if (!awaitState(settled, timeout)) {
+        if (!awaitState(() -> watermarks.settled(round), timeout)) {
             return null;
         }
-        lock.lock();
-        try {
-            long[] needs = new long[n];
-            for (int i = 0; i < n; i++) {
-                needs[i] = skippedView[i] <= round ? needView[i] : 0;
-            }
-            return needs;
-        } finally {
-            lock.unlock();
-        }
+        return watermarks.needs(round);
     }
 
     /** No decision of the decider for the round asked about. */
@@ -442,17 +383,7 @@ public final class ReplicationAgent implements AutoCloseable {
      * @param value the decision
      */
     public void offerDecision(long round, long value) {
-        lock.lock();
-        try {
-            if (round > decisions[0]) {
-                decisions[2] = decisions[0];
-                decisions[3] = decisions[1];
-                decisions[0] = round;
-                decisions[1] = value;
-            }
-        } finally {
-            lock.unlock();
-        }
+        watermarks.offerDecision(round, value);
         // no frame of its own: it travels with the next watermark (the round's completion or skip)
     }
 
@@ -472,14 +403,9 @@ public final class ReplicationAgent implements AutoCloseable {
     public long awaitDecision(long round, Duration timeout) throws ReplicationException, InterruptedException {
         if (awaitSettled(round, timeout) == null) {
             throw new ReplicationException("rank " + rank + ": round " + round + " is not settled on every rank after "
-                    + timeout.toMillis() + " ms (global completed round " + globalCompletedRound + ")");
+                    + timeout.toMillis() + " ms (global completed round " + watermarks.globalCompletedRound() + ")");
         }
-        lock.lock();
-        try {
-            return decisions[0] == round ? decisions[1] : decisions[2] == round ? decisions[3] : NO_DECISION;
-        } finally {
-            lock.unlock();
-        }
+        return watermarks.decisionAt(round);
     }
 
     private boolean awaitState(java.util.function.BooleanSupplier done, Duration timeout)
@@ -506,7 +432,9 @@ public final class ReplicationAgent implements AutoCloseable {
     // ---------------------------------------------------------------- agent thread
 
     private void run() {
-        lastOutProgress = lastInProgress = System.nanoTime();
+        long start = System.nanoTime();
+        outbound.touch(start);
+        inbound.touch(start);
         try {
             while (running) {
                 counters.dutyCycles.incrementAndGet();
@@ -515,21 +443,13 @@ public final class ReplicationAgent implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             fail(e);
         } finally {
-            if (inWrite != null) {
-                inWrite.abort();
-                inWrite = null;
-            }
+            inbound.abort();
             for (Submission s; (s = submitted.poll()) != null; ) {
                 if (s.write() != null) {
                     s.write().commit(); // the local copy is complete in memory: keep it
                 }
             }
-            if (sending != null) {
-                sending.commitOwnCopy();
-            }
-            for (Outgoing o : outQueue) {
-                o.commitOwnCopy();
-            }
+            outbound.commitOwnCopies();
             if (failure == null || failure.getMessage().endsWith("deliberately")) {
                 sayGoodbye(); // a deliberate end travels around the ring quietly
             }
@@ -539,68 +459,50 @@ public final class ReplicationAgent implements AutoCloseable {
             } catch (IOException e) {
                 LOG.debug("selector close", e);
             }
-            signal();
+            watermarks.signal();
         }
     }
 
     private void doWork() throws IOException {
         long now0 = System.nanoTime();
-        if (sending == null && outQueue.isEmpty()) {
-            lastOutProgress = now0; // idle: nothing can stall
+        if (outbound.idle()) {
+            outbound.touch(now0); // idle: nothing can stall
         }
-        if (inWrite == null && inPayload == null && inHeader.position() == 0) {
-            lastInProgress = now0;
+        if (inbound.idle()) {
+            inbound.touch(now0);
         }
         for (Submission s; (s = submitted.poll()) != null; ) {
             if (s.skipNeed() > 0) {
-                if (skipped[rank] == NONE) {
-                    skipped[rank] = s.round();
-                    need[rank] = s.skipNeed();
-                    publishWatermarkLocked();
-                    watermarkDirty = true;
-                }
+                watermarks.skipOwn(s.round(), s.skipNeed());
                 continue;
             }
             ownSubmitTimes.add(new long[] {s.round(), s.at()});
             ReplicaWrite w = s.write();
             if (w != null && w.slot().length() > CRC_FOLLOWS_MIN) {
                 // the CRC32C runs chunk by chunk just ahead of the send, the copy is COMPLETE at the end
-                outQueue.add(Outgoing.ownWithCrcFollowing(encode(allocateHeader(), TYPE_DATA, rank, 1, s.round(),
-                        w.slot().length(), 0, FLAG_CRC_FOLLOWS), w));
+                outbound.enqueueOwnWithCrcFollowing(s.round(), w);
                 continue;
             }
             if (w != null) {
                 w.commit(); // a small image: CRC32C off the caller's thread, then COMPLETE
             }
-            enqueueData(rank, s.round(), 1);
+            outbound.enqueueData(rank, s.round(), 1);
         }
-        if (watermarkDirty) {
-            watermarkDirty = false;
-            ByteBuffer payload = ByteBuffer.allocate(watermarkLength(n)).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i = 0; i < n; i++) {
-                payload.putLong(watermark[i]).putLong(skipped[i]).putLong(need[i]);
-            }
-            lock.lock();
-            try {
-                for (long d : decisions) {
-                    payload.putLong(d);
-                }
-            } finally {
-                lock.unlock();
-            }
-            outQueue.add(new Outgoing(encode(allocateHeader(), TYPE_WATERMARK, rank, 0, 0, watermarkLength(n), 0),
-                    payload.flip(), null, 0, 0));
+        if (watermarks.takeDirty()) {
+            ByteBuffer payload = ByteBuffer.allocate(WatermarkFlyweight.length(n)).order(ByteOrder.LITTLE_ENDIAN);
+            watermarks.write(watermarkOut.wrap(payload, 0, n));
+            outbound.enqueueWatermark(payload);
         }
         // write what can go now: the sockets are nearly always writable, so a frame (or ACK) queued by
         // the last duty cycle leaves without a select round and an interest change first; only what
         // the socket does not take waits for OP_WRITE
         flushNow();
-        boolean outWritable = sending != null ? sending.canWrite() : !outQueue.isEmpty();
-        if (sending != null && !outWritable) {
-            lastOutProgress = now0; // a forward waiting for its bytes to arrive: the input's clock runs
+        boolean outWritable = outbound.canWrite();
+        if (outbound.midFrame() && !outWritable) {
+            outbound.touch(now0); // a forward waiting for its bytes to arrive: the input's clock runs
         }
         outKey.interestOps(SelectionKey.OP_READ | (outWritable ? SelectionKey.OP_WRITE : 0));
-        inKey.interestOps(SelectionKey.OP_READ | (ackQueue.isEmpty() ? 0 : SelectionKey.OP_WRITE));
+        inKey.interestOps(SelectionKey.OP_READ | (acks.isEmpty() ? 0 : SelectionKey.OP_WRITE));
         selector.select(POLL_MILLIS);
         if (!running) {
             return;
@@ -615,14 +517,14 @@ public final class ReplicationAgent implements AutoCloseable {
                         readAcks();
                     }
                     if (k.isValid() && k.isWritable()) {
-                        writeOut();
+                        outbound.write();
                     }
                 } else {
                     if (k.isReadable()) {
-                        readIn();
+                        inbound.read();
                     }
                     if (k.isValid() && k.isWritable()) {
-                        writeAcks();
+                        acks.writeTo(links.fromPrev());
                     }
                 }
             } catch (ReplicationException e) {
@@ -630,25 +532,25 @@ public final class ReplicationAgent implements AutoCloseable {
             } catch (IOException e) {
                 int peer = k == outKey ? links.next() : links.previous();
                 throw new ReplicationException("rank " + rank + ": connection with rank " + peer + " failed ("
-                        + e.getMessage() + ")" + (inWrite != null ? " in the middle of a copy" : ""), e);
+                        + e.getMessage() + ")" + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
             }
         }
         selector.selectedKeys().clear();
         long now = System.nanoTime();
-        if ((sending != null || !outQueue.isEmpty()) && now - lastOutProgress > ioTimeoutNanos) {
+        if (!outbound.idle() && now - outbound.lastProgress() > ioTimeoutNanos) {
             throw new ReplicationException("rank " + rank + ": no progress sending to rank " + links.next() + " for "
-                    + TimeUnit.NANOSECONDS.toMillis(now - lastOutProgress) + " ms (peer stalled or dead)");
+                    + TimeUnit.NANOSECONDS.toMillis(now - outbound.lastProgress()) + " ms (peer stalled or dead)");
         }
-        if ((inWrite != null || inHeader.position() > 0) && now - lastInProgress > ioTimeoutNanos) {
+        if (inbound.midFrame() && now - inbound.lastProgress() > ioTimeoutNanos) {
             throw new ReplicationException("rank " + rank + ": no progress receiving from rank " + links.previous()
-                    + " for " + TimeUnit.NANOSECONDS.toMillis(now - lastInProgress) + " ms (peer stalled or dead)");
+                    + " for " + TimeUnit.NANOSECONDS.toMillis(now - inbound.lastProgress()) + " ms (peer stalled or dead)");
         }
     }
 
     private void flushNow() throws IOException {
         try {
-            if (sending != null ? sending.canWrite() : !outQueue.isEmpty()) {
-                writeOut();
+            if (outbound.canWrite()) {
+                outbound.write();
             }
         } catch (ReplicationException e) {
             throw e;
@@ -657,58 +559,20 @@ public final class ReplicationAgent implements AutoCloseable {
                     + e.getMessage() + ")", e);
         }
         try {
-            if (!ackQueue.isEmpty()) {
-                writeAcks();
+            if (!acks.isEmpty()) {
+                acks.writeTo(links.fromPrev());
             }
         } catch (ReplicationException e) {
             throw e;
         } catch (IOException e) {
             throw new ReplicationException("rank " + rank + ": connection with rank " + links.previous() + " failed ("
-                    + e.getMessage() + ")" + (inWrite != null ? " in the middle of a copy" : ""), e);
-        }
-    }
-
-    private void enqueueData(int owner, long round, int hop) throws ReplicationException {
-        ReplicaSlot slot = store.find(owner, round);
-        if (slot == null) {
-            throw new ReplicationException("rank " + rank + ": copy of rank " + owner + " round " + round
-                    + " vanished before it was sent (overwritten too early)");
-        }
-        ByteBuffer header = encode(allocateHeader(), TYPE_DATA, owner, hop, round, slot.length(), slot.crc32c());
-        outQueue.add(new Outgoing(header, null, slot, slot.length(), slot.length()));
-    }
-
-    private void writeOut() throws IOException {
-        SocketChannel ch = links.toNext();
-        // bounded, so that a long image does not keep the agent from its inbound side (ACKs, copies)
-        for (int writes = 0; writes < WRITES_PER_CYCLE; writes++) {
-            if (sending == null) {
-                sending = outQueue.poll();
-                if (sending == null) {
-                    return;
-                }
-            }
-            long wrote = sending.writeTo(ch, zeroCopy, gather);
-            if (wrote > 0) {
-                lastOutProgress = System.nanoTime();
-                if (sending.isData()) {
-                    counters.bytesSent.addAndGet(wrote);
-                }
-            }
-            if (!sending.done()) {
-                if (wrote > 0 && sending.canWrite()) {
-                    continue; // the socket took what was offered (one CRC32C step): offer the next
-                }
-                return; // socket buffer full (wait for OP_WRITE), or a forward waiting for its bytes
-            }
-            sending = null;
+                    + e.getMessage() + ")" + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
         }
     }
 
     private void readAcks() throws IOException {
-        SocketChannel ch = links.toNext();
         for (;;) {
-            int r = ch.read(ackIn);
+            int r = links.toNext().read(ackIn);
             if (r < 0) {
                 throw new ReplicationException("rank " + rank + ": rank " + links.next() + " closed the connection",
                         new EOFException());
@@ -717,15 +581,15 @@ public final class ReplicationAgent implements AutoCloseable {
                 return;
             }
             ackIn.flip();
-            checkMagic(ackIn, links.next());
-            if (ackIn.getInt(TYPE_OFFSET) == TYPE_GOODBYE) {
-                throw goodbye(links.next());
+            checkMagic(ackFrame, rank, links.next());
+            if (ackFrame.type() == TYPE_GOODBYE) {
+                throw goodbye(rank, links.next());
             }
-            if (ackIn.getInt(TYPE_OFFSET) != TYPE_ACK) {
-                throw new ReplicationException("rank " + rank + ": unexpected frame type " + ackIn.getInt(TYPE_OFFSET)
+            if (ackFrame.type() != TYPE_ACK) {
+                throw new ReplicationException("rank " + rank + ": unexpected frame type " + ackFrame.type()
                         + " from rank " + links.next());
             }
-            onAck(ackIn.getInt(OWNER_OFFSET), ackIn.getLong(ROUND_OFFSET), ackIn.getInt(HOP_OFFSET));
+            onAck(ackFrame.owner(), ackFrame.round(), ackFrame.hop());
             ackIn.clear();
         }
     }
@@ -737,7 +601,7 @@ public final class ReplicationAgent implements AutoCloseable {
                     + " from rank " + links.next() + " does not fit the ring");
         }
         if (owner != rank) {
-            ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, myHop, round, 0, 0));
+            acks.add(owner, myHop, round);
             return;
         }
         while (!ownSubmitTimes.isEmpty() && ownSubmitTimes.peek()[0] <= round) {
@@ -746,275 +610,34 @@ public final class ReplicationAgent implements AutoCloseable {
                 counters.lastRoundReplicationNanos.set(System.nanoTime() - t[1]);
             }
         }
-        lock.lock();
-        try {
-            if (round > completedRound) {
-                completedRound = round;
-            }
-            counters.roundsCompleted.incrementAndGet();
-            watermark[rank] = Math.max(watermark[rank], round);
-            publishWatermark();
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        watermarkDirty = true;
-    }
-
-    /** Called with the lock held. */
-    private void publishWatermark() {
-        long min = Long.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            watermarkView[i] = watermark[i];
-            skippedView[i] = skipped[i];
-            needView[i] = need[i];
-            min = Math.min(min, watermark[i]);
-        }
-        globalCompletedRound = min;
-    }
-
-    private void publishWatermarkLocked() {
-        lock.lock();
-        try {
-            publishWatermark();
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void readIn() throws IOException {
-        SocketChannel ch = links.fromPrev();
-        for (;;) {
-            if (inPayload == null) {
-                int r = ch.read(inHeader);
-                if (r < 0) {
-                    throw new ReplicationException("rank " + rank + ": rank " + links.previous() + " closed the connection",
-                            new EOFException());
-                }
-                if (r > 0) {
-                    lastInProgress = System.nanoTime();
-                }
-                if (inHeader.hasRemaining()) {
-                    return;
-                }
-                inHeader.flip();
-                checkMagic(inHeader, links.previous());
-                startPayload();
-                if (inPayload == null) {
-                    continue;
-                }
-            }
-            int end0 = inPayload.limit();
-            inPayload.limit(Math.min(end0, inPayload.position() + READ_CHUNK));
-            int r = ch.read(inPayload);
-            inPayload.limit(end0);
-            if (r < 0) {
-                throw new ReplicationException("rank " + rank + ": rank " + links.previous()
-                        + " closed the connection in the middle of a copy", new EOFException());
-            }
-            if (r > 0) {
-                lastInProgress = System.nanoTime();
-                if (inWrite != null) {
-                    counters.bytesReceived.addAndGet(r);
-                    int end = inPayload.position();
-                    inCrc.update(inPayload.duplicate().position(end - r).limit(end)); // still in cache
-                    inReceived += r;
-                    if (inForward != null) {
-                        inForward.available = inReceived; // stored: the next rank may have it now
-                    }
-                }
-            }
-            if (inPayload.hasRemaining()) {
-                return;
-            }
-            if (inWrite != null && inReceived < inWrite.length()) {
-                inPayload = inWrite.region(inReceived, inWrite.length() - inReceived); // the next mapping window
-                continue;
-            }
-            finishPayload();
-        }
-    }
-
-    private void startPayload() throws IOException {
-        int type = inHeader.getInt(TYPE_OFFSET);
-        long length = inHeader.getLong(LENGTH_OFFSET);
-        if (inAwaitingEnd) {
-            finishCopyAtEnd(type, length);
-            return;
-        }
-        if (type == TYPE_DATA) {
-            int owner = inHeader.getInt(OWNER_OFFSET);
-            int hop = inHeader.getInt(HOP_OFFSET);
-            if (hop < 1 || hop > m || Math.floorMod(rank - owner, n) != hop) {
-                throw new ReplicationException("rank " + rank + ": copy of rank " + owner + " with hop " + hop
-                        + " does not belong here (m=" + m + ")");
-            }
-            inWrite = store.beginWrite(owner, inHeader.getLong(ROUND_OFFSET), length);
-            inReceived = 0;
-            inPayload = inWrite.region(0, length);
-            inCrc.reset();
-            int flags = inHeader.getInt(FLAGS_OFFSET);
-            inTrails = (flags & FLAG_CRC_FOLLOWS) != 0;
-            if (hop < m) {
-                // cut-through: the copy goes on to the next holder as it arrives, under the owner's CRC32C
-                inForward = new Outgoing(encode(allocateHeader(), TYPE_DATA, owner, hop + 1, inWrite.round(), length,
-                        inHeader.getInt(CRC_OFFSET), flags & FLAG_CRC_FOLLOWS), null, inWrite.slot(), length, 0);
-                inForward.trails = inTrails;
-                outQueue.add(inForward);
-                counters.framesForwarded.incrementAndGet();
-            }
-        } else if (type == TYPE_WATERMARK) {
-            if (length != watermarkLength(n)) {
-                throw new ReplicationException("rank " + rank + ": watermark of " + length + " bytes for " + n + " ranks");
-            }
-            inPayload = ByteBuffer.allocate((int) length).order(ByteOrder.LITTLE_ENDIAN);
-        } else if (type == TYPE_GOODBYE) {
-            throw goodbye(links.previous());
-        } else {
-            throw new ReplicationException("rank " + rank + ": unexpected frame type " + type + " from rank " + links.previous());
-        }
-        if (!inPayload.hasRemaining()) {
-            finishPayload();
-        }
-    }
-
-    private void finishPayload() throws IOException {
-        int type = inHeader.getInt(TYPE_OFFSET);
-        if (type == TYPE_DATA && inTrails) {
-            // the payload is in; the copy completes when its DATA_END frame brings the owner's CRC32C
-            inAwaitingEnd = true;
-            inPayload = null;
-            inHeader.clear();
-            return;
-        }
-        if (type == TYPE_DATA) {
-            int owner = inWrite.owner();
-            long round = inWrite.round();
-            int hop = inHeader.getInt(HOP_OFFSET);
-            ReplicaWrite w = inWrite;
-            inWrite = null;
-            inForward = null;
-            // verified before COMPLETE; on a mismatch the slot is left EMPTY and the agent fails, which
-            // closes its connections: the next rank drops its half of the forwarded copy. The forward's
-            // last bytes are written only after this (writeOut runs later in the duty cycle), so no
-            // ACK for this copy can arrive before it is verified here.
-            w.commitComputed((int) inCrc.getValue(), inHeader.getInt(CRC_OFFSET));
-            if (hop == m) {
-                ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
-            }
-        } else {
-            inPayload.flip();
-            boolean changedAny = false;
-            boolean forward = false; // news for the next rank: a change to an entry that is not its own
-            int next = links.next();
-            for (int i = 0; i < n; i++) {
-                long w = inPayload.getLong();
-                long s0 = inPayload.getLong();
-                long x = inPayload.getLong();
-                boolean changedHere = false;
-                if (w > watermark[i]) {
-                    watermark[i] = w;
-                    changedHere = true;
-                }
-                if (s0 != NONE && skipped[i] == NONE) {
-                    skipped[i] = s0; // set once per owner, by the owner: every copy carries the same pair
-                    need[i] = x;
-                    changedHere = true;
-                }
-                changedAny |= changedHere;
-                forward |= changedHere && i != next;
-            }
-            long r0 = inPayload.getLong();
-            long v0 = inPayload.getLong();
-            long r1 = inPayload.getLong();
-            long v1 = inPayload.getLong();
-            lock.lock();
-            try {
-                if (r0 > decisions[0]) { // the decider's newer pair, whole: it goes on until the decider
-                    decisions[0] = r0;
-                    decisions[1] = v0;
-                    decisions[2] = r1;
-                    decisions[3] = v1;
-                    changedAny = true;
-                    forward |= next != 0;
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (changedAny) {
-                // an entry goes around the ring once and stops before its owner, which knows it: with
-                // n = 2 no watermark is ever echoed back, a frame and a wake-up per round saved
-                watermarkDirty |= forward;
-                publishWatermarkLocked();
-            }
-        }
-        inPayload = null;
-        inHeader.clear();
-    }
-
-    /** The frame after a FLAG_CRC_FOLLOWS payload: must be its DATA_END; verifies and completes the copy. */
-    private void finishCopyAtEnd(int type, long length) throws IOException {
-        ReplicaWrite w = inWrite;
-        int owner = w.owner();
-        long round = w.round();
-        int hop = Math.floorMod(rank - owner, n);
-        if (type != TYPE_DATA_END || inHeader.getInt(OWNER_OFFSET) != owner || inHeader.getLong(ROUND_OFFSET) != round
-                || inHeader.getInt(HOP_OFFSET) != hop || length != w.slot().length()) {
-            throw new ReplicationException("rank " + rank + ": expected the end of rank " + owner + "'s round " + round
-                    + " from rank " + links.previous() + ", got frame type " + type);
-        }
-        int crc = inHeader.getInt(CRC_OFFSET);
-        Outgoing forward = inForward;
-        inWrite = null;
-        inForward = null;
-        inAwaitingEnd = false;
-        inTrails = false;
-        inHeader.clear();
-        // verified before COMPLETE (a mismatch leaves the slot EMPTY and fails the agent); only then
-        // does the forward get its DATA_END, so the next rank cannot complete a copy this rank rejected
-        w.commitComputed((int) inCrc.getValue(), crc);
-        if (forward != null) {
-            forward.trailer = encode(allocateHeader(), TYPE_DATA_END, owner, hop + 1, round, length, crc);
-        }
-        if (hop == m) {
-            ackQueue.add(encode(allocateHeader(), TYPE_ACK, owner, hop, round, 0, 0));
-        }
-    }
-
-    private void writeAcks() throws IOException {
-        SocketChannel ch = links.fromPrev();
-        while (!ackQueue.isEmpty()) {
-            ByteBuffer b = ackQueue.peek();
-            ch.write(b);
-            if (b.hasRemaining()) {
-                return;
-            }
-            ackQueue.poll();
-        }
+        watermarks.ownRoundCompleted(round);
     }
 
     /** Best effort, only between frames: tells both neighbours that this rank leaves deliberately. */
     private void sayGoodbye() {
         try {
-            if (sending == null) {
-                links.toNext().write(encode(allocateHeader(), TYPE_GOODBYE, rank, 0, 0, 0, 0));
+            ByteBuffer bye = allocateHeader();
+            new ReplicationFrameFlyweight().wrap(bye, 0).frame(TYPE_GOODBYE).owner(rank).hop(0).round(0).length(0)
+                    .crc(0).flags(0);
+            if (!outbound.midFrame()) {
+                links.toNext().write(bye);
             }
-            ByteBuffer ack = ackQueue.peek();
-            if (ack == null || ack.position() == 0) {
-                links.fromPrev().write(encode(allocateHeader(), TYPE_GOODBYE, rank, 0, 0, 0, 0));
+            if (!acks.midFrame()) {
+                links.fromPrev().write(bye.clear());
             }
         } catch (IOException e) {
             LOG.debug("rank {}: goodbye not delivered", rank, e);
         }
     }
 
-    private ReplicationException goodbye(int from) {
+    /** @return the failure a GOODBYE from {@code from} reports on {@code rank} */
+    static ReplicationException goodbye(int rank, int from) {
         return new ReplicationException("rank " + rank + ": rank " + from + " closed its end of the ring deliberately");
     }
 
-    private void checkMagic(ByteBuffer header, int from) throws ReplicationException {
-        if (header.getInt(MAGIC_OFFSET) != MAGIC) {
+    /** @throws ReplicationException if the header does not start with the magic */
+    static void checkMagic(ReplicationFrameFlyweight header, int rank, int from) throws ReplicationException {
+        if (!header.hasMagic()) {
             throw new ReplicationException("rank " + rank + ": garbled frame from rank " + from);
         }
     }
@@ -1031,15 +654,6 @@ public final class ReplicationAgent implements AutoCloseable {
             }
         }
         running = false;
-    }
-
-    private void signal() {
-        lock.lock();
-        try {
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
     }
 
     /**
@@ -1071,135 +685,6 @@ public final class ReplicationAgent implements AutoCloseable {
     }
 
     /** An own round handed to the agent; {@code write} is set when its CRC32C is still to be computed. */
-    private static int watermarkLength(int ranks) {
-        return ranks * WATERMARK_ENTRY_LENGTH + WATERMARK_DECISIONS_LENGTH;
-    }
-
     private record Submission(long round, long at, ReplicaWrite write, long skipNeed) {
-    }
-
-    /**
-     * One frame on its way to the next rank: its header, then a payload held in memory (a watermark)
-     * or an image in a slot. A forwarded image may still be arriving: only its first
-     * {@code available} bytes are stored, and the frame waits (without asking for OP_WRITE) until
-     * more arrive.
-     */
-    private static final class Outgoing {
-        final ByteBuffer header;
-        final ByteBuffer bytes;
-        final ReplicaSlot slot;
-        final long length;
-        long sent;
-        long available;
-        /** A DATA_END frame follows the payload; {@link #trailer} is it once the CRC32C is known. */
-        boolean trails;
-        ByteBuffer trailer;
-        /** An own copy whose CRC32C is computed as it is sent and which is committed at the end. */
-        ReplicaWrite ownWrite;
-        java.util.zip.CRC32C crc;
-        long crcUpTo;
-
-        static Outgoing ownWithCrcFollowing(ByteBuffer header, ReplicaWrite write) {
-            long length = write.slot().length();
-            Outgoing o = new Outgoing(header, null, write.slot(), length, length);
-            o.trails = true;
-            o.ownWrite = write;
-            o.crc = new java.util.zip.CRC32C();
-            return o;
-        }
-
-        /** The own copy is complete in memory: keep it even though it was not sent (agent stopping). */
-        void commitOwnCopy() {
-            if (ownWrite != null) {
-                ownWrite.commit();
-                ownWrite = null;
-            }
-        }
-
-        Outgoing(ByteBuffer header, ByteBuffer bytes, ReplicaSlot slot, long length, long available) {
-            this.header = header;
-            this.bytes = bytes;
-            this.slot = slot;
-            this.length = bytes != null ? bytes.remaining() : length;
-            this.available = bytes != null ? this.length : available;
-        }
-
-        boolean isData() {
-            return slot != null;
-        }
-
-        /** @return whether a write could make progress now */
-        boolean canWrite() {
-            if (header.hasRemaining() || (bytes != null ? bytes.hasRemaining() : sent < available)) {
-                return true;
-            }
-            return trails && sent == length && (trailer != null ? trailer.hasRemaining() : ownWrite != null);
-        }
-
-        /** The image bytes from {@code from} towards {@code to}: all of them, or up to the end of a mapping window. */
-        private ByteBuffer slotView(long from, long to) {
-            return slot.region(from, to - from);
-        }
-
-        long writeTo(SocketChannel ch, boolean zeroCopy, ByteBuffer[] gather) throws IOException {
-            if (header.hasRemaining()) {
-                ByteBuffer payload = bytes != null ? bytes
-                        : length <= GATHER_MAX && available > sent ? slotView(sent, available) : null;
-                if (payload == null) {
-                    return ch.write(header);
-                }
-                // a small frame: header and payload in one write, one segment, one wake-up of the reader
-                int before = payload.position();
-                gather[0] = header;
-                gather[1] = payload;
-                long wrote = ch.write(gather);
-                gather[0] = gather[1] = null;
-                if (bytes == null) {
-                    sent += payload.position() - before;
-                }
-                return wrote;
-            }
-            if (bytes != null) {
-                return ch.write(bytes);
-            }
-            if (sent >= available) {
-                return trails && sent == length ? writeTrailer(ch) : 0;
-            }
-            long upTo = available;
-            if (crc != null) {
-                // CRC32C one step ahead of the send: the bytes are in cache for the kernel's copy, and the
-                // receiver works on the previous chunk meanwhile
-                if (crcUpTo <= sent) {
-                    ByteBuffer part = slotView(crcUpTo, crcUpTo + Math.min(READ_CHUNK, length - crcUpTo));
-                    crcUpTo += part.remaining();
-                    crc.update(part);
-                }
-                upTo = crcUpTo;
-            }
-            long wrote;
-            if (zeroCopy && length > GATHER_MAX) {
-                wrote = slot.channel().transferTo(ReplicaSlotDescriptor.HEADER_LENGTH + sent, upTo - sent, ch);
-            } else {
-                wrote = ch.write(slotView(sent, upTo));
-            }
-            sent += wrote;
-            return wrote;
-        }
-
-        private long writeTrailer(SocketChannel ch) throws IOException {
-            if (trailer == null && ownWrite != null) {
-                int value = (int) crc.getValue();
-                ownWrite.commitComputed(value, value); // the local copy is COMPLETE before its DATA_END leaves
-                ownWrite = null;
-                trailer = encode(allocateHeader(), TYPE_DATA_END, header.getInt(OWNER_OFFSET),
-                        header.getInt(HOP_OFFSET), header.getLong(ROUND_OFFSET), length, value);
-            }
-            return trailer == null ? 0 : ch.write(trailer);
-        }
-
-        boolean done() {
-            return !header.hasRemaining() && (bytes != null ? !bytes.hasRemaining() : sent == length)
-                    && (!trails || (trailer != null && !trailer.hasRemaining()));
-        }
     }
 }
