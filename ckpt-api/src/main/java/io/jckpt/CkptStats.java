@@ -77,6 +77,62 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
     }
 
     /**
+     * The snapshot on several lines, with units (times in ms or s, sizes in KiB/MiB/GiB): what a person
+     * reads in a log or in the {@link CkptMXBean}'s summary. The fields keep full precision.
+     */
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder();
+        b.append("checkpoints: round ").append(round).append(", ").append(checkpoints).append(" taken, image ")
+                .append(bytes(lastImageBytes)).append(", ").append(hereWaits).append(" here() waited for the previous round\n");
+        b.append("  here(): last ").append(millis(lastBlockingNanos));
+        if (lastHere.totalNanos() > 0) {
+            b.append(" (wait ").append(millis(lastHere.waitNanos())).append(", write ").append(millis(lastHere.writeNanos()))
+                    .append(", hand-off ").append(millis(lastHere.handOffNanos())).append(')');
+        }
+        b.append(", total ").append(millis(totalBlockingNanos)).append('\n');
+        b.append("  memory level: m = ").append(replicas < 0 ? "unknown" : Integer.toString(replicas))
+                .append(degraded ? " (degraded: fewer copies than asked for)" : "")
+                .append(", slot ").append(bytes(slotCapacity)).append(", ").append(reconfigurations)
+                .append(" layout switches, last replication ").append(millis(lastReplicationNanos)).append('\n');
+        b.append("  disk level: ").append(diskRatio == 0 ? "off" : diskRatio < 0 ? "ratio unknown" : "every " + diskRatio + " rounds")
+                .append(", ").append(diskCheckpoints).append(" written, ").append(diskCommits).append(" committed, ")
+                .append(diskFailures).append(" failed, last flush ").append(millis(lastFlushNanos)).append('\n');
+        b.append("  rollbacks: ").append(rollbacks).append(" (last ").append(millis(lastRollbackNanos)).append("), recoveries ")
+                .append(recoveries);
+        if (lastRecovery.totalNanos() > 0) {
+            RecoveryTimings r = lastRecovery;
+            b.append(": last ").append(millis(r.totalNanos())).append(" (store open ").append(millis(r.storeOpenNanos()))
+                    .append(", status ").append(millis(r.statusExchangeNanos())).append(", plan ").append(millis(r.planNanos()))
+                    .append(", transfer ").append(millis(r.transferNanos())).append(", verify ").append(millis(r.verifyNanos()))
+                    .append(", ring join ").append(millis(r.ringJoinNanos())).append("; sent ").append(bytes(r.bytesSent()))
+                    .append(", received ").append(bytes(r.bytesReceived())).append(')');
+        }
+        return b.toString();
+    }
+
+    private static String millis(long nanos) {
+        if (nanos >= 10_000_000_000L) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9);
+        }
+        return String.format(java.util.Locale.ROOT, nanos >= 10_000_000L ? "%.1f ms" : "%.3f ms", nanos / 1e6);
+    }
+
+    private static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double v = n;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+
+    /**
      * Where one here() spent its blocking time. The parts add up to about the whole (the rest is
      * bookkeeping: the registry walk, the disk hand-off).
      *

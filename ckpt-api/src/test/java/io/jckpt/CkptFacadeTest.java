@@ -79,6 +79,9 @@ class CkptFacadeTest {
         CkptOptions options = CkptOptions.builder().kryoConfigurer(k -> k.register(Counter.class)).build();
         Checkpointer c = Ckpt.open(options, RANK0);
         assertSame(c, Ckpt.instance());
+        javax.management.ObjectName bean = CkptMBeans.nameOf(RANK0);
+        assertTrue(java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(bean),
+                "open registers the rank's MXBean");
         assertFalse(Ckpt.isRecovery());
         assertFalse(Ckpt.isNewRank());
         double[] u = {1, 2, 3};
@@ -118,6 +121,8 @@ class CkptFacadeTest {
         assertTrue(twice.getMessage().contains("already open"), twice.getMessage());
 
         Ckpt.close();
+        assertFalse(java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(bean),
+                "close unregisters it");
         CkptStateException after = assertThrows(CkptStateException.class, Ckpt::here);
         assertTrue(after.getMessage().contains("closed"), after.getMessage());
         assertThrows(CkptStateException.class, () -> c.here(), "the instance refuses too");
