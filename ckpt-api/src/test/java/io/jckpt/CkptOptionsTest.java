@@ -115,6 +115,33 @@ class CkptOptionsTest {
     }
 
     @Test
+    void theRecordsConstructorValidatesAndCountsUnknownOriginsAsTheProgramsOwn() {
+        assertInvalid(() -> new CkptOptions(1, 1000, Path.of("/tmp/m"), null, 1, 1 << 20, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ZERO, true, KryoConfigurer.NONE, RecoveryFallback.ERROR, 0,
+                MemoryShortage.FAIL, 0, IntervalPolicy.manual(), null, 0, false, DiskUnavailable.FAIL, null),
+                "versionsKept", "=1", ">= 2");
+        CkptOptions direct = new CkptOptions(2, 10, Path.of("/tmp/m/../m2"), null, 2, 1 << 20, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ZERO, true, KryoConfigurer.NONE, RecoveryFallback.ERROR, 0,
+                MemoryShortage.FAIL, 0, IntervalPolicy.manual(), null, 0, false, DiskUnavailable.FAIL, java.util.Map.of());
+        assertEquals(Path.of("/tmp/m2"), direct.memoryDirectory());
+        assertEquals(JobSettings.Setting.values().length, direct.settingOrigins().size());
+        for (JobSettings.Value v : direct.settingOrigins().values()) {
+            assertEquals(JobSettings.Source.PROGRAM, v.source());
+        }
+        assertTrue(direct.settingsSummary().startsWith("replicas=2 (program), disk=none (program)"), direct.settingsSummary());
+        // deriving from them takes nothing from the job: the values given to the constructor stay
+        CkptOptions.Builder derived = direct.toBuilder();
+        derived.applyJobSettings(JobSettings.of(java.util.Map.of("JCKPT_REPLICAS", "3", "JCKPT_MAX_MEMORY", "1g"),
+                new java.util.Properties()));
+        CkptOptions copy = derived.build();
+        assertEquals(2, copy.replicas());
+        assertEquals(1 << 20, copy.maxMemoryBytes());
+        assertEquals(direct, copy);
+        // the machine's defaults are probed once per JVM, not at every build()
+        assertSame(CkptOptions.defaultMemoryDirectory(), CkptOptions.defaultMemoryDirectory());
+    }
+
+    @Test
     void memoryPolicyOptionsAreValidated() {
         CkptOptions o = CkptOptions.builder().replicas(2).minReplicas(1).memoryShortage(MemoryShortage.DEGRADE)
                 .slotCapacity(1 << 20).build();

@@ -7,12 +7,19 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Who this process is in the job: rank, world size, job id, epoch (how many recoveries the job has been
- * through), whether this process was re-spawned (new, no memory) and whether this start is a recovery.
- * Set by the launcher through environment variables ({@link #fromEnvironment()}), or built directly in
- * tests ({@link #builder()}). Immutable.
+ * Who this process is in the job. Set by the launcher through environment variables
+ * ({@link #fromEnvironment()}; the names are the {@code ENV_*} constants, which the runtime's
+ * {@code RankEnvironment} shares), or built directly in tests ({@link #builder()}). The constructor
+ * validates, naming the field and its environment variable.
+ *
+ * @param rank     this process's rank, 0..size-1
+ * @param size     the number of ranks n, {@code >= 1}
+ * @param jobId    the job id: 1-128 letters, digits, '.', '_' or '-' (used in file names)
+ * @param epoch    how many recoveries the job has been through, {@code >= 0}
+ * @param newRank  whether this process was re-spawned and has no memory of earlier rounds (only in a recovery)
+ * @param recovery whether this start is a recovery
  */
-public final class RankContext {
+public record RankContext(int rank, int size, String jobId, int epoch, boolean newRank, boolean recovery) {
     /** Rank of this process, 0..size-1 (required). */
     public static final String ENV_RANK = "JCKPT_RANK";
     /** Number of ranks (required). */
@@ -28,20 +35,28 @@ public final class RankContext {
 
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
-    private final int rank;
-    private final int size;
-    private final String jobId;
-    private final int epoch;
-    private final boolean newRank;
-    private final boolean recovery;
-
-    private RankContext(Builder b) {
-        this.rank = b.rank;
-        this.size = b.size;
-        this.jobId = b.jobId;
-        this.epoch = b.epoch;
-        this.newRank = b.newRank;
-        this.recovery = b.recovery;
+    /**
+     * Validates the fields.
+     *
+     * @throws CkptException naming the field (and its environment variable) that is invalid
+     */
+    public RankContext {
+        if (size < 1) {
+            throw new CkptException("size (" + ENV_SIZE + ")=" + size + " must be >= 1");
+        }
+        if (rank < 0 || rank >= size) {
+            throw new CkptException("rank (" + ENV_RANK + ")=" + rank + " must be in 0.." + (size - 1));
+        }
+        if (jobId == null || !JOB_ID.matcher(jobId).matches()) {
+            throw new CkptException("jobId (" + ENV_JOB_ID + ")=" + jobId + " must be 1-128 letters, digits, '.', '_' or '-'");
+        }
+        if (epoch < 0) {
+            throw new CkptException("epoch (" + ENV_EPOCH + ")=" + epoch + " must be >= 0");
+        }
+        if (newRank && !recovery) {
+            throw new CkptException("newRank (" + ENV_NEW_RANK + ")=true requires recovery (" + ENV_RECOVERY
+                    + ")=true: a re-spawned rank only exists in a recovery");
+        }
     }
 
     /** @return a builder; rank, size and jobId must be set */
@@ -60,7 +75,8 @@ public final class RankContext {
     }
 
     /**
-     * Reads the context from the given variables (for tests and for launchers that pass a map).
+     * Reads the context from the given variables (for tests and for launchers that pass a map): rank, size
+     * and job id are required, epoch (0), new rank and recovery (false) optional; booleans are true or false.
      *
      * @param env the variables
      * @return the context
@@ -68,15 +84,14 @@ public final class RankContext {
      */
     public static RankContext fromEnvironment(Map<String, String> env) {
         Objects.requireNonNull(env, "env");
-        Builder b = builder()
-                .rank(intVar(env, ENV_RANK, null))
-                .size(intVar(env, ENV_SIZE, null))
-                .jobId(required(env, ENV_JOB_ID))
-                .epoch(intVar(env, ENV_EPOCH, 0))
-                .newRank(boolVar(env, ENV_NEW_RANK))
-                .recovery(boolVar(env, ENV_RECOVERY));
+        int rank = intVar(env, ENV_RANK, null);
+        int size = intVar(env, ENV_SIZE, null);
+        String jobId = required(env, ENV_JOB_ID);
+        int epoch = intVar(env, ENV_EPOCH, 0);
+        boolean newRank = boolVar(env, ENV_NEW_RANK);
+        boolean recovery = boolVar(env, ENV_RECOVERY);
         try {
-            return b.build();
+            return new RankContext(rank, size, jobId, epoch, newRank, recovery);
         } catch (CkptException e) {
             throw new CkptException("the environment set by the launcher is inconsistent: " + e.getMessage());
         }
@@ -110,33 +125,10 @@ public final class RankContext {
             return false;
         }
         v = v.trim();
-        if (v.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (v.equalsIgnoreCase("false")) {
-            return false;
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v);
         }
         throw new CkptException("environment variable " + name + "='" + v + "' must be true or false");
-    }
-
-    /** @return this process's rank, 0..size-1 */
-    public int rank() {
-        return rank;
-    }
-
-    /** @return the number of ranks n */
-    public int size() {
-        return size;
-    }
-
-    /** @return the job id (safe in file names) */
-    public String jobId() {
-        return jobId;
-    }
-
-    /** @return how many recoveries the job has been through */
-    public int epoch() {
-        return epoch;
     }
 
     /** @return whether this process was re-spawned and has no memory of earlier rounds */
@@ -159,28 +151,7 @@ public final class RankContext {
         return (rank - 1 + size) % size;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        if (!(o instanceof RankContext)) {
-            return false;
-        }
-        RankContext x = (RankContext) o;
-        return rank == x.rank && size == x.size && epoch == x.epoch && newRank == x.newRank
-                && recovery == x.recovery && jobId.equals(x.jobId);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(rank, size, jobId, epoch, newRank, recovery);
-    }
-
-    @Override
-    public String toString() {
-        return "RankContext{rank=" + rank + "/" + size + ", job=" + jobId + ", epoch=" + epoch
-                + (newRank ? ", new" : "") + (recovery ? ", recovery" : "") + '}';
-    }
-
-    /** Builder of {@link RankContext}, validated at {@link #build()}. */
+    /** Builder of {@link RankContext}; each method sets the field of the same name, validated at {@link #build()}. */
     public static final class Builder {
         private int rank = -1;
         private int size = -1;
@@ -192,55 +163,37 @@ public final class RankContext {
         private Builder() {
         }
 
-        /**
-         * @param rank 0..size-1
-         * @return this builder
-         */
+        /** Sets {@link RankContext#rank()}. */
         public Builder rank(int rank) {
             this.rank = rank;
             return this;
         }
 
-        /**
-         * @param size number of ranks, >= 1
-         * @return this builder
-         */
+        /** Sets {@link RankContext#size()}. */
         public Builder size(int size) {
             this.size = size;
             return this;
         }
 
-        /**
-         * @param jobId letters, digits, '.', '_', '-'
-         * @return this builder
-         */
+        /** Sets {@link RankContext#jobId()}. */
         public Builder jobId(String jobId) {
             this.jobId = jobId;
             return this;
         }
 
-        /**
-         * @param epoch recovery count, >= 0
-         * @return this builder
-         */
+        /** Sets {@link RankContext#epoch()} (default 0). */
         public Builder epoch(int epoch) {
             this.epoch = epoch;
             return this;
         }
 
-        /**
-         * @param newRank whether the process was re-spawned
-         * @return this builder
-         */
+        /** Sets {@link RankContext#newRank()} (default false). */
         public Builder newRank(boolean newRank) {
             this.newRank = newRank;
             return this;
         }
 
-        /**
-         * @param recovery whether this start is a recovery
-         * @return this builder
-         */
+        /** Sets {@link RankContext#recovery()} (default false). */
         public Builder recovery(boolean recovery) {
             this.recovery = recovery;
             return this;
@@ -251,24 +204,7 @@ public final class RankContext {
          * @throws CkptException naming the field (and its environment variable) that is invalid
          */
         public RankContext build() {
-            if (size < 1) {
-                throw new CkptException("size (" + ENV_SIZE + ")=" + size + " must be >= 1");
-            }
-            if (rank < 0 || rank >= size) {
-                throw new CkptException("rank (" + ENV_RANK + ")=" + rank + " must be in 0.." + (size - 1));
-            }
-            if (jobId == null || !JOB_ID.matcher(jobId).matches()) {
-                throw new CkptException("jobId (" + ENV_JOB_ID + ")=" + jobId
-                        + " must be 1-128 letters, digits, '.', '_' or '-'");
-            }
-            if (epoch < 0) {
-                throw new CkptException("epoch (" + ENV_EPOCH + ")=" + epoch + " must be >= 0");
-            }
-            if (newRank && !recovery) {
-                throw new CkptException("newRank (" + ENV_NEW_RANK + ")=true requires recovery ("
-                        + ENV_RECOVERY + ")=true: a re-spawned rank only exists in a recovery");
-            }
-            return new RankContext(this);
+            return new RankContext(rank, size, jobId, epoch, newRank, recovery);
         }
     }
 }
