@@ -24,7 +24,7 @@ import java.util.jar.Manifest;
  *          [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors] ...
  *          [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]
  * </pre>
- * (the full list in {@code USAGE} and the README).
+ * (the full list in {@code HELP}; picocli reads the line: {@link LauncherOptions}).
  */
 public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
@@ -34,19 +34,21 @@ public final class LaunchSpec {
      * (sent every quarter of it) for this long is declared failed.
      */
     static final int DEFAULT_HEARTBEAT_MILLIS = 3_000;
-    static final String USAGE = "usage: ckpt-run -np N [--dev niodev|multicore] [-cp CLASSPATH] [--quiet] [--log FILE]"
-            + " [--on-failure fail|respawn|relaunch] [--standby N] [--retry-program-errors]"
-            + " [--detector heartbeat:MILLIS|none|class:NAME]... [--max-recoveries N] [--kill RANKS@WHEN[:wipe]]... [--mtbf SECONDS"
-            + " [--seed S]] [--job-id ID]"
-            + " [--replicas M] [--disk DIR] [--disk-ratio K] [--memory-dir DIR] [--max-memory BYTES] [--log-level LEVEL]"
-            + " [--cp-file FILE]"
-            + " [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]";
+    static final String USAGE = """
+            usage: ckpt-run -np N [options] -cp CLASSPATH MainClass [args...]
+                   ckpt-run -np N [options] -jar APP.jar [args...]
+                   ckpt-run --clean [--job-id ID]
+                   ckpt-run --help | --version""";
 
     /** {@code --help}: the usage line and what each option does. */
     static final String HELP = USAGE + "\n\n"
-            + "  -np N                      number of ranks (1-1024)\n"
+            + "Options take their value as --opt VALUE or --opt=VALUE; options end at the main class (or after\n"
+            + "-jar APP.jar), everything after it is the program's.\n"
+            + "  -np N, -n N, --np N        number of ranks (1-1024)\n"
             + "  --dev niodev|multicore     one JVM per rank over loopback (default), or ranks as threads of one JVM\n"
-            + "  -cp CLASSPATH              the program's class path (not MPJ Express: each MPJ world gets its own loader)\n"
+            + "                             (alias -dev)\n"
+            + "  -cp CLASSPATH              the program's class path (aliases -classpath, --class-path; MPJ Express\n"
+            + "                             need not be on it: each MPJ world gets its own loader)\n"
             + "  --on-failure POLICY        fail (default): stop the job; respawn: replace failed ranks, survivors\n"
             + "                             re-enter main in a fresh world; relaunch: restart every rank\n"
             + "  --standby N                warm standby JVMs ready to take over failed ranks (default with respawn\n"
@@ -61,7 +63,8 @@ public final class LaunchSpec {
             + "  --mtbf SECONDS [--seed S]  random SIGKILLs with exponential inter-arrival times\n"
             + "  --job-id ID                name the job (a failed or interrupted job restarted with the same id\n"
             + "                             restores; its node-local stores are kept until then or --clean)\n"
-            + "  --quiet, --log FILE        hide rank output (events stay); copy everything to FILE\n"
+            + "  -q, --quiet                hide rank output (events stay)\n"
+            + "  --log FILE                 copy everything to FILE\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
             + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
@@ -77,6 +80,7 @@ public final class LaunchSpec {
             + "  --max-memory BYTES         cap of a rank's node-local store, e.g. 512m, 4g (default 1/4 of RAM)\n"
             + "  --log-level LEVEL          the library's loggers (io.jckpt) with the launcher's slf4j-simple:\n"
             + "                             trace, debug, info, warn (default), error, off\n"
+            + "  -h, --help / -V, --version this text / the jckpt version\n"
             + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.\n"
             + "ckpt-run --clean [--job-id ID]: remove the node-local stores of jobs whose launcher is gone\n"
             + "                             (those kept for a restart with --job-id too)";
@@ -146,74 +150,46 @@ public final class LaunchSpec {
 
     /** Parses and validates a command line; every problem is a one-line {@link UsageException}. */
     public static LaunchSpec parse(String[] args) throws UsageException {
-        Integer np = null;
-        Device device = Device.NIODEV;
-        String cp = null;
-        String jar = null;
-        List<String> cpFiles = new ArrayList<>();
+        LauncherOptions o = LauncherOptions.read(args, HELP, "ckpt-run (jckpt) " + version());
+        Integer np = o.np == null ? null : parseInt("-np", o.np);
+        Device device = o.device == null ? Device.NIODEV : Device.parse(o.device);
+        String cp = o.classPath;
+        String jar = o.jar;
+        List<String> cpFiles = o.classPathFiles;
         Map<JobSettings.Setting, String> settings = new EnumMap<>(JobSettings.Setting.class);
+        putSetting(settings, JobSettings.Setting.REPLICAS, o.replicas, false);
+        putSetting(settings, JobSettings.Setting.DISK, o.disk, true);
+        putSetting(settings, JobSettings.Setting.DISK_RATIO, o.diskRatio, false);
+        putSetting(settings, JobSettings.Setting.MEMORY_DIR, o.memoryDir, true);
+        putSetting(settings, JobSettings.Setting.MAX_MEMORY, o.maxMemory, false);
         String logLevel = null;
-        boolean quiet = false;
-        Path log = null;
-        List<String> jvmOptions = new ArrayList<>();
-        long startTimeoutMillis = 60_000;
-        FailurePolicy onFailure = FailurePolicy.FAIL;
-        int maxRecoveries = 10;
-        List<String> killTexts = new ArrayList<>();
-        String jobId = null;
-        double mtbf = 0;
+        if (o.logLevel != null) {
+            logLevel = o.logLevel.toLowerCase(java.util.Locale.ROOT);
+            RankLogging.requireLevel(logLevel);
+        }
+        boolean quiet = o.quiet;
+        Path log = o.log == null ? null : Paths.get(o.log);
+        List<String> jvmOptions = o.jvmOptions;
+        long startTimeoutMillis = o.startTimeout == null ? 60_000 : 1000L * parseInt("--start-timeout", o.startTimeout);
+        FailurePolicy onFailure = o.onFailure == null ? FailurePolicy.FAIL : parsePolicy(o.onFailure);
+        int maxRecoveries = o.maxRecoveries == null ? 10 : parseInt("--max-recoveries", o.maxRecoveries);
+        List<String> killTexts = o.kills;
+        String jobId = o.jobId;
+        double mtbf = o.mtbf == null ? 0 : parseSeconds("--mtbf", o.mtbf);
         List<FailureDetector> detectors = new ArrayList<>();
-        long seed = 1;
-        Integer standbys = null;
-        boolean retryProgramErrors = false;
         boolean noDefaultHeartbeat = false;
-        int i = 0;
-        for (; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("-")) {
-                break;
-            }
-            switch (arg) {
-                case "-np", "-n", "--np" -> np = parseInt(arg, value(args, ++i, arg));
-                case "--dev", "-dev" -> device = Device.parse(value(args, ++i, arg));
-                case "-cp", "-classpath", "--class-path" -> cp = value(args, ++i, arg);
-                case "--quiet", "-q" -> quiet = true;
-                case "--log" -> log = Paths.get(value(args, ++i, arg));
-                case "--jvm-opt" -> jvmOptions.add(value(args, ++i, arg));
-                case "--start-timeout" -> startTimeoutMillis = 1000L * parseInt(arg, value(args, ++i, arg));
-                case "--on-failure" -> onFailure = parsePolicy(value(args, ++i, arg));
-                case "--max-recoveries" -> maxRecoveries = parseInt(arg, value(args, ++i, arg));
-                case "--kill" -> killTexts.add(value(args, ++i, arg));
-                case "--job-id" -> jobId = value(args, ++i, arg);
-                case "--detector" -> {
-                    String detector = value(args, ++i, arg);
-                    if (detector.equals("none")) {
-                        noDefaultHeartbeat = true;
-                    } else {
-                        detectors.add(parseDetector(detector));
-                    }
-                }
-                case "--mtbf" -> mtbf = parseSeconds(arg, value(args, ++i, arg));
-                case "--seed" -> seed = parseInt(arg, value(args, ++i, arg));
-                case "--standby" -> standbys = parseInt(arg, value(args, ++i, arg));
-                case "--retry-program-errors" -> retryProgramErrors = true;
-                case "--replicas" -> settings.put(JobSettings.Setting.REPLICAS, setting(JobSettings.Setting.REPLICAS, value(args, ++i, arg)));
-                case "--disk" -> settings.put(JobSettings.Setting.DISK, absolute(setting(JobSettings.Setting.DISK, value(args, ++i, arg))));
-                case "--disk-ratio" -> settings.put(JobSettings.Setting.DISK_RATIO, setting(JobSettings.Setting.DISK_RATIO, value(args, ++i, arg)));
-                case "--memory-dir" -> settings.put(JobSettings.Setting.MEMORY_DIR, absolute(setting(JobSettings.Setting.MEMORY_DIR, value(args, ++i, arg))));
-                case "--max-memory" -> settings.put(JobSettings.Setting.MAX_MEMORY, setting(JobSettings.Setting.MAX_MEMORY, value(args, ++i, arg)));
-                case "--log-level" -> {
-                    logLevel = value(args, ++i, arg).toLowerCase(java.util.Locale.ROOT);
-                    RankLogging.requireLevel(logLevel);
-                }
-                case "-jar" -> jar = value(args, ++i, arg);
-                case "--cp-file" -> cpFiles.add(value(args, ++i, arg));
-                case "-h", "--help" -> throw UsageException.helpRequested(HELP);
-                default -> throw new UsageException("unknown option " + arg + "; " + USAGE);
+        for (String detector : o.detectors) {
+            if (detector.equals("none")) {
+                noDefaultHeartbeat = true;
+            } else {
+                detectors.add(parseDetector(detector));
             }
         }
+        long seed = o.seed == null ? 1 : parseInt("--seed", o.seed);
+        Integer standbys = o.standbys == null ? null : parseInt("--standby", o.standbys);
+        boolean retryProgramErrors = o.retryProgramErrors;
         if (np == null) {
-            throw new UsageException("-np N is required; " + USAGE);
+            throw new UsageException("-np N is required; see ckpt-run --help");
         }
         if (np < 1) {
             throw new UsageException("-np must be at least 1, got " + np);
@@ -278,17 +254,18 @@ public final class LaunchSpec {
             }
             classPath = new ArrayList<>();
             mainClass = readJarManifest(Paths.get(jar), classPath);
-            programArgs = List.of(args).subList(i, args.length);
+            programArgs = o.rest;
             cp = String.join(File.pathSeparator, classPath);
         } else {
-            if (i >= args.length) {
-                throw new UsageException("no main class given; " + USAGE);
+            if (o.rest.isEmpty()) {
+                throw new UsageException("no main class given (ckpt-run -np N -cp CLASSPATH MainClass, or -jar APP.jar);"
+                        + " see ckpt-run --help");
             }
             if (cp == null) {
                 cp = ".";
             }
-            mainClass = args[i];
-            programArgs = List.of(args).subList(i + 1, args.length);
+            mainClass = o.rest.get(0);
+            programArgs = o.rest.subList(1, o.rest.size());
             classPath = splitClassPath(cp);
         }
         for (String file : cpFiles) {
@@ -311,6 +288,28 @@ public final class LaunchSpec {
         return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
                 retryProgramErrors, settings, logLevel);
+    }
+
+    /** Records a checkpoint setting given as an option, checked; paths made absolute. */
+    private static void putSetting(Map<JobSettings.Setting, String> settings, JobSettings.Setting setting, String value,
+                                   boolean path) throws UsageException {
+        if (value != null) {
+            String checked = setting(setting, value);
+            settings.put(setting, path ? absolute(checked) : checked);
+        }
+    }
+
+    /** The jckpt version this launcher belongs to (from its build), or "unknown". */
+    static String version() {
+        java.util.Properties properties = new java.util.Properties();
+        try (java.io.InputStream in = LaunchSpec.class.getResourceAsStream("/jckpt-runtime.properties")) {
+            if (in != null) {
+                properties.load(in);
+            }
+        } catch (IOException e) {
+            return "unknown";
+        }
+        return properties.getProperty("version", "unknown");
     }
 
     /** Checks a checkpoint setting's value ({@link JobSettings.Setting#check}) as a usage error. */
@@ -416,13 +415,6 @@ public final class LaunchSpec {
             case "relaunch" -> FailurePolicy.RELAUNCH;
             default -> throw new UsageException("--on-failure must be fail, respawn or relaunch, got '" + value + "'");
         };
-    }
-
-    private static String value(String[] args, int index, String option) throws UsageException {
-        if (index >= args.length) {
-            throw new UsageException(option + " needs a value");
-        }
-        return args[index];
     }
 
     private static int parseInt(String option, String value) throws UsageException {

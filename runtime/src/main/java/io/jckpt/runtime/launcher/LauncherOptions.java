@@ -1,0 +1,135 @@
+package io.jckpt.runtime.launcher;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The launcher's command line as picocli reads it: {@code --opt value} and {@code --opt=value}, the
+ * documented aliases ({@code -n}/{@code -np}/{@code --np}, {@code -classpath}, {@code -q}), {@code --help},
+ * {@code --version}, options up to the main class (or after {@code -jar APP.jar}) and the program's
+ * arguments untouched after it. Values stay text here: {@link LaunchSpec#parse} validates them with
+ * messages that name the option and the fix. Parse errors become one short {@link UsageException}
+ * ("unknown option --lgo (did you mean --log?); see ckpt-run --help").
+ */
+@Command(name = "ckpt-run")
+final class LauncherOptions {
+    @Option(names = {"-np", "-n", "--np"}) String np;
+    @Option(names = {"--dev", "-dev"}) String device;
+    @Option(names = {"-cp", "-classpath", "--class-path"}) String classPath;
+    @Option(names = "-jar") String jar;
+    @Option(names = "--cp-file") List<String> classPathFiles = new ArrayList<>();
+    @Option(names = {"-q", "--quiet"}) boolean quiet;
+    @Option(names = "--log") String log;
+    @Option(names = "--jvm-opt") List<String> jvmOptions = new ArrayList<>();
+    @Option(names = "--start-timeout") String startTimeout;
+    @Option(names = "--on-failure") String onFailure;
+    @Option(names = "--max-recoveries") String maxRecoveries;
+    @Option(names = "--kill") List<String> kills = new ArrayList<>();
+    @Option(names = "--job-id") String jobId;
+    @Option(names = "--detector") List<String> detectors = new ArrayList<>();
+    @Option(names = "--mtbf") String mtbf;
+    @Option(names = "--seed") String seed;
+    @Option(names = "--standby") String standbys;
+    @Option(names = "--retry-program-errors") boolean retryProgramErrors;
+    @Option(names = "--replicas") String replicas;
+    @Option(names = "--disk") String disk;
+    @Option(names = "--disk-ratio") String diskRatio;
+    @Option(names = "--memory-dir") String memoryDir;
+    @Option(names = "--max-memory") String maxMemory;
+    @Option(names = "--log-level") String logLevel;
+    @Option(names = {"-h", "--help"}, usageHelp = true) boolean help;
+    @Option(names = {"-V", "--version"}, versionHelp = true) boolean version;
+    /** The main class and the program's arguments, or only the arguments after {@code -jar APP.jar}. */
+    @Parameters List<String> rest = new ArrayList<>();
+
+    /**
+     * Reads a command line.
+     *
+     * @param args the launcher's arguments
+     * @return the options, or a help / version request as a {@link UsageException#help()} exception
+     * @throws UsageException one short line naming the problem and where to look
+     */
+    static LauncherOptions read(String[] args, String helpText, String versionText) throws UsageException {
+        LauncherOptions options = new LauncherOptions();
+        CommandLine line = new CommandLine(options)
+                .setStopAtPositional(true)          // the program's arguments are the program's
+                .setExpandAtFiles(false)            // an argument "@x" is the program's too
+                .setOverwrittenOptionsAllowed(true) // the last of a repeated option wins, as in mpirun
+                .setUnmatchedOptionsArePositionalParams(false);
+        CommandLine.ParseResult result;
+        try {
+            result = line.parseArgs(args);
+        } catch (CommandLine.UnmatchedArgumentException e) {
+            String unknown = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
+            List<String> suggestions = closest(unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown,
+                    line.getCommandSpec().optionsMap().keySet());
+            throw new UsageException("unknown option " + unknown + (suggestions.isEmpty() ? ""
+                    : " (did you mean " + suggestions.stream().limit(3).collect(Collectors.joining(" or ")) + "?)")
+                    + "; see ckpt-run --help");
+        } catch (CommandLine.MissingParameterException e) {
+            String option = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o)
+                    ? "an option" : o.longestName();
+            throw new UsageException(option + " needs a value; see ckpt-run --help");
+        } catch (CommandLine.ParameterException e) {
+            throw new UsageException(firstLine(e.getMessage()).toLowerCase(Locale.ROOT) + "; see ckpt-run --help");
+        }
+        if (result.isUsageHelpRequested()) {
+            throw UsageException.helpRequested(helpText);
+        }
+        if (result.isVersionHelpRequested()) {
+            throw UsageException.helpRequested(versionText);
+        }
+        return options;
+    }
+
+    /** The option names at the smallest edit distance (at most 2, or a prefix) from a mistyped one. */
+    static List<String> closest(String typed, java.util.Collection<String> names) {
+        int best = Integer.MAX_VALUE;
+        List<String> closest = new ArrayList<>();
+        for (String name : names) {
+            int d = name.startsWith(typed) && typed.length() >= 4 ? 1 : distance(typed, name);
+            if (d > 2 || d > best) {
+                continue;
+            }
+            if (d < best) {
+                best = d;
+                closest.clear();
+            }
+            closest.add(name);
+        }
+        java.util.Collections.sort(closest);
+        return closest;
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+    private static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    private static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        return end < 0 ? text : text.substring(0, end);
+    }
+}
