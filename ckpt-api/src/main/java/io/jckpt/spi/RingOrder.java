@@ -157,6 +157,14 @@ public final class RingOrder {
         return Math.floorMod(positionOf(holder) - positionOf(owner), rankAt.length);
     }
 
+    /**
+     * @return the ranks in ring order (a copy): the form for modules that do not depend on this API, such as
+     *         imem-replication
+     */
+    public int[] ranks() {
+        return rankAt.clone();
+    }
+
     /** @return the ranks in ring order, separated by commas (readable with {@link #parse(String)}) */
     public String text() {
         StringBuilder b = new StringBuilder();

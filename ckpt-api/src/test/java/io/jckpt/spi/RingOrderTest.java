@@ -60,6 +60,10 @@ class RingOrderTest {
         assertFalse(ring.isIdentity());
         assertNotEquals(RingOrder.identity(3), ring);
         assertEquals("RingOrder[2,0,1]", ring.toString());
+        int[] ranks = ring.ranks();
+        ranks[1] = 2;
+        assertEquals(0, ring.rankAt(1), "ranks() is a copy");
+        assertEquals(ring, RingOrder.of(2, 0, 1));
     }
 
     @Test

@@ -432,13 +432,12 @@ public final class CopyPlacement {
         StringBuilder b = new StringBuilder("placement warning: ");
         if (hosts < replicas + 1) {
             b.append(hosts == 1 ? "1 host cannot" : hosts + " hosts cannot")
-                    .append(" give every rank m = ").append(replicas).append(" holders on ").append(replicas)
-                    .append(replicas == 1 ? " other host" : " distinct other hosts")
+                    .append(" give every rank m = ").append(replicas).append(holdersText())
                     .append(" (a rank and its holders need ").append(replicas + 1).append(" hosts)");
         } else {
             b.append("host ").append(biggest).append(" runs ").append(counts.get(biggest)).append(" of the ").append(n)
                     .append(" ranks, so the ").append(hosts).append(" hosts cannot give every rank m = ").append(replicas)
-                    .append(" holders on ").append(replicas).append(replicas == 1 ? " other host" : " distinct other hosts")
+                    .append(holdersText())
                     .append(" (that needs at most ").append(perHost).append(" ranks per host)");
         }
         b.append("; e.g. rank ").append(example).append(" on ").append(hostOfRank.get(example))
@@ -454,6 +453,10 @@ public final class CopyPlacement {
         b.append(" For ").append(replicas).append(" distinct holders use at least ").append(replicas + 1)
                 .append(" hosts with at most n/(m+1) ranks each, or a smaller m.");
         return Optional.of(b.toString());
+    }
+
+    private String holdersText() {
+        return replicas == 1 ? " holder on another host" : " holders on " + replicas + " distinct other hosts";
     }
 
     /**

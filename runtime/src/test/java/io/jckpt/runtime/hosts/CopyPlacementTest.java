@@ -63,7 +63,7 @@ class CopyPlacementTest {
         CopyPlacement p = CopyPlacement.plan(List.of("a", "a", "a", "b", "c"), 1);
         assertEquals(0, p.hostLossesSurvived());
         assertTrue(p.warning().orElseThrow().startsWith("placement warning: host a runs 3 of the 5 ranks, so the 3 hosts"
-                + " cannot give every rank m = 1 holders on 1 other host (that needs at most 2 ranks per host); e.g. rank "),
+                + " cannot give every rank m = 1 holder on another host (that needs at most 2 ranks per host); e.g. rank "),
                 p.warning().orElseThrow());
         assertTrue(p.warning().orElseThrow().contains("Losing a whole host can lose ranks' data from memory"));
     }
