@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.testkit.Baselines;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

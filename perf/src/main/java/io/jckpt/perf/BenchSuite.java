@@ -1,6 +1,7 @@
 package io.jckpt.perf;
 
 import io.jckpt.imem.ReplicaStore;
+import io.jckpt.testkit.Baselines;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,9 +85,10 @@ final class HandWrittenBench {
             for (String name : names) { // failure-free
                 Variant v = variants.get(name);
                 Path dir = Files.createDirectories(disk.resolve("hand-" + name + "-" + rep));
-                try (JobRun job = new JobRun(repo, launch("fail", solver(name, nx, iterations, every, dir)))) {
+                try (LaunchedJob job = LaunchedJob.start(repo, launch("fail", solver(name, nx, iterations, every, dir)),
+                        Map.of())) {
                     int status = job.awaitExit(180_000);
-                    double wall = System.nanoTime() - job.startNanos;
+                    double wall = System.nanoTime() - job.startNanos();
                     if (status != 0) {
                         throw new IllegalStateException(name + " failed (" + status + "):\n" + job.output());
                     }
@@ -98,7 +100,7 @@ final class HandWrittenBench {
                     if (w != null) { // rank 0's mean per checkpoint
                         v.writes.add(Double.parseDouble(w) * 1e9 / (iterations / every));
                     }
-                    for (JobRun.Line line : job.linesContaining("here() blocked")) {
+                    for (LaunchedJob.Line line : job.lines("here() blocked")) {
                         java.util.regex.Matcher m = BLOCKED.matcher(line.text());
                         if (m.find() && Long.parseLong(m.group(1)) >= 2) { // round 1 creates the store
                             v.writes.add(Double.parseDouble(m.group(2)) * 1e6);
@@ -118,9 +120,9 @@ final class HandWrittenBench {
                     double wall;
                     double back;
                     String checksum;
-                    try (JobRun job = new JobRun(repo, launch(jckpt ? "respawn" : "fail", solver))) {
-                        long[] pids = job.rankPids();
-                        job.await("iteration " + killAt + " residual", 120_000);
+                    try (LaunchedJob job = LaunchedJob.start(repo, launch(jckpt ? "respawn" : "fail", solver), Map.of())) {
+                        long[] pids = job.awaitRankPids(60_000);
+                        job.awaitLine("iteration " + killAt + " residual", 120_000);
                         long kill = System.nanoTime();
                         ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
                         int status = job.awaitExit(180_000);
@@ -128,21 +130,21 @@ final class HandWrittenBench {
                             if (status != 0) {
                                 throw new IllegalStateException("jckpt did not recover (" + status + "):\n" + job.output());
                             }
-                            wall = System.nanoTime() - job.startNanos;
-                            back = job.await("rolled back to sweep", 1_000).nanos() - kill;
+                            wall = System.nanoTime() - job.startNanos();
+                            back = job.awaitLine("rolled back to sweep", 1_000).nanos() - kill;
                             checksum = job.find(CHECKSUM);
                         } else {
                             if (status == 0) {
                                 throw new IllegalStateException(name + ": the job survived the SIGKILL:\n" + job.output());
                             }
                             // the whole job is started again at once, reading the files
-                            try (JobRun again = new JobRun(repo, launch("fail", solver))) {
+                            try (LaunchedJob again = LaunchedJob.start(repo, launch("fail", solver), Map.of())) {
                                 int s2 = again.awaitExit(180_000);
                                 if (s2 != 0) {
                                     throw new IllegalStateException(name + " restart failed (" + s2 + "):\n" + again.output());
                                 }
-                                wall = System.nanoTime() - job.startNanos;
-                                back = again.await("restarted from sweep", 1_000).nanos() - kill;
+                                wall = System.nanoTime() - job.startNanos();
+                                back = again.awaitLine("restarted from sweep", 1_000).nanos() - kill;
                                 checksum = again.find(CHECKSUM);
                             }
                         }

@@ -6,6 +6,7 @@ import io.jckpt.imem.ReplicaStore;
 import io.jckpt.policy.TwoLevelCheckpointer;
 import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankContext;
+import io.jckpt.testkit.Baselines;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

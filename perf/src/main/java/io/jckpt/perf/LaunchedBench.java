@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -73,9 +74,9 @@ final class LaunchedBench {
             for (Variant v : variants.values()) {
                 List<String> args = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
                 args.addAll(heatArgs(nx, nx, iterations, v.every, v.m, 0, iterations));
-                try (JobRun job = new JobRun(repo, args)) {
+                try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
                     int status = job.awaitExit(180_000);
-                    long wall = System.nanoTime() - job.startNanos;
+                    long wall = System.nanoTime() - job.startNanos();
                     if (status != 0) {
                         throw new IllegalStateException("heat solver (ckpt-every " + v.every + ", m " + v.m + ") exited "
                                 + status + ":\n" + job.output());
@@ -224,7 +225,7 @@ final class LaunchedBench {
             if (!expected.containsKey(grid)) {
                 List<String> reference = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
                 reference.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, 0, 1, 0, RECOVERY_ITERATIONS));
-                try (JobRun job = new JobRun(repo, reference)) {
+                try (LaunchedJob job = LaunchedJob.start(repo, reference, Map.of())) {
                     job.awaitExit(180_000);
                     expected.put(grid, job.find(CHECKSUM));
                 }
@@ -258,32 +259,32 @@ final class LaunchedBench {
         }
         args.addAll(List.of("-cp", cp, MAIN));
         args.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, RECOVERY_EVERY, 1, c.sleepMs(), RECOVERY_EVERY));
-        try (JobRun job = new JobRun(repo, args)) {
+        try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
             long kill;
             if (c.pid()) {
-                long[] pids = job.rankPids();
-                job.await("iteration " + killSweep + " residual", 120_000);
+                long[] pids = job.awaitRankPids(60_000);
+                job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();
                 ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
             } else {
-                kill = job.await("injecting failure", 120_000).nanos();
+                kill = job.awaitLine("injecting failure", 120_000).nanos();
             }
-            JobRun.Line detected = job.await("FAILURE", 30_000);
-            JobRun.Line recovered = job.awaitOrExit("recovered: all", 60_000);
+            LaunchedJob.Line detected = job.awaitLine("FAILURE", 30_000);
+            LaunchedJob.Line recovered = job.awaitLineOrExit("recovered: all", 60_000);
             if (recovered == null) {
                 int status = job.awaitExit(30_000);
                 return new Recovery(c, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
                         "the job ended (status " + status + ") without a recovery: the failure came after its last sweep",
                         false, status);
             }
-            job.await("rolled back to sweep", 60_000);
+            job.awaitLine("rolled back to sweep", 60_000);
             int status = job.awaitExit(180_000);
-            List<JobRun.Line> restored = job.linesContaining("restored round");
-            JobRun.Line rolled = job.linesContaining("rolled back to sweep").get(0);
+            List<LaunchedJob.Line> restored = job.lines("restored round");
+            LaunchedJob.Line rolled = job.lines("rolled back to sweep").get(0);
             double first = Double.NaN;
             double last = Double.NaN;
             TreeSet<String> from = new TreeSet<>();
-            for (JobRun.Line l : restored) {
+            for (LaunchedJob.Line l : restored) {
                 double t = l.nanos() - kill;
                 first = Double.isNaN(first) ? t : Math.min(first, t);
                 last = Double.isNaN(last) ? t : Math.max(last, t);

@@ -1,6 +1,8 @@
 package io.jckpt.perf;
 
 import io.jckpt.policy.TwoLevelCheckpointer;
+import io.jckpt.testkit.Baselines;
+import io.jckpt.testkit.RankThreads;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,9 +48,10 @@ final class MicroBench {
         Samples crc = new Samples();
         Samples wakeLatency = new Samples();
         long[] sink = new long[1];
-        try (ThreadRanks ranks = new ThreadRanks(root.resolve("micro-" + size + "-m" + m), null, n, m, 0);
+        try (RankThreads<TwoLevelCheckpointer> ranks = TimedRounds.ranks(n);
              Baselines.Sleeper sleeper = new Baselines.Sleeper()) {
-            List<TwoLevelCheckpointer> world = ranks.open("micro-" + size + "-m" + m, 0, r -> false, null);
+            List<TwoLevelCheckpointer> world = ranks.open("micro-" + size + "-m" + m, 0,
+                    TimedRounds.options(root.resolve("micro-" + size + "-m" + m), null, m, 0), r -> false, null, null);
             CyclicBarrier barrier = new CyclicBarrier(n);
             ranks.parallel(rank -> {
                 TwoLevelCheckpointer c = world.get(rank);
@@ -62,10 +65,10 @@ final class MicroBench {
                 ByteBuffer[] plain = rank == 0 ? new ByteBuffer[] {Baselines.pretouched(size), Baselines.pretouched(size)} : null;
                 ByteBuffer[] floorDst = rank == 0 ? new ByteBuffer[] {Baselines.pretouched(size), Baselines.pretouched(size)} : null;
                 for (int i = -warmup; i < iterations; i++) {
-                    barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
+                    barrier.await(TimedRounds.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = rank == 0 ? Baselines.copy(data, plain[i & 1]) : 0;
                     data[i & 7] ^= 1; // the program changed its data since the last round
-                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
+                    TimedRounds.Round timed = TimedRounds.timedRound(c, rank);
                     if (rank == 0 && i >= 0) { // warm-up rounds: only the checkpoint path, to get it compiled
                         long tcp1 = threads.transfer(size);
                         long tcp2 = jvms.transfer(size);
@@ -83,7 +86,7 @@ final class MicroBench {
                 }
                 return null;
             });
-            ranks.close(world);
+            ranks.closeAll(world);
         }
         return new Result(size, m, memcpy, here, replWall, replAgent, tcpT, tcpJ, floor, crc, wakeLatency);
     }

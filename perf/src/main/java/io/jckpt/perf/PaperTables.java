@@ -1,6 +1,9 @@
 package io.jckpt.perf;
 
+import io.jckpt.CkptOptions;
 import io.jckpt.policy.TwoLevelCheckpointer;
+import io.jckpt.testkit.Baselines;
+import io.jckpt.testkit.RankThreads;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * The paper's Table 2 (in-memory level, m = 1) and Table 1 (stable disk), 4 ranks as threads of
@@ -120,8 +124,10 @@ final class PaperTables {
         for (int rep = 0; rep < reps; rep++) {
             String job = (disk ? "t1-" : "t2-") + size + "-" + rep;
             Path diskDir = disk ? Files.createDirectories(diskRoot.resolve(job)) : null;
-            try (ThreadRanks ranks = new ThreadRanks(root.resolve(job), diskDir, n, 1, disk ? 1 : 0)) {
-                List<TwoLevelCheckpointer> world0 = ranks.open(job, 0, r -> false, null);
+            Path nodes = root.resolve(job);
+            IntFunction<CkptOptions> options = TimedRounds.options(nodes, diskDir, 1, disk ? 1 : 0);
+            try (RankThreads<TwoLevelCheckpointer> ranks = TimedRounds.ranks(n)) {
+                List<TwoLevelCheckpointer> world0 = ranks.open(job, 0, options, r -> false, null, null);
                 byte[][] data = new byte[n][];
                 CyclicBarrier barrier = new CyclicBarrier(n);
                 ranks.parallel(rank -> {
@@ -133,8 +139,8 @@ final class PaperTables {
                     RoleSamples mine = roles.get(role(disk, rank));
                     for (int k = -1; k < rounds; k++) { // round 0: the collective first here() (store created)
                         d[Math.floorMod(k, size)] ^= 1;
-                        barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
-                        ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
+                        barrier.await(TimedRounds.BOUND.toSeconds(), TimeUnit.SECONDS);
+                        TimedRounds.Round timed = TimedRounds.timedRound(c, rank);
                         if (k >= 0) {
                             synchronized (mine) {
                                 mine.ckpt.add(timed.hereNanos());
@@ -147,11 +153,11 @@ final class PaperTables {
                     }
                     return null;
                 });
-                ranks.close(world0);
+                ranks.closeAll(world0);
                 // the failure: node loss of rank 1 (Table 2), of ranks 1 and 2 (Table 1: beyond m = 1)
-                ranks.wipeNode(1);
+                RankThreads.wipeNode(nodes, 1);
                 if (disk) {
-                    ranks.wipeNode(2);
+                    RankThreads.wipeNode(nodes, 2);
                 }
                 byte[][] targets = new byte[n][];
                 for (int r = 0; r < n; r++) {
@@ -159,7 +165,7 @@ final class PaperTables {
                     Arrays.fill(targets[r], (byte) 0x5a); // touched, not the answer
                 }
                 long[] openNanos = new long[n];
-                List<TwoLevelCheckpointer> world1 = ranks.open(job, 1, r -> r == 1 || disk && r == 2, openNanos);
+                List<TwoLevelCheckpointer> world1 = ranks.open(job, 1, options, r -> r == 1 || disk && r == 2, null, openNanos);
                 ranks.parallel(rank -> {
                     TwoLevelCheckpointer c = world1.get(rank);
                     long t0 = System.nanoTime();
@@ -183,7 +189,7 @@ final class PaperTables {
                     }
                     return null;
                 });
-                ranks.close(world1);
+                ranks.closeAll(world1);
             } finally {
                 if (diskDir != null) {
                     BenchSuite.deleteTree(diskDir);

@@ -1,6 +1,8 @@
 package io.jckpt.perf;
 
 import io.jckpt.policy.TwoLevelCheckpointer;
+import io.jckpt.testkit.Baselines;
+import io.jckpt.testkit.RankThreads;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,8 +43,9 @@ final class ScalingBench {
         Samples round = new Samples();
         Samples tcp = new Samples();
         String job = "scale-" + size + "-n" + n + "-m" + m;
-        try (ThreadRanks ranks = new ThreadRanks(root.resolve(job), null, n, m, 0)) {
-            List<TwoLevelCheckpointer> world = ranks.open(job, 0, r -> false, null);
+        try (RankThreads<TwoLevelCheckpointer> ranks = TimedRounds.ranks(n)) {
+            List<TwoLevelCheckpointer> world = ranks.open(job, 0, TimedRounds.options(root.resolve(job), null, m, 0),
+                    r -> false, null, null);
             CyclicBarrier barrier = new CyclicBarrier(n);
             ByteBuffer plain = Baselines.pretouched(size);
             ranks.parallel(rank -> {
@@ -52,9 +55,9 @@ final class ScalingBench {
                 c.register("data", data);
                 for (int i = -warmup; i < rounds; i++) {
                     data[Math.floorMod(i, size)] ^= 1;
-                    barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
-                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
-                    barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
+                    barrier.await(TimedRounds.BOUND.toSeconds(), TimeUnit.SECONDS);
+                    TimedRounds.Round timed = TimedRounds.timedRound(c, rank);
+                    barrier.await(TimedRounds.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = 0;
                     long raw = 0;
                     if (rank == 0) { // the baselines, between rounds (nothing else running)
@@ -75,7 +78,7 @@ final class ScalingBench {
                 }
                 return null;
             });
-            ranks.close(world);
+            ranks.closeAll(world);
         } finally {
             io.jckpt.imem.ReplicaStore.wipe(root.resolve(job));
         }
@@ -94,8 +97,9 @@ final class ScalingBench {
         Samples flush = new Samples();
         String job = "diskrounds-" + size;
         Path dir = java.nio.file.Files.createDirectories(disk.resolve(job));
-        try (ThreadRanks ranks = new ThreadRanks(root.resolve(job), dir, n, 1, ratio)) {
-            List<TwoLevelCheckpointer> world = ranks.open(job, 0, r -> false, null);
+        try (RankThreads<TwoLevelCheckpointer> ranks = TimedRounds.ranks(n)) {
+            List<TwoLevelCheckpointer> world = ranks.open(job, 0, TimedRounds.options(root.resolve(job), dir, 1, ratio),
+                    r -> false, null, null);
             CyclicBarrier barrier = new CyclicBarrier(n);
             ByteBuffer plain = Baselines.pretouched(size);
             ranks.parallel(rank -> {
@@ -105,9 +109,9 @@ final class ScalingBench {
                 c.register("data", data);
                 for (int i = -ratio; i < rounds; i++) {
                     data[Math.floorMod(i, size)] ^= 1;
-                    barrier.await(ThreadRanks.BOUND.toSeconds(), TimeUnit.SECONDS);
+                    barrier.await(TimedRounds.BOUND.toSeconds(), TimeUnit.SECONDS);
                     long copy = rank == 0 ? Baselines.copy(data, plain) : 0;
-                    ThreadRanks.Round timed = ThreadRanks.timedRound(c, rank);
+                    TimedRounds.Round timed = TimedRounds.timedRound(c, rank);
                     if (i >= 0) {
                         boolean diskRound = c.round() % ratio == 0;
                         synchronized (mem) {
@@ -123,7 +127,7 @@ final class ScalingBench {
                 }
                 return null;
             });
-            ranks.close(world);
+            ranks.closeAll(world);
         } finally {
             io.jckpt.imem.ReplicaStore.wipe(root.resolve(job));
             BenchSuite.deleteTree(dir);

@@ -3,6 +3,7 @@ package io.jckpt.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

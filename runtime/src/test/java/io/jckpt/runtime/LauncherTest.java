@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.launcher.Device;
 import io.jckpt.runtime.launcher.LaunchSpec;
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

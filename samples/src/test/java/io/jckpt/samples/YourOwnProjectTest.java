@@ -3,7 +3,7 @@ package io.jckpt.samples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.testkit.LaunchedJob;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;

@@ -2,33 +2,32 @@ package io.jckpt.policy;
 
 import io.jckpt.CkptOptions;
 import io.jckpt.spi.LocalRankCollective;
-import io.jckpt.spi.RankContext;
+import io.jckpt.testkit.RankThreads;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
- * N ranks as threads of this JVM, each with its own node-local directory (its "node"), real
- * sockets between them, and an in-process status exchange: one world (epoch) of a job.
+ * The test kit's {@link RankThreads} bound to {@link TwoLevelCheckpointer}, as the static calls these
+ * tests make. Only the binding lives here: the kit cannot open a TwoLevelCheckpointer by itself, as
+ * it depends on ckpt-api only (this module's tests depend on the kit; the kit depending on this module
+ * would be a cycle).
  */
 final class RankGroup {
+    private static final Duration BOUND = Duration.ofSeconds(90);
+
     private RankGroup() {
+    }
+
+    private static RankThreads<TwoLevelCheckpointer> ranks(int n) {
+        return new RankThreads<>(n, BOUND, "test-rank", TwoLevelCheckpointer::open);
     }
 
     /** Per-rank options: each rank's memory directory is its own node's. */
     static CkptOptions options(Path nodes, int rank, int replicas, Path diskDir, int diskRatio) {
-        CkptOptions.Builder b = CkptOptions.builder().replicas(replicas).memoryDirectory(nodes.resolve("node-" + rank))
-                .diskRatio(diskRatio).maxMemoryBytes(1L << 30);
-        if (diskDir != null) {
-            b.diskDirectory(diskDir);
-        }
-        return b.build();
+        return RankThreads.options(nodes, rank, replicas, diskDir, diskRatio, 1L << 30);
     }
 
     /** Opens every rank of one world concurrently (open is a collective). */
@@ -39,72 +38,31 @@ final class RankGroup {
 
     /** As {@link #open(int, String, int, IntFunction, IntFunction)}, with each rank's event sink (the launcher's log). */
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
-                                           IntFunction<Boolean> newRank,
-                                           IntFunction<java.util.function.Consumer<String>> events) throws Exception {
+                                           IntFunction<Boolean> newRank, IntFunction<Consumer<String>> events)
+            throws Exception {
         return open(LocalRankCollective.group(n), jobId, epoch, options, newRank, events);
     }
 
     /** As above, over the given exchange endpoints (one per rank), so that a test can read their counters. */
     static List<TwoLevelCheckpointer> open(List<LocalRankCollective> exchanges, String jobId, int epoch,
                                            IntFunction<CkptOptions> options, IntFunction<Boolean> newRank,
-                                           IntFunction<java.util.function.Consumer<String>> events) throws Exception {
-        int n = exchanges.size();
-        byte[] secret = new byte[32];
-        secret[0] = 42;
-        return parallel(n, rank -> {
-            RankContext context = RankContext.builder().rank(rank).size(n).jobId(jobId).epoch(epoch)
-                    .recovery(epoch > 0).newRank(epoch > 0 && newRank.apply(rank)).build();
-            return TwoLevelCheckpointer.open(options.apply(rank), context, exchanges.get(rank), secret, "127.0.0.1",
-                    events.apply(rank));
-        });
+                                           IntFunction<Consumer<String>> events) throws Exception {
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(exchanges.size())) {
+            return ranks.open(exchanges, jobId, epoch, options, newRank::apply, events, null);
+        }
     }
 
     /** Closes every rank concurrently (close is a collective when the disk level is on). */
     static void closeAll(List<TwoLevelCheckpointer> world) throws Exception {
-        parallel(world.size(), rank -> {
-            world.get(rank).close();
-            return null;
-        });
-    }
-
-    /** A per-rank task that may throw. */
-    interface RankTask<T> {
-        T run(int rank) throws Exception;
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(world.size())) {
+            ranks.closeAll(world);
+        }
     }
 
     /** Runs task(rank) for every rank on its own thread; bounded; rethrows the first failure. */
-    static <T> List<T> parallel(int n, RankTask<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
-            Thread t = new Thread(r, "test-rank");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (int rank = 0; rank < n; rank++) {
-                int r = rank;
-                futures.add(pool.submit((Callable<T>) () -> task.run(r)));
-            }
-            List<T> results = new ArrayList<>();
-            Exception first = null;
-            for (int rank = 0; rank < n; rank++) {
-                try {
-                    results.add(futures.get(rank).get(90, TimeUnit.SECONDS));
-                } catch (java.util.concurrent.ExecutionException e) {
-                    Exception cause = e.getCause() instanceof Exception c ? c : e;
-                    if (first == null) {
-                        first = cause;
-                    } else {
-                        first.addSuppressed(new Exception("rank " + rank + ": " + cause, cause));
-                    }
-                }
-            }
-            if (first != null) {
-                throw first;
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
+    static <T> List<T> parallel(int n, RankThreads.RankTask<T> task) throws Exception {
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(n)) {
+            return ranks.parallel(task);
         }
     }
 }

@@ -3,7 +3,7 @@ package io.jckpt.runtime.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.testkit.LaunchedJob;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.runtime.programs.StaticState;
 import java.util.List;
 import org.junit.jupiter.api.Test;

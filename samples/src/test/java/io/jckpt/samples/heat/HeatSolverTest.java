@@ -2,7 +2,7 @@ package io.jckpt.samples.heat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.testkit.LaunchedJob;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,7 +3,7 @@ package io.jckpt.samples.mandelbrot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.LaunchedJob;
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,15 +1,10 @@
 package io.jckpt.imem;
 
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
+import io.jckpt.testkit.Baselines;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -17,7 +12,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * checkpoints) vs raw loopback TCP moving the same bytes between two threads with a 1-byte ack,
  * and vs the same between /dev/shm mappings with the source rewritten before each transfer (as here() does),
  * interleaved in the same run (rank 1 checkpoints 1 byte per round so that rounds complete globally). Prints medians and the ratio. Args: sizes in MiB (default 4 64),
- * iterations (default 15).
+ * iterations (default 15). The raw transfers are the test kit's {@link Baselines.ThreadPair}; in package
+ * io.jckpt.imem for imem's test ring (its test-jar) and the agent's hand-off ({@code submit}).
+ * Usage: {@code bin/bench --main io.jckpt.imem.ReplicationBenchmark 4 64 x 15}.
  */
 public final class ReplicationBenchmark {
     private ReplicationBenchmark() {
@@ -49,8 +46,8 @@ public final class ReplicationBenchmark {
                 double[] rawMapped = new double[iters];
                 long[] cycles = new long[2];
                 Files.createDirectories(root.resolve("raw" + mib));
-                try (RawPair pair = new RawPair(size);
-                     RawPair mappedPair = new RawPair(size, root.resolve("raw" + mib));
+                try (Baselines.ThreadPair pair = new Baselines.ThreadPair(size);
+                     Baselines.ThreadPair mappedPair = new Baselines.ThreadPair(size, root.resolve("raw" + mib));
                      TestRing r1 = new TestRing(root.resolve("buf" + mib), 2, 1, size, false);
                      TestRing r2 = new TestRing(root.resolve("zc" + mib), 2, 1, size, true)) {
                     long c0 = r1.agents[0].counters().dutyCycles();
@@ -63,8 +60,8 @@ public final class ReplicationBenchmark {
                         double d = 0;
                         for (int k = 0; k < 4; k++) {
                             switch ((i + 3 + k) % 4) {
-                                case 0 -> a = pair.transfer();
-                                case 1 -> d = mappedPair.transfer(img);
+                                case 0 -> a = size / (double) pair.transfer(size);
+                                case 1 -> d = size / (double) mappedPair.transfer(img);
                                 case 2 -> b = round(r1, i + 4, img);
                                 default -> c = round(r2, i + 4, img);
                             }
@@ -113,89 +110,5 @@ public final class ReplicationBenchmark {
             throw new IllegalStateException("round " + round + " not replicated");
         }
         return img.length / (double) (System.nanoTime() - t0);
-    }
-
-    /** Two threads and a loopback connection moving direct buffers, acking each message with 1 byte. */
-    static final class RawPair implements AutoCloseable {
-        final SocketChannel out;
-        final SocketChannel in;
-        final ByteBuffer src;
-        final ByteBuffer dst;
-        final ExecutorService reader = TestRing.pool("jckpt-bench-raw-reader", 1);
-
-        RawPair(int size) throws Exception {
-            this(size, null);
-        }
-
-        /** @param mapped if not null, receive into (and send from) memory-mapped files in this directory */
-        RawPair(int size, Path mapped) throws Exception {
-            try (ServerSocketChannel s = ServerSocketChannel.open()) {
-                s.bind(new InetSocketAddress("127.0.0.1", 0));
-                out = SocketChannel.open(s.getLocalAddress());
-                in = s.accept();
-            }
-            out.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-            in.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-            src = mapped == null ? ByteBuffer.allocateDirect(size) : map(mapped.resolve("src"), size);
-            dst = mapped == null ? ByteBuffer.allocateDirect(size) : map(mapped.resolve("dst"), size);
-            while (src.hasRemaining()) {
-                src.put((byte) ThreadLocalRandom.current().nextInt());
-            }
-        }
-
-        private static ByteBuffer map(Path p, int size) throws Exception {
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.READ,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                ch.truncate(0);
-                ch.write(ByteBuffer.allocate(1), size - 1);
-                java.nio.MappedByteBuffer b = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, size);
-                for (int i = 0; i < size; i += 4096) {
-                    b.put(i, (byte) 0);
-                }
-                return b;
-            }
-        }
-
-        double transfer() throws Exception {
-            return transfer(null);
-        }
-
-        /** @param refill if not null, copied into the source first (untimed), as here() does before replication */
-        double transfer(byte[] refill) throws Exception {
-            if (refill != null) {
-                src.clear();
-                src.put(refill);
-            }
-            Future<Void> f = reader.submit(() -> {
-                dst.clear();
-                while (dst.hasRemaining()) {
-                    if (in.read(dst) < 0) {
-                        throw new IllegalStateException("eof");
-                    }
-                }
-                in.write(ByteBuffer.wrap(new byte[] {1}));
-                return null;
-            });
-            long t0 = System.nanoTime();
-            src.clear();
-            while (src.hasRemaining()) {
-                out.write(src);
-            }
-            ByteBuffer ack = ByteBuffer.allocate(1);
-            while (ack.hasRemaining()) {
-                out.read(ack);
-            }
-            long t = System.nanoTime() - t0;
-            TestRing.get(f);
-            return src.capacity() / (double) t;
-        }
-
-        @Override
-        public void close() throws java.io.IOException {
-            reader.shutdownNow();
-            out.close();
-            in.close();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.jckpt.perf;
+package io.jckpt.testkit;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -32,7 +32,7 @@ public final class TcpPeerMain {
                 // parent gone
             }
             System.exit(0);
-        }, "jckpt-perf-peer-watchdog");
+        }, "jckpt-tcp-peer-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
         ByteBuffer dst = Baselines.pretouched(capacity);

@@ -1,7 +1,8 @@
-package io.jckpt.runtime;
+package io.jckpt.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,59 +10,78 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A real run of {@code bin/ckpt-run} for tests: a separate launcher process whose output is
- * collected line by line with arrival times; every wait bounded.
+ * A real run of {@code bin/ckpt-run}: a separate launcher process whose output (stdout and stderr)
+ * is collected line by line with arrival times; every wait bounded. Used by the runtime's and the
+ * samples' tests and by perf's launched sections. A wait that runs out throws an
+ * {@link AssertionError} carrying the output so far.
  */
 public final class LaunchedJob implements AutoCloseable {
     private static final Pattern JOB_ID = Pattern.compile("job ([0-9a-f]{12}):");
     private static final Pattern PIDS = Pattern.compile("ranks running \\(pids ([0-9 ]+)\\)");
 
+    /**
+     * One output line.
+     *
+     * @param nanos {@link System#nanoTime()} when the line was read
+     * @param text the line
+     */
     public record Line(long nanos, String text) {
     }
 
+    private final long startNanos;
     private final Process process;
     private final List<Line> lines = new ArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
+    private int open = 2; // guarded by lines: output streams not yet at their end
 
-    private LaunchedJob(Process process) {
+    private LaunchedJob(long startNanos, Process process) {
+        this.startNanos = startNanos;
         this.process = process;
         readers.add(reader(process.getInputStream(), "out"));
         readers.add(reader(process.getErrorStream(), "err"));
     }
 
+    /** @return the repository (system property {@code jckpt.repo.root}, set by the build and bin/bench; else "..") */
     public static Path repoRoot() {
         String root = System.getProperty("jckpt.repo.root");
         return root != null ? Paths.get(root) : Paths.get("..").toAbsolutePath().normalize();
     }
 
+    /** @return the runtime module's test classes (its test programs), for a job's {@code -cp} */
     public static Path testClasses() {
         return repoRoot().resolve("runtime/target/test-classes");
     }
 
-    /** Starts {@code bin/ckpt-run args...}. */
+    /** Starts {@code bin/ckpt-run args...} of {@link #repoRoot()}. */
     public static LaunchedJob start(String... args) throws IOException {
-        return startWithEnvironment(java.util.Map.of(), args);
+        return startWithEnvironment(Map.of(), args);
     }
 
     /** Starts {@code bin/ckpt-run args...} with {@code environment} added to the launcher's (and so the ranks'). */
-    public static LaunchedJob startWithEnvironment(java.util.Map<String, String> environment, String... args)
-            throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(repoRoot().resolve("bin/ckpt-run").toString());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(repoRoot().toFile());
-        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().putAll(environment);
-        return new LaunchedJob(builder.start());
+    public static LaunchedJob startWithEnvironment(Map<String, String> environment, String... args) throws IOException {
+        return start(repoRoot(), List.of(args), environment);
     }
 
-    private Thread reader(java.io.InputStream stream, String name) {
+    /** Starts {@code repo/bin/ckpt-run args...} in {@code repo}, with {@code environment} added. */
+    public static LaunchedJob start(Path repo, List<String> args, Map<String, String> environment) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(repo.resolve("bin/ckpt-run").toString());
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().putAll(environment);
+        long startNanos = System.nanoTime();
+        return new LaunchedJob(startNanos, builder.start());
+    }
+
+    private Thread reader(InputStream stream, String name) {
         Thread thread = new Thread(() -> {
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
@@ -72,34 +92,42 @@ public final class LaunchedJob implements AutoCloseable {
                 }
             } catch (IOException ignored) {
                 // process gone
+            } finally {
+                synchronized (lines) {
+                    open--;
+                    lines.notifyAll();
+                }
             }
-        }, "test-launcher-" + name);
+        }, "jckpt-launched-job-" + name);
         thread.setDaemon(true);
         thread.start();
         return thread;
     }
 
+    /** @return {@link System#nanoTime()} just before the launcher process was started */
+    public long startNanos() {
+        return startNanos;
+    }
+
     /** Waits (bounded) for a line containing {@code text}; returns it. */
     public Line awaitLine(String text, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        synchronized (lines) {
-            for (;;) {
-                for (Line line : lines) {
-                    if (line.text().contains(text)) {
-                        return line;
-                    }
-                }
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    throw new AssertionError("no line containing '" + text + "' within " + millis + " ms; output:\n" + output());
-                }
-                lines.wait(left);
-            }
-        }
+        return awaitLines(text, 1, millis);
+    }
+
+    /**
+     * Waits (bounded) for a line containing {@code text}; null when the launcher's output ended (it
+     * exited) without one.
+     */
+    public Line awaitLineOrExit(String text, long millis) throws InterruptedException {
+        return await(text, 1, millis, true);
     }
 
     /** Waits (bounded) until {@code count} lines contain {@code text}; returns the last of them. */
     public Line awaitLines(String text, int count, long millis) throws InterruptedException {
+        return await(text, count, millis, false);
+    }
+
+    private Line await(String text, int count, long millis, boolean nullAtExit) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (lines) {
             for (;;) {
@@ -109,28 +137,32 @@ public final class LaunchedJob implements AutoCloseable {
                         return line;
                     }
                 }
+                if (nullAtExit && open == 0) {
+                    return null;
+                }
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
-                    throw new AssertionError(count + " lines containing '" + text + "' not seen within " + millis
-                            + " ms; output:\n" + output());
+                    throw new AssertionError((count == 1 ? "no line" : count + " lines") + " containing '" + text
+                            + "' within " + millis + " ms; output:\n" + output());
                 }
                 lines.wait(left);
             }
         }
     }
 
-    /** Waits (bounded) for the launcher to exit; returns its exit status. */
+    /** Waits (bounded) for the launcher to exit (killing it and its ranks when it does not); its exit status. */
     public int awaitExit(long millis) throws InterruptedException {
         if (!process.waitFor(millis, TimeUnit.MILLISECONDS)) {
-            process.destroyForcibly();
+            close();
             throw new AssertionError("launcher did not exit within " + millis + " ms; output:\n" + output());
         }
         for (Thread reader : readers) {
-            reader.join(2_000);
+            reader.join(5_000);
         }
         return process.exitValue();
     }
 
+    /** @return the output so far, one line each */
     public String output() {
         StringBuilder text = new StringBuilder();
         synchronized (lines) {
@@ -141,18 +173,38 @@ public final class LaunchedJob implements AutoCloseable {
         return text.toString();
     }
 
+    /** @return the text of the lines so far that contain {@code text} */
     public List<String> linesContaining(String text) {
-        List<String> found = new ArrayList<>();
+        return lines(text).stream().map(Line::text).toList();
+    }
+
+    /** @return the lines so far (with their arrival times) that contain {@code text} */
+    public List<Line> lines(String text) {
+        List<Line> found = new ArrayList<>();
         synchronized (lines) {
             for (Line line : lines) {
                 if (line.text().contains(text)) {
-                    found.add(line.text());
+                    found.add(line);
                 }
             }
         }
         return found;
     }
 
+    /** @return the first capture group of {@code pattern} in the first line it is found in, or null */
+    public String find(Pattern pattern) {
+        synchronized (lines) {
+            for (Line line : lines) {
+                Matcher m = pattern.matcher(line.text());
+                if (m.find()) {
+                    return m.group(1);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the job id from the launcher's output */
     public String jobId() {
         Matcher matcher = JOB_ID.matcher(output());
         if (!matcher.find()) {
@@ -161,7 +213,7 @@ public final class LaunchedJob implements AutoCloseable {
         return matcher.group(1);
     }
 
-    /** Rank pids in rank order, from the launcher's "all N ranks running" line. */
+    /** Rank pids in rank order, from the launcher's "all N ranks running" line (already printed). */
     public long[] rankPids() {
         Matcher matcher = PIDS.matcher(output());
         if (!matcher.find()) {
@@ -170,6 +222,13 @@ public final class LaunchedJob implements AutoCloseable {
         return Stream.of(matcher.group(1).trim().split(" ")).mapToLong(Long::parseLong).toArray();
     }
 
+    /** As {@link #rankPids()}, waiting (bounded) for the line first. */
+    public long[] awaitRankPids(long millis) throws InterruptedException {
+        awaitLine("ranks running (pids", millis);
+        return rankPids();
+    }
+
+    /** @return the launcher's pid */
     public long launcherPid() {
         return process.pid();
     }
@@ -228,6 +287,7 @@ public final class LaunchedJob implements AutoCloseable {
         return -1;
     }
 
+    /** Kills the launcher and its descendants (the ranks) if it is still running. */
     @Override
     public void close() {
         if (process.isAlive()) {

@@ -1,11 +1,10 @@
 package io.jckpt.imem;
 
+import io.jckpt.testkit.Baselines;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +18,10 @@ import java.util.concurrent.TimeUnit;
  * Benchmark (not a test): the same comparison as {@link ReplicationBenchmark}, with the receiving
  * side in a second JVM: raw loopback TCP (direct buffers, 1-byte ack) vs one ring round (n = 2,
  * m = 1, zero-copy send, rank 1 a child process checkpointing tiny images), interleaved in the same
- * run. Args: size in MiB (default 64), iterations (default 21).
+ * run. The raw side is the test kit's {@link Baselines.TwoJvmPair} (a 4-byte length before each
+ * message). In package io.jckpt.imem for imem's test-jar (RingRankMain) and the agent's hand-off
+ * ({@code submit}). Args: size in MiB (default 64), iterations (default 21).
+ * Usage: {@code bin/bench --main io.jckpt.imem.TwoJvmReplicationBenchmark 64 21}.
  */
 public final class TwoJvmReplicationBenchmark {
     private TwoJvmReplicationBenchmark() {
@@ -59,25 +61,20 @@ public final class TwoJvmReplicationBenchmark {
         ThreadLocalRandom.current().nextBytes(img);
         Path root = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-bench2");
         JobSecret secret = JobSecret.random();
-        Process raw = child(RawTcpPeerMain.class.getName(), Integer.toString(size));
         Process rank1 = child(RingRankMain.class.getName(), root.resolve("rank-1").toString(), "1", "2", "1",
                 secret.toHex(), "1", Integer.toString(size));
         try (ReplicaStore store = ReplicaStore.open(new ReplicaStoreConfig(root.resolve("rank-0"), 0, 2, 1, 2, size, 1L << 31));
-             DataEndpoint ep = DataEndpoint.bindLoopback(0, secret)) {
-            int rawPort = Integer.parseInt(line(ReplicaStoreTest.lines(raw), "PORT "));
+             DataEndpoint ep = DataEndpoint.bindLoopback(0, secret);
+             Baselines.TwoJvmPair raw = new Baselines.TwoJvmPair(size)) {
             int rank1Port = Integer.parseInt(line(ReplicaStoreTest.lines(rank1), "ADDR "));
             try (Writer w = new OutputStreamWriter(rank1.getOutputStream(), StandardCharsets.UTF_8)) {
                 w.write("NEXT " + ep.address().getPort() + "\n");
             }
             RingLinks links = ep.joinRing(2, new InetSocketAddress(InetAddress.getLoopbackAddress(), rank1Port),
                     Duration.ofSeconds(30));
-            ByteBuffer src = ByteBuffer.allocateDirect(size);
-            src.put(img);
             double[] rawGbs = new double[iters];
             double[] ringGbs = new double[iters];
-            try (ReplicationAgent agent = ReplicationAgent.start(store, links, Duration.ofSeconds(30), -1);
-                 SocketChannel out = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), rawPort))) {
-                out.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            try (ReplicationAgent agent = ReplicationAgent.start(store, links, Duration.ofSeconds(30), -1)) {
                 for (int i = -3; i < iters; i++) {
                     long round = i + 4;
                     ReplicaWrite wr = agent.beginRound(round, size, Duration.ofSeconds(60));
@@ -87,16 +84,7 @@ public final class TwoJvmReplicationBenchmark {
                     double b = 0;
                     for (int k = 0; k < 2; k++) {
                         if ((i + k) % 2 == 0) {
-                            long t0 = System.nanoTime();
-                            src.clear();
-                            while (src.hasRemaining()) {
-                                out.write(src);
-                            }
-                            ByteBuffer ack = ByteBuffer.allocate(1);
-                            while (ack.hasRemaining()) {
-                                out.read(ack);
-                            }
-                            a = size / (double) (System.nanoTime() - t0);
+                            a = size / (double) raw.transfer(size);
                         } else {
                             long t0 = System.nanoTime();
                             agent.submit(round);
@@ -119,9 +107,7 @@ public final class TwoJvmReplicationBenchmark {
             System.out.printf("%d MiB, two JVMs: raw TCP %.2f GB/s | ring round (transferTo) %.2f GB/s = %.0f%% of raw%n",
                     size >> 20, r, g, 100 * g / r);
         } finally {
-            raw.destroyForcibly();
             rank1.destroyForcibly();
-            raw.waitFor(10, TimeUnit.SECONDS);
             rank1.waitFor(10, TimeUnit.SECONDS);
             ReplicaStore.wipe(root);
         }

@@ -1,6 +1,8 @@
-package io.jckpt.policy;
+package io.jckpt.perf;
 
 import io.jckpt.CkptStats;
+import io.jckpt.policy.TwoLevelCheckpointer;
+import io.jckpt.testkit.RankThreads;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.concurrent.TimeUnit;
  * {@link CkptStats#lastHere()}, n = 2 ranks as threads, m = 1. Args: size, iterations, and the
  * idle gap in microseconds rank 0 sleeps before each round (default 0: back to back; a gap lets the
  * caches and the CPU cool down, as between a real program's checkpoints).
+ * Usage: {@code bin/bench --main io.jckpt.perf.HereProfile [size [iterations [gap-us]]]}.
  */
 public final class HereProfile {
     private HereProfile() {
@@ -28,12 +31,13 @@ public final class HereProfile {
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         long gapNanos = args.length > 2 ? Long.parseLong(args[2]) * 1000 : 0;
         Path nodes = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-hereprof");
-        try {
-            List<TwoLevelCheckpointer> world = RankGroup.open(2, "prof", 0, r -> RankGroup.options(nodes, r, 1, null, 0),
-                    r -> false);
+        try (RankThreads<TwoLevelCheckpointer> ranks = new RankThreads<>(2, Duration.ofSeconds(90), "perf-rank",
+                TwoLevelCheckpointer::open)) {
+            List<TwoLevelCheckpointer> world = ranks.open("prof", 0,
+                    r -> RankThreads.options(nodes, r, 1, null, 0, 1L << 30), r -> false, null, null);
             CyclicBarrier barrier = new CyclicBarrier(2);
             long[][] parts = new long[4][iters];
-            RankGroup.parallel(2, rank -> {
+            ranks.parallel(rank -> {
                 TwoLevelCheckpointer c = world.get(rank);
                 byte[] data = new byte[rank == 0 ? size : 8];
                 c.register("data", data);
@@ -57,7 +61,7 @@ public final class HereProfile {
                 }
                 return null;
             });
-            RankGroup.closeAll(world);
+            ranks.closeAll(world);
             String[] names = {"wait", "write", "hand-off", "total"};
             for (int k = 0; k < 4; k++) {
                 long[] v = parts[k].clone();

@@ -1,5 +1,6 @@
 package io.jckpt.imem;
 
+import io.jckpt.testkit.Baselines;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * of the same bytes into a pre-touched direct buffer, in the same run; with the CRC32C on the caller
  * ({@code commitRound}) and on the agent thread ({@code commitRoundInBackground}). Replication of the
  * previous round is awaited, untimed, between iterations. Args: iterations for the large sizes (default 21; 100x
- * that, after as many warm-up calls, for the small ones).
+ * that, after as many warm-up calls, for the small ones). In package io.jckpt.imem for imem's test ring
+ * (its test-jar). Usage: {@code bin/bench --main io.jckpt.imem.HereBenchmark [iterations]}.
  */
 public final class HereBenchmark {
     private HereBenchmark() {
@@ -31,10 +33,7 @@ public final class HereBenchmark {
             for (int size : sizes) {
                 byte[] img = new byte[size];
                 ThreadLocalRandom.current().nextBytes(img);
-                ByteBuffer plain = ByteBuffer.allocateDirect(size);
-                for (int i = 0; i < size; i += 4096) {
-                    plain.put(i, (byte) 0);
-                }
+                ByteBuffer plain = Baselines.pretouched(size);
                 int n = size <= 40_000 ? iters * 100 : iters; // small sizes: enough calls for the JIT
                 int warmup = size <= 40_000 ? n : 3;
                 long[] copy = new long[n];
@@ -43,15 +42,12 @@ public final class HereBenchmark {
                 try (TestRing ring = new TestRing(root.resolve("s" + size), 2, 1, size, false)) {
                     long round = 0;
                     for (int i = -warmup; i < n; i++) {
-                        long t0 = System.nanoTime();
-                        plain.clear();
-                        plain.put(img);
-                        long c = System.nanoTime() - t0;
+                        long c = Baselines.copy(img, plain);
                         long[] here = new long[2];
                         for (int k = 0; k < 2; k++) {
                             round++;
                             ring.here(1, round, new byte[1], Duration.ofSeconds(30));
-                            t0 = System.nanoTime();
+                            long t0 = System.nanoTime();
                             ReplicaWrite w = ring.agents[0].beginRound(round, size, Duration.ofSeconds(30));
                             w.image().put(img);
                             if (k == 0) {

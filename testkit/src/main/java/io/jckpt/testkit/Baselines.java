@@ -1,4 +1,4 @@
-package io.jckpt.perf;
+package io.jckpt.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -26,14 +26,16 @@ import java.util.zip.CRC32C;
 /**
  * The physical baselines every figure of ours is divided by, measured in the same run: a plain
  * copy into pre-touched off-heap memory, CRC32C, a raw durable write, a raw file read, and raw
- * loopback TCP (between two threads of this JVM, and between this JVM and a second one).
+ * loopback TCP (between two threads of this JVM, and between this JVM and a second one). Used by
+ * perf's baselines section and by the benchmarks that compare a jckpt path with its physical floor
+ * (FlushBench, ReplicationBenchmark, TwoJvmReplicationBenchmark).
  */
-final class Baselines {
+public final class Baselines {
     private Baselines() {
     }
 
     /** A direct buffer of {@code size} bytes with every page touched. */
-    static ByteBuffer pretouched(int size) {
+    public static ByteBuffer pretouched(int size) {
         ByteBuffer b = ByteBuffer.allocateDirect(Math.max(size, 1));
         for (int i = 0; i < b.capacity(); i += 4096) {
             b.put(i, (byte) 1);
@@ -42,7 +44,7 @@ final class Baselines {
     }
 
     /** memcpy: the bytes of {@code src} into the pre-touched {@code dst}; returns nanos. */
-    static long copy(byte[] src, ByteBuffer dst) {
+    public static long copy(byte[] src, ByteBuffer dst) {
         long t0 = System.nanoTime();
         dst.clear();
         dst.put(src, 0, src.length);
@@ -50,7 +52,7 @@ final class Baselines {
     }
 
     /** CRC32C over a direct buffer; returns nanos (the value is folded into {@code sink}). */
-    static long crc32c(ByteBuffer data, long[] sink) {
+    public static long crc32c(ByteBuffer data, long[] sink) {
         long t0 = System.nanoTime();
         CRC32C crc = new CRC32C();
         ByteBuffer d = data.duplicate();
@@ -62,7 +64,7 @@ final class Baselines {
     }
 
     /** Raw durable write: write loop + force + atomic rename onto a new name + directory fsync; nanos. */
-    static long durableWrite(Path dir, ByteBuffer image, int size, int i) throws IOException {
+    public static long durableWrite(Path dir, ByteBuffer image, int size, int i) throws IOException {
         Path temp = dir.resolve("raw-" + i + ".tmp");
         Path target = dir.resolve("raw-" + i + ".bin");
         long start = System.nanoTime();
@@ -88,7 +90,7 @@ final class Baselines {
      * image to the same disk at the same time), each on a thread of {@code pool}, released together;
      * returns each writer's nanos.
      */
-    static long[] concurrentDurableWrites(java.util.concurrent.ExecutorService pool, Path dir, ByteBuffer[] images,
+    public static long[] concurrentDurableWrites(java.util.concurrent.ExecutorService pool, Path dir, ByteBuffer[] images,
                                           int size, int seq) throws Exception {
         int writers = images.length;
         java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(writers);
@@ -108,7 +110,7 @@ final class Baselines {
     }
 
     /** Raw read of a whole file (from the page cache once written) into a pre-touched buffer; nanos. */
-    static long readFile(Path file, ByteBuffer into) throws IOException {
+    public static long readFile(Path file, ByteBuffer into) throws IOException {
         long start = System.nanoTime();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             into.clear();
@@ -128,14 +130,14 @@ final class Baselines {
      * the hand-off: from the wake-up call until the sleeper runs, which a background sender adds to
      * every transfer it is handed.
      */
-    static final class Sleeper implements AutoCloseable {
+    public static final class Sleeper implements AutoCloseable {
         private final java.nio.channels.Selector selector;
         private final Thread thread;
         private volatile boolean running = true;
         private volatile long wokeAt;
         private long wakeCalledAt;
 
-        Sleeper() throws IOException {
+        public Sleeper() throws IOException {
             selector = java.nio.channels.Selector.open();
             thread = new Thread(() -> {
                 try {
@@ -146,13 +148,13 @@ final class Baselines {
                 } catch (IOException e) {
                     // closed: stop
                 }
-            }, "jckpt-perf-sleeper");
+            }, "jckpt-baseline-sleeper");
             thread.setDaemon(true);
             thread.start();
         }
 
         /** @return nanos spent in the wake-up call */
-        long wake() {
+        public long wake() {
             long t0 = System.nanoTime();
             wakeCalledAt = t0;
             selector.wakeup();
@@ -163,7 +165,7 @@ final class Baselines {
          * @return nanos from the last {@link #wake()} call until the sleeper ran, waiting (in 50 us
          *         sleeps, at most 1 s) for it to run
          */
-        long lastWakeLatency() {
+        public long lastWakeLatency() {
             long deadline = System.nanoTime() + 1_000_000_000L;
             long woke = wokeAt;
             while (woke - wakeCalledAt < 0 && System.nanoTime() < deadline) {
@@ -189,22 +191,45 @@ final class Baselines {
         }
     }
 
+    /** Writes all of {@code src} to {@code out}, then reads the receiver's 1-byte ack. */
+    private static void sendAndAwaitAck(SocketChannel out, ByteBuffer src, String receiver) throws IOException {
+        while (src.hasRemaining()) {
+            out.write(src);
+        }
+        ByteBuffer ack = ByteBuffer.allocate(1);
+        while (ack.hasRemaining()) {
+            if (out.read(ack) < 0) {
+                throw new IOException(receiver + " closed the connection");
+            }
+        }
+    }
+
     /**
      * Raw loopback TCP between two threads of this JVM: direct buffers, TCP_NODELAY, the receiver
      * acks each message with one byte; a transfer is timed from the first write to the ack.
      */
-    static final class ThreadPair implements AutoCloseable {
+    public static final class ThreadPair implements AutoCloseable {
         private final SocketChannel out;
         private final SocketChannel in;
         private final ByteBuffer src;
         private final ByteBuffer dst;
         private final ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "jckpt-perf-tcp-reader");
+            Thread t = new Thread(r, "jckpt-baseline-tcp-reader");
             t.setDaemon(true);
             return t;
         });
 
-        ThreadPair(int capacity) throws IOException {
+        /** @param capacity the largest transfer, in bytes (direct buffers) */
+        public ThreadPair(int capacity) throws IOException {
+            this(capacity, null);
+        }
+
+        /**
+         * @param capacity the largest transfer, in bytes
+         * @param mapped if not null, send from and receive into pre-touched memory-mapped files
+         *        {@code src} and {@code dst} in this directory (as a replica store's slots are)
+         */
+        public ThreadPair(int capacity, Path mapped) throws IOException {
             try (ServerSocketChannel s = ServerSocketChannel.open()) {
                 s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 out = SocketChannel.open(s.getLocalAddress());
@@ -212,12 +237,36 @@ final class Baselines {
             }
             out.setOption(StandardSocketOptions.TCP_NODELAY, true);
             in.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            src = pretouched(capacity);
-            dst = pretouched(capacity);
+            src = mapped == null ? pretouched(capacity) : mapped(mapped.resolve("src"), capacity);
+            dst = mapped == null ? pretouched(capacity) : mapped(mapped.resolve("dst"), capacity);
+        }
+
+        private static ByteBuffer mapped(Path file, int size) throws IOException {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                ch.truncate(0);
+                ch.write(ByteBuffer.allocate(1), size - 1);
+                ByteBuffer b = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+                for (int i = 0; i < size; i += 4096) {
+                    b.put(i, (byte) 0);
+                }
+                return b;
+            }
+        }
+
+        /**
+         * The source rewritten first (untimed), as here() writes its slot before replication.
+         *
+         * @return nanos to move {@code refill.length} bytes and get the ack
+         */
+        public long transfer(byte[] refill) throws Exception {
+            src.clear();
+            src.put(refill);
+            return transfer(refill.length);
         }
 
         /** @return nanos to move {@code size} bytes and get the ack */
-        long transfer(int size) throws Exception {
+        public long transfer(int size) throws Exception {
             Future<Void> f = reader.submit(() -> {
                 dst.clear().limit(size);
                 while (dst.hasRemaining()) {
@@ -230,15 +279,7 @@ final class Baselines {
             });
             long t0 = System.nanoTime();
             src.clear().limit(size);
-            while (src.hasRemaining()) {
-                out.write(src);
-            }
-            ByteBuffer ack = ByteBuffer.allocate(1);
-            while (ack.hasRemaining()) {
-                if (out.read(ack) < 0) {
-                    throw new IOException("eof");
-                }
-            }
+            sendAndAwaitAck(out, src, "the receiving thread");
             long t = System.nanoTime() - t0;
             f.get(60, TimeUnit.SECONDS);
             return t;
@@ -257,12 +298,12 @@ final class Baselines {
      * then the payload from a direct buffer; the peer reads it into its own direct buffer and acks
      * with one byte. Timed from the first write to the ack.
      */
-    static final class TwoJvmPair implements AutoCloseable {
+    public static final class TwoJvmPair implements AutoCloseable {
         private final Process peer;
         private final SocketChannel out;
         private final ByteBuffer src;
 
-        TwoJvmPair(int capacity) throws IOException, InterruptedException {
+        public TwoJvmPair(int capacity) throws IOException, InterruptedException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             peer = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                     TcpPeerMain.class.getName(), Integer.toString(capacity))
@@ -297,22 +338,14 @@ final class Baselines {
         }
 
         /** @return nanos to move {@code size} bytes to the other JVM and get its ack */
-        long transfer(int size) throws IOException {
+        public long transfer(int size) throws IOException {
             long t0 = System.nanoTime();
             ByteBuffer header = ByteBuffer.allocate(4).putInt(0, size);
             while (header.hasRemaining()) {
                 out.write(header);
             }
             src.clear().limit(size);
-            while (src.hasRemaining()) {
-                out.write(src);
-            }
-            ByteBuffer ack = ByteBuffer.allocate(1);
-            while (ack.hasRemaining()) {
-                if (out.read(ack) < 0) {
-                    throw new IOException("TCP peer JVM closed the connection");
-                }
-            }
+            sendAndAwaitAck(out, src, "the TCP peer JVM");
             return System.nanoTime() - t0;
         }
 

@@ -1,14 +1,18 @@
-package io.jckpt.disk;
+package io.jckpt.perf;
 
-import java.io.IOException;
+import io.jckpt.disk.CheckpointImage;
+import io.jckpt.disk.DiskFlusher;
+import io.jckpt.disk.DiskStoreConfig;
+import io.jckpt.disk.FlushListener;
+import io.jckpt.disk.GenerationStore;
+import io.jckpt.disk.OverlapPolicy;
+import io.jckpt.testkit.Baselines;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.SplittableRandom;
 
 import org.apache.commons.io.file.PathUtils;
 
@@ -16,7 +20,7 @@ import org.apache.commons.io.file.PathUtils;
  * Benchmark main (not a unit test): the stable-disk flush of one rank's image against a raw
  * durable write of the same bytes (one write loop + force + atomic rename onto a new name +
  * directory fsync), interleaved in the same run, medians printed with the ratio flush/raw.
- * Usage: {@code java -cp ... io.jckpt.disk.FlushBench [directory]}.
+ * Usage: {@code bin/bench --main io.jckpt.perf.FlushBench [directory]}.
  */
 public final class FlushBench {
     private FlushBench() {
@@ -43,7 +47,7 @@ public final class FlushBench {
 
     private static void run(final Path dir, final int size, final int iterations, final int chunk, final boolean viaFlusher)
         throws Exception {
-        final ByteBuffer image = TestImages.direct(size, size);
+        final ByteBuffer image = image(size, size);
         final GenerationStore store = GenerationStore.open(
             DiskStoreConfig.of(dir, "bench", 0, 1).withWriteChunkSize(chunk));
         final DiskFlusher flusher = viaFlusher ? DiskFlusher.start(store, OverlapPolicy.COALESCE, FlushListener.NONE) : null;
@@ -51,7 +55,7 @@ public final class FlushBench {
         final long[] flush = new long[iterations];
         try {
             for (int i = -2; i < iterations; i++) { // two warm-up rounds
-                final long r = rawDurableWrite(dir, image, i + 2);
+                final long r = Baselines.durableWrite(dir, image, size, i + 2);
                 final long f = flush(store, flusher, i + 2, image);
                 if (i >= 0) {
                     raw[i] = r;
@@ -86,25 +90,17 @@ public final class FlushBench {
         return System.nanoTime() - start;
     }
 
-    /** The physical baseline: write + force + atomic rename onto a new name + directory fsync. */
-    private static long rawDurableWrite(final Path dir, final ByteBuffer image, final int i) throws IOException {
-        final Path temp = dir.resolve("raw-" + i + ".tmp");
-        final Path target = dir.resolve("raw-" + i + ".bin");
-        final long start = System.nanoTime();
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            final ByteBuffer src = image.duplicate();
-            while (src.hasRemaining()) {
-                channel.write(src);
-            }
-            channel.force(true);
+    /** A direct buffer of {@code length} deterministic pseudo-random bytes. */
+    private static ByteBuffer image(final long seed, final int length) {
+        final ByteBuffer image = Baselines.pretouched(length);
+        final SplittableRandom random = new SplittableRandom(seed);
+        while (image.remaining() >= 8) {
+            image.putLong(random.nextLong());
         }
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
+        while (image.hasRemaining()) {
+            image.put((byte) random.nextInt());
         }
-        final long nanos = System.nanoTime() - start;
-        Files.delete(target);
-        return nanos;
+        return image.flip();
     }
 
     private static double median(final long[] values) {
