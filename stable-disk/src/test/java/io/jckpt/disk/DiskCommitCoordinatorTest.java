@@ -1,0 +1,164 @@
+package io.jckpt.disk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The disk level's coordinator on real files: a flushed round pins its slot until the flusher releases
+ * it, rank 0 commits once every rank file is durable, and a round that never becomes complete is
+ * counted as incomplete (every flush over) or failed (the commit timeout passed), with one line each.
+ */
+class DiskCommitCoordinatorTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path root;
+
+    /** Records what the coordinator reports; {@code fates} counts down at each commit, incomplete or failure. */
+    static final class Recorder implements DiskCommitCoordinator.Listener {
+        final AtomicInteger flushed = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final List<Long> committed = new CopyOnWriteArrayList<>();
+        final List<Long> incomplete = new CopyOnWriteArrayList<>();
+        final CountDownLatch fates = new CountDownLatch(1);
+
+        @Override
+        public void onFlushed() {
+            flushed.incrementAndGet();
+        }
+
+        @Override
+        public void onFailed() {
+            failed.incrementAndGet();
+            fates.countDown();
+        }
+
+        @Override
+        public void onCommitted(long round) {
+            committed.add(round);
+            fates.countDown();
+        }
+
+        @Override
+        public void onIncomplete(long round) {
+            incomplete.add(round);
+            fates.countDown();
+        }
+    }
+
+    @Test
+    void theSlotStaysPinnedWhileTheFlusherReadsItAndRankZeroCommits() throws Exception {
+        GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 1));
+        SlotPins pins = new SlotPins();
+        Recorder recorder = new Recorder();
+        List<String> events = new CopyOnWriteArrayList<>();
+        CountDownLatch event = new CountDownLatch(1);
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 1, WAIT, pins, recorder, e -> {
+            events.add(e);
+            event.countDown();
+        }, warnings::add);
+        try {
+            Object slot = new Object();
+            Object owner = new Object();
+            DiskFlusherTest.GatedImage image = new DiskFlusherTest.GatedImage(7, 100_000, true);
+            c.submit(7, image, slot, owner);
+            assertTrue(image.entered.await(20, TimeUnit.SECONDS), "the flusher reads the slot");
+            assertFalse(pins.none());
+            assertTrue(pins.holds(owner));
+            assertFalse(pins.awaitUnpinned(slot, Duration.ofMillis(50)), "pinned while the flush reads it");
+            image.gate.countDown();
+            assertTrue(pins.awaitUnpinned(slot, WAIT));
+            assertTrue(c.awaitIdle(WAIT));
+            assertTrue(event.await(20, TimeUnit.SECONDS), "the commit is announced");
+            assertEquals(List.of("disk generation of round 7 committed"), events);
+            assertEquals(List.of(7L), recorder.committed);
+            assertEquals(1, recorder.flushed.get());
+            assertTrue(store.committedRounds().contains(7L));
+            assertTrue(pins.none());
+            assertFalse(pins.holds(owner));
+            assertEquals(0, image.released.get(), "the coordinator's wrapper unpins; the slot's view stays the caller's");
+            assertEquals(List.of(), warnings);
+        } finally {
+            c.close(true, WAIT);
+        }
+        assertFalse(c.flusher().isAlive());
+    }
+
+    @Test
+    void aRoundMissingAnotherRanksFileIsIncompleteOnceEveryFlushIsOver() throws Exception {
+        GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 2));
+        Recorder recorder = new Recorder();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, WAIT, new SlotPins(), recorder, lines::add,
+                lines::add);
+        try {
+            c.flushesSettled(true); // rank 1 has no flush left: its file of round 3 never comes
+            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)), new Object(), new Object());
+            assertTrue(recorder.fates.await(20, TimeUnit.SECONDS));
+            assertEquals(List.of(3L), recorder.incomplete);
+            assertEquals(List.of(), recorder.committed);
+            assertEquals(0, recorder.failed.get());
+            assertEquals(List.of(), lines, "an incomplete round is counted, not said");
+        } finally {
+            c.close(true, WAIT);
+        }
+    }
+
+    @Test
+    void aRoundNotCompleteWithinTheCommitTimeoutIsWarnedAndCountedFailed() throws Exception {
+        GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 2));
+        Recorder recorder = new Recorder();
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        CountDownLatch warned = new CountDownLatch(1);
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, Duration.ofMillis(200), new SlotPins(),
+                recorder, e -> { }, w -> {
+                    warnings.add(w);
+                    warned.countDown();
+                });
+        try {
+            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)), new Object(), new Object());
+            assertTrue(warned.await(20, TimeUnit.SECONDS), "warned once the 200 ms commit timeout passed");
+            assertEquals(1, recorder.failed.get());
+            assertEquals(List.of(), recorder.committed);
+            assertEquals(1, warnings.size());
+            assertTrue(warnings.get(0).startsWith("disk generation of round 3 not committed within 200 ms: "),
+                    warnings.get(0));
+        } finally {
+            c.close(true, WAIT);
+        }
+    }
+
+    @Test
+    void pinsCountPerSlotAndOwnerByIdentity() throws Exception {
+        SlotPins pins = new SlotPins();
+        String slot = new String("slot");
+        String twin = new String("slot");
+        Object owner = new Object();
+        assertTrue(pins.none());
+        assertTrue(pins.awaitUnpinned(null, Duration.ZERO), "no slot: nothing to wait for");
+        pins.pin(slot, owner);
+        pins.pin(slot, owner); // two rounds in the flusher (one writing, one pending)
+        assertTrue(pins.awaitUnpinned(twin, Duration.ZERO), "an equal but distinct slot is not pinned");
+        pins.unpin(slot, owner);
+        assertFalse(pins.awaitUnpinned(slot, Duration.ofMillis(20)), "one pin left");
+        assertTrue(pins.holds(owner));
+        Thread unpinner = new Thread(() -> pins.unpin(slot, owner), "unpinner");
+        unpinner.start();
+        assertTrue(pins.awaitUnpinned(slot, WAIT));
+        unpinner.join(WAIT.toMillis());
+        assertTrue(pins.none());
+        assertFalse(pins.holds(owner));
+    }
+}

@@ -1,0 +1,95 @@
+package io.jckpt.policy;
+
+import io.jckpt.CkptException;
+import io.jckpt.CkptOptions;
+import io.jckpt.disk.DiskCommitCoordinator;
+import io.jckpt.imem.ReplicationAgent;
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.RankCollective;
+import java.io.IOException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The collective part of close() (as MPI_Ckpt_close): the last round must be complete everywhere, and
+ * every rank must know it, before any rank leaves the ring, or a neighbour still waiting for its last
+ * round would lose its successor. Two exchanges after the size agreement in flight is joined: CLOSE
+ * (every rank closes at the same round: a rank that skipped a here() is named now, not after waiting
+ * for a round it will never take), then CLOSE_SETTLED (every rank's flushes are over: what is not
+ * durable then never will be, and the disk coordinator stops waiting for it). The retiring store of a
+ * switch goes once the newest round is known complete in the current layout.
+ */
+final class CollectiveClose {
+    private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
+
+    private final int rank;
+    private final RankCollective exchange;
+    private final SizeAgreement agreement;
+    private final LayoutSwitcher switcher;
+
+    CollectiveClose(int rank, RankCollective exchange, SizeAgreement agreement, LayoutSwitcher switcher) {
+        this.rank = rank;
+        this.exchange = exchange;
+        this.agreement = agreement;
+        this.switcher = switcher;
+    }
+
+    /**
+     * @param round           the round every rank must close at
+     * @param options         the bounds
+     * @param disk            the disk level, or null
+     * @throws InterruptedException if interrupted while waiting for the flusher
+     */
+    void run(long round, CkptOptions options, DiskCommitCoordinator disk) throws InterruptedException {
+        agreement.join(round, options); // before the exchanges below: one at a time, in the same order everywhere
+        exchange.allgather(Collective.of(Collective.Kind.CLOSE, round), new byte[0], options.exchangeTimeout());
+        ReplicationAgent agent = switcher.agent();
+        boolean replicated = agent == null || agent.failure() != null
+                || awaitReplicated(round, options.replicationTimeout(), options, disk);
+        if (!replicated) {
+            LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank, round,
+                    options.replicationTimeout().toMillis());
+        }
+        StoreLayout layout = switcher.layout();
+        if (replicated && layout != null && round >= layout.firstRound() && agent != null && agent.failure() == null) {
+            switcher.retiringCompleteAtClose(); // the newest round is complete everywhere, in the current layout
+        }
+        boolean flushed = disk == null || disk.awaitIdle(options.replicationTimeout());
+        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CLOSE_SETTLED, round),
+                new byte[] {(byte) (flushed ? 1 : 0)}, options.exchangeTimeout());
+        boolean settled = true;
+        for (byte[] part : all) {
+            settled &= part.length == 1 && part[0] == 1;
+        }
+        if (disk != null) {
+            disk.flushesSettled(settled); // no rank has a flush left: what is not durable now never will be
+        }
+        if (agent == null && layout != null && round >= layout.firstRound()) {
+            switcher.retiringCompleteAtClose(); // every rank reached close: every rank's own copy is written
+        }
+    }
+
+    /**
+     * The checkpointer's awaitReplicated: waits (bounded) until the newest round every rank took is
+     * replicated on every rank and, when it is a disk round, durable on disk here.
+     *
+     * @return whether that state was reached within {@code timeout}
+     */
+    boolean awaitReplicated(long round, Duration timeout, CkptOptions options, DiskCommitCoordinator disk) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            long newest = agreement.newestWrittenEverywhere(round, timeout, switcher.ringAgreement(), options);
+            ReplicationAgent agent = switcher.agent();
+            if (newest < 0 || agent != null && !agent.awaitGloballyCompleted(newest, timeout)) {
+                return false;
+            }
+            return disk == null || disk.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (IOException e) {
+            throw new CkptException("rank " + rank + ": replication of round " + round + " failed: " + e.getMessage(), e);
+        }
+    }
+}

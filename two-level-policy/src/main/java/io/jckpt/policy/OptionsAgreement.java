@@ -1,0 +1,64 @@
+package io.jckpt.policy;
+
+import io.jckpt.CkptOptions;
+import io.jckpt.CtrlOptions;
+import io.jckpt.InvalidOptionException;
+import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.RankCollective;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The check that every rank runs with the same global options: at open, from the fingerprints the
+ * open exchange carried; at ctrl, with an exchange of its own (the fingerprint of the options the ctrl
+ * asks for, 8 bytes). Either way a difference is an {@link InvalidOptionException} on every rank.
+ */
+final class OptionsAgreement {
+    private OptionsAgreement() {
+    }
+
+    /**
+     * @param statuses every rank's open status
+     * @param options  this rank's options
+     * @param rank     this rank
+     */
+    static void atOpen(List<OpenStatus> statuses, CkptOptions options, int rank) {
+        long mine = options.globalFingerprint();
+        List<Integer> differ = new ArrayList<>();
+        for (int r = 0; r < statuses.size(); r++) {
+            if (statuses.get(r).fingerprint() != mine) {
+                differ.add(r);
+            }
+        }
+        if (!differ.isEmpty()) {
+            throw new InvalidOptionException("options", options.globalSummary(), "rank " + rank + ": ranks " + differ
+                    + " opened with different global options than this rank (" + options.globalSummary()
+                    + "); options must be the same on every rank");
+        }
+    }
+
+    /**
+     * The ctrl exchange (a collective).
+     *
+     * @param exchange the ranks' collective
+     * @param next     the options this rank's ctrl asks for
+     * @param ctrl     the ctrl, for the error
+     * @param rank     this rank
+     * @param round    the round the ctrl comes after
+     * @param timeout  the exchange's bound
+     */
+    static void atCtrl(RankCollective exchange, CkptOptions next, CtrlOptions ctrl, int rank, long round,
+                       Duration timeout) {
+        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CTRL, round),
+                ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(), timeout);
+        for (int r = 0; r < all.length; r++) {
+            if (ByteBuffer.wrap(all[r]).getLong() != next.globalFingerprint()) {
+                throw new InvalidOptionException("ctrl", ctrl, "rank " + rank + ": rank " + r
+                        + " asked for different options in the same ctrl call; ctrl must be the same on every rank");
+            }
+        }
+    }
+}

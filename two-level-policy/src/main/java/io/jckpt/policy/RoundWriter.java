@@ -1,0 +1,133 @@
+package io.jckpt.policy;
+
+import io.jckpt.CkptOptions;
+import io.jckpt.CkptStats;
+import io.jckpt.StorageException;
+import io.jckpt.data.TagRegistry;
+import io.jckpt.disk.CheckpointImage;
+import io.jckpt.disk.DiskCommitCoordinator;
+import io.jckpt.disk.SlotPins;
+import io.jckpt.image.ImageHeader;
+import io.jckpt.image.ImageWriter;
+import io.jckpt.imem.ReplicaSlot;
+import io.jckpt.imem.ReplicaSlotDescriptor;
+import io.jckpt.imem.ReplicaStore;
+import io.jckpt.imem.ReplicaWrite;
+import io.jckpt.imem.ReplicationAgent;
+import io.jckpt.spi.RankContext;
+import java.io.IOException;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.PointerBytesStore;
+
+/**
+ * here()'s write of one round, once the layout step let it be taken: the registered data as one image
+ * straight into this rank's next version slot (waiting, bounded, while a disk flush still reads that
+ * slot), handed to the ring agent (CRC32C and sending in the background) or committed locally; every
+ * disk round the same slot is also flushed in the background, pinned until the flusher releases it.
+ * Records once per run that a round was complete everywhere ({@link StoreLayouts}).
+ */
+final class RoundWriter {
+    private final RankContext context;
+    private final TagRegistry registry;
+    private final ImageWriter writer = new ImageWriter();
+    /** One reusable pointer over the slot's mapping: no allocation, no reference counting per here(). */
+    private final PointerBytesStore slotView = BytesStore.nativePointer();
+    private final StoreLayouts layouts;
+    private final LayoutSwitcher switcher;
+    private final IntervalSteps interval;
+    private final SlotPins pins;
+    private final Supplier<DiskCommitCoordinator> disk;
+    private final CkptStatsRecorder stats;
+    /** This node recorded that a round of the current run was complete on every rank. */
+    private boolean completeEverywhereRecorded;
+
+    RoundWriter(RankContext context, TagRegistry registry, StoreLayouts layouts, LayoutSwitcher switcher,
+                IntervalSteps interval, SlotPins pins, Supplier<DiskCommitCoordinator> disk, CkptStatsRecorder stats) {
+        this.context = context;
+        this.registry = registry;
+        this.layouts = layouts;
+        this.switcher = switcher;
+        this.interval = interval;
+        this.pins = pins;
+        this.disk = disk;
+        this.stats = stats;
+    }
+
+    /** @param recorded what the open found recorded (forgotten on a clean start) */
+    void completeEverywhereRecorded(boolean recorded) {
+        completeEverywhereRecorded = recorded;
+    }
+
+    /** @return the length of the image of the registered data */
+    long prepare() {
+        return writer.prepare(registry.entries());
+    }
+
+    /** @return whether round {@code r} is a disk round under {@code options} with the disk level on */
+    boolean diskRound(long r, CkptOptions options) {
+        return disk.get() != null && options.diskRatio() > 0 && r % options.diskRatio() == 0;
+    }
+
+    /**
+     * Writes round {@code next} (the image {@link #prepare()} measured) and hands it over.
+     *
+     * @param taken told {@code next} once the round is handed over (the checkpointer counts it then)
+     * @return where the time went, the whole here() left at 0 for the caller
+     */
+    CkptStats.HereTimings write(long next, long length, CkptOptions options, LongConsumer taken)
+            throws IOException, InterruptedException {
+        int rank = context.rank();
+        long t0 = System.nanoTime();
+        awaitUnpinned(options);
+        ReplicationAgent agent = switcher.agent();
+        ReplicaWrite write = agent != null
+                ? agent.beginRound(next, length, options.hereWaitTimeout())
+                : switcher.store().beginWrite(rank, next, length);
+        long t1 = System.nanoTime();
+        slotView.set(write.address(), write.length());
+        writer.write(slotView, 0, new ImageHeader(rank, context.size(), next, context.epoch()));
+        long t2 = System.nanoTime();
+        if (agent != null) {
+            interval.offerDecision(agent, next);
+            agent.commitRoundInBackground(write);
+        } else {
+            write.commit();
+        }
+        long t3 = System.nanoTime();
+        taken.accept(next);
+        if (!completeEverywhereRecorded && (agent != null ? agent.globalCompletedRound() >= 1 : context.size() == 1)) {
+            // once per run: from now on a recovery that cannot restore declares the checkpoint lost
+            layouts.recordRoundCompleteEverywhere();
+            completeEverywhereRecorded = true;
+        }
+        if (diskRound(next, options)) {
+            ReplicaSlot slot = write.slot();
+            // above 2 GiB the flusher maps the slot file itself, in windows
+            CheckpointImage view = slot.singleMapping() ? CheckpointImage.of(write.image())
+                    : CheckpointImage.ofFileRegion(slot.fileChannel(), ReplicaSlotDescriptor.HEADER_LENGTH, write.length());
+            disk.get().submit(next, view, slot, switcher.store());
+            stats.recordDiskRound();
+        }
+        return new CkptStats.HereTimings(t1 - t0, t2 - t1, t3 - t2, 0);
+    }
+
+    /** The slot of a round still being flushed is not overwritten: wait (bounded) for the flusher. */
+    private void awaitUnpinned(CkptOptions options) throws InterruptedException {
+        ReplicaStore store = switcher.store();
+        if (store == null || pins.none()) {
+            return; // nothing is being flushed: no slot can be pinned
+        }
+        if (!pins.awaitUnpinned(store.nextWritable(context.rank()), options.hereWaitTimeout())) {
+            throw new StorageException(options.diskDirectory(), "rank " + context.rank()
+                    + ": the disk flush of an earlier round is still running after "
+                    + options.hereWaitTimeout().toMillis() + " ms; its memory slot cannot be reused", null);
+        }
+    }
+
+    /** Frees the slot view (the checkpointer's release). */
+    void release() {
+        slotView.releaseLast();
+    }
+}

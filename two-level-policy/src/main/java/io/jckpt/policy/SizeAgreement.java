@@ -1,0 +1,218 @@
+package io.jckpt.policy;
+
+import io.jckpt.CkptException;
+import io.jckpt.CkptOptions;
+import io.jckpt.CkptStateException;
+import io.jckpt.imem.ReplicationAgent;
+import io.jckpt.policy.interval.IntervalDecision;
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.JobServices;
+import io.jckpt.spi.RankCollective;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The slot-size agreement of growing slots when it does not ride on the replication ring: each here()
+ * hands one exchange to a background thread ({@code jckpt-size-agreement-r<rank>}) saying whether this
+ * rank's image fit (16 bytes: 0 or the image length, then rank 0's interval decision), and the next
+ * here() collects it ({@link #take}); a rank whose image did not fit skipped the round, so that round
+ * is complete nowhere ({@link #newestWrittenEverywhere}).
+ *
+ * <p>At most one agreement is in flight; it is joined (bounded) before any other exchange of the
+ * rank, so that the exchanges stay in the same order on every rank. The thread is made at the first
+ * use and stopped by {@link #close()}. The decision logic ({@link #needs}, {@link #largest},
+ * {@link #sizedFor}) is pure.
+ */
+final class SizeAgreement {
+    /** Slot capacities are multiples of this. */
+    static final long CAPACITY_ALIGN = 4096;
+
+    private final int rank;
+    private final int epoch;
+    private final RankCollective exchange;
+    /** The background thread running the agreements; made at the first use. */
+    private ExecutorService thread;
+    /** The agreement of the newest round, in flight; joined before any other exchange. */
+    private Future<byte[][]> inFlight;
+    /** Its result, once joined and not yet used by the next here(). */
+    private byte[][] agreed;
+    /** The round the agreement in flight is about. */
+    private long agreementRound;
+    /** The newest round some rank skipped (complete nowhere), known from the agreements; -1 = none. */
+    private long incompleteRound = -1;
+
+    SizeAgreement(int rank, int epoch, RankCollective exchange) {
+        this.rank = rank;
+        this.epoch = epoch;
+        this.exchange = exchange;
+    }
+
+    /** @return this rank's part: the overflow (0 when its image fit) and rank 0's interval decision */
+    static byte[] encode(long overflow, long decision) {
+        return ByteBuffer.allocate(16).putLong(overflow).putLong(decision).array();
+    }
+
+    /** @return per rank, the image length that did not fit its slot, else 0 */
+    static long[] needs(byte[][] agreed) {
+        long[] needs = new long[agreed.length];
+        for (int r = 0; r < agreed.length; r++) {
+            needs[r] = ByteBuffer.wrap(agreed[r]).getLong();
+        }
+        return needs;
+    }
+
+    /** @return the rank with the largest need (the lowest on a tie), or -1 when every image fit */
+    static int largest(long[] needs) {
+        long need = 0;
+        int needRank = -1;
+        for (int r = 0; r < needs.length; r++) {
+            if (needs[r] > need) {
+                need = needs[r];
+                needRank = r;
+            }
+        }
+        return needRank;
+    }
+
+    /** @return the slot capacity for the largest image: x 1.25, 4 KiB aligned (room to grow a little without a switch) */
+    static long sizedFor(long largest) {
+        long capacity = ((largest + largest / 4 + CAPACITY_ALIGN - 1) / CAPACITY_ALIGN) * CAPACITY_ALIGN;
+        return Math.max(capacity, CAPACITY_ALIGN);
+    }
+
+    /**
+     * Hands the size agreement of round {@code round + 1} (called in here() before the round is counted)
+     * to the background thread. Bounded like here()'s own wait for the previous round: the slowest rank
+     * may reach this here() up to hereWaitTimeout later.
+     *
+     * @param round    the current round
+     * @param overflow 0 when this rank's image fit, else its length
+     * @param decision rank 0's interval decision riding along; {@link IntervalDecision#NONE} elsewhere
+     * @param options  the bounds
+     */
+    void start(long round, long overflow, long decision, CkptOptions options) {
+        if (thread == null) {
+            thread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "jckpt-size-agreement-r" + rank);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        byte[] mine = encode(overflow, decision);
+        agreementRound = round + 1;
+        Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
+        long about = agreementRound;
+        inFlight = thread.submit(() -> {
+            // this thread is not fenced like the program's: a late task of an abandoned world must not
+            // take part in the next world's exchanges
+            JobServices services = JobServices.current();
+            if (services != null && services.context().epoch() != epoch) {
+                throw new CkptStateException("rank " + rank + ": the size agreement of round " + about
+                        + " belongs to world " + epoch + ", abandoned after a failure");
+            }
+            return exchange.allgather(Collective.of(Collective.Kind.SIZE_AGREEMENT, about), mine, bound);
+        });
+    }
+
+    /**
+     * Waits (bounded) for the agreement in flight, keeping its result for the next here().
+     *
+     * @param round   the current round, for the errors
+     * @param options the bounds
+     */
+    void join(long round, CkptOptions options) {
+        if (inFlight == null) {
+            return;
+        }
+        Future<byte[][]> pending = inFlight;
+        inFlight = null;
+        try {
+            agreed = pending.get(options.exchangeTimeout().plus(options.hereWaitTimeout()).toNanos() + 1_000_000_000L,
+                    TimeUnit.NANOSECONDS);
+            for (byte[] part : agreed) {
+                if (ByteBuffer.wrap(part).getLong() > 0) {
+                    incompleteRound = agreementRound;
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof CkptException ce ? ce : new CkptException("rank " + rank
+                    + ": the size agreement of round " + round + " failed: " + cause, cause);
+        } catch (TimeoutException e) {
+            pending.cancel(true);
+            throw new CkptException("rank " + rank + ": the size agreement of round " + round + " did not complete", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CkptException("rank " + rank + ": interrupted in the size agreement of round " + round, e);
+        }
+    }
+
+    /** @return the previous round's agreement (joined now if still in flight), or null; consumed */
+    byte[][] take(long round, CkptOptions options) {
+        join(round, options);
+        byte[][] result = agreed;
+        agreed = null;
+        return result;
+    }
+
+    /** @return the newest round every rank wrote: {@code round}, or the one before when some rank skipped it */
+    long newestWrittenEverywhere(long round, CkptOptions options) {
+        join(round, options);
+        return round == incompleteRound ? round - 1 : round;
+    }
+
+    /**
+     * As {@link #newestWrittenEverywhere(long, CkptOptions)}, learnt from the ring when the agreement
+     * rides on it.
+     *
+     * @param ring the agent when the agreement rides on the ring, else null
+     * @return the newest round every rank wrote; -1 if that is not known within {@code timeout}
+     */
+    long newestWrittenEverywhere(long round, Duration timeout, ReplicationAgent ring, CkptOptions options)
+            throws IOException, InterruptedException {
+        if (inFlight == null && agreed == null && ring != null) {
+            long[] needs = ring.awaitSettled(round, timeout);
+            if (needs == null) {
+                return -1;
+            }
+            for (long x : needs) {
+                if (x > 0) {
+                    return round - 1;
+                }
+            }
+            return round;
+        }
+        return newestWrittenEverywhere(round, options);
+    }
+
+    /** @return whether rank 0's decision taken at the here() of {@code round} travels with an agreement */
+    boolean carriesDecisionOf(long round) {
+        return inFlight != null || agreed != null && agreementRound == round;
+    }
+
+    /** @return rank 0's decision of {@code round} from the agreement (joined now), or {@link IntervalDecision#NONE} */
+    long decisionOf(long round, CkptOptions options) {
+        join(round, options);
+        return agreed != null && agreementRound == round && agreed[0].length >= 16
+                ? ByteBuffer.wrap(agreed[0]).getLong(8) : IntervalDecision.NONE;
+    }
+
+    /** Stops the thread: an exchange of an abandoned world or a crash never completes (waits at most 5 s). */
+    void close() {
+        if (thread != null) {
+            thread.shutdownNow();
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
