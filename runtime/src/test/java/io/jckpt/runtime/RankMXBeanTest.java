@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.tools.attach.VirtualMachine;
 import io.jckpt.CkptMXBean;
+import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
