@@ -20,6 +20,7 @@ final class JobConsole implements AutoCloseable {
     private final boolean quiet;
     private final BufferedWriter log;
     private final long startNanos = System.nanoTime();
+    private EventLog events;
 
     JobConsole(PrintStream out, PrintStream err, boolean quiet, Path logFile) throws IOException {
         this.out = out;
@@ -34,12 +35,33 @@ final class JobConsole implements AutoCloseable {
         return (System.nanoTime() - startNanos) / 1e9;
     }
 
-    /** A launcher event: always shown. */
-    synchronized void event(String text) {
-        String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", elapsedSeconds(), text);
+    /**
+     * From now on every event also goes to {@code log} as JSON (closed with this console).
+     *
+     * @param log the job's events file
+     */
+    synchronized void recordEventsIn(EventLog log) {
+        this.events = log;
+    }
+
+    /** A launcher event without structure of its own (type {@code message} in the events file): always shown. */
+    void event(String text) {
+        event(ReportedEvent.message(text));
+    }
+
+    /** A launcher event: its line always shown, the event written to the events file when there is one. */
+    synchronized void event(ReportedEvent event) {
+        double seconds = elapsedSeconds();
+        String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", seconds, event.text());
         err.println(line);
         err.flush();
         toLog(line);
+        if (events != null) {
+            String failure = events.write(seconds, event);
+            if (failure != null) {
+                err.println(String.format(Locale.ROOT, "[ckpt-run %8.3fs] WARNING: %s", seconds, failure));
+            }
+        }
     }
 
     /** A line a rank printed; {@code prefix} is "[rank r] " or empty when the line carries its own. */
@@ -78,6 +100,9 @@ final class JobConsole implements AutoCloseable {
     @Override
     public synchronized void close() {
         flush();
+        if (events != null) {
+            events.close();
+        }
         if (log != null) {
             try {
                 log.close();
