@@ -139,7 +139,11 @@ public final class TestHost {
         return Exec.run(sshCommand(command), COMMAND_TIMEOUT);
     }
 
-    /** Starts {@code sh -c command} in the host through nsenter; the caller owns the process. */
+    /**
+     * Starts {@code sh -c command} in the host through nsenter; the caller owns the process. Destroying it
+     * ends nsenter only: the command inside lives until its host is lost or closed, or until the caller
+     * kills {@code process.toHandle().descendants()}.
+     */
     public Process start(String command) throws IOException {
         return new ProcessBuilder(nsenterCommand(command)).start();
     }
@@ -180,8 +184,11 @@ public final class TestHost {
                 stop();
             }
             Files.createDirectories(cgroup());
-            // rules name cgroups by inode: reload them for the new cgroup before anything runs in it
-            run.hostRestarted();
+        }
+        // rules name cgroups by inode: reload them for the new cgroup before anything runs in it
+        // (outside this host's monitor: TestHosts.close() takes the run's, then the hosts')
+        run.hostRestarted();
+        synchronized (this) {
             start();
         }
         awaitReady(Duration.ofSeconds(30));

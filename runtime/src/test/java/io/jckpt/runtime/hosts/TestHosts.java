@@ -59,7 +59,8 @@ public final class TestHosts implements AutoCloseable {
     private final boolean enforceAddresses;
     private final List<TestHost> hosts = new ArrayList<>();
     private final List<FileLock> locks = new ArrayList<>();
-    private final List<Partition> partitions = new ArrayList<>();
+    /** Concurrent: a partition heals itself (its monitor, then this list) while isolate() holds the run's monitor. */
+    private final List<Partition> partitions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger partitionSeq = new AtomicInteger();
     private final Tools tools;
     private boolean closed;
@@ -191,11 +192,11 @@ public final class TestHosts implements AutoCloseable {
     }
 
     /** The partitions in force. */
-    public synchronized List<Partition> partitions() {
+    public List<Partition> partitions() {
         return List.copyOf(partitions);
     }
 
-    synchronized void removed(Partition p) {
+    void removed(Partition p) {
         partitions.remove(p);
     }
 
@@ -228,7 +229,7 @@ public final class TestHosts implements AutoCloseable {
         }
         for (FileLock l : locks) {
             try {
-                l.channel().close();
+                release(l);
             } catch (IOException e) {
                 failures.add(e);
             }

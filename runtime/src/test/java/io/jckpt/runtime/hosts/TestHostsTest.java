@@ -1,9 +1,9 @@
 package io.jckpt.runtime.hosts;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.hosts.TestHosts.Result;
@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -167,8 +169,17 @@ class TestHostsTest {
             Map<String, Boolean> all = probes(h1, h2, h3, launcherEndpoint);
             assertTrue(all.values().stream().allMatch(b -> b), "before the partition: " + all);
 
+            // a connection from the launcher to h2's sshd, open before the partition: its sshd has sent its banner
+            Socket open = new Socket(h2.address(), h2.sshPort());
+            open.setSoTimeout(30_000);
+            BufferedReader fromSshd = new BufferedReader(new InputStreamReader(open.getInputStream(), StandardCharsets.US_ASCII));
+            assertTrue(fromSshd.readLine().startsWith("SSH-2.0-"));
+
             Partition p = hosts.isolate(h2);
             assertEquals(List.of(p), hosts.partitions());
+            // the client's banner is sent into the partition: sshd answers it (KEXINIT) only once it arrives
+            open.getOutputStream().write("SSH-2.0-jckpt_partition_probe\r\n".getBytes(StandardCharsets.US_ASCII));
+            open.getOutputStream().flush();
             Map<String, Boolean> cut = probes(h1, h2, h3, launcherEndpoint);
             Map<String, Boolean> expected = new LinkedHashMap<>();
             for (String key : cut.keySet()) {
@@ -178,8 +189,16 @@ class TestHostsTest {
             // the same host still reaches itself
             assertTrue(connects(h2, h2.address() + ":" + h2.sshPort()), "h2 cannot reach its own sshd");
 
+            open.setSoTimeout(200);
+            assertThrows(SocketTimeoutException.class, () -> open.getInputStream().read(),
+                    "an established connection crossed the partition");
+
             p.heal();
             assertTrue(p.isHealed());
+            // dropped, not reset: the stalled connection resumes (TCP retransmits) and sshd answers
+            open.setSoTimeout(30_000);
+            assertTrue(open.getInputStream().read() >= 0, "the connection did not resume after healing");
+            open.close();
             assertEquals(List.of(), hosts.partitions());
             Map<String, Boolean> healed = probes(h1, h2, h3, launcherEndpoint);
             assertTrue(healed.values().stream().allMatch(b -> b), "after healing: " + healed);
