@@ -11,6 +11,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -164,22 +165,20 @@ class TestHostsTest {
         TestHost h1 = hosts.host(0);
         TestHost h2 = hosts.host(1);
         TestHost h3 = hosts.host(2);
-        try (ServerSocket launcher = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+        try (ServerSocket launcher = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
+                Socket open = new Socket()) {
             String launcherEndpoint = "127.0.0.1:" + launcher.getLocalPort();
             Map<String, Boolean> all = probes(h1, h2, h3, launcherEndpoint);
             assertTrue(all.values().stream().allMatch(b -> b), "before the partition: " + all);
 
             // a connection from the launcher to h2's sshd, open before the partition: its sshd has sent its banner
-            Socket open = new Socket(h2.address(), h2.sshPort());
+            open.connect(new InetSocketAddress(h2.address(), h2.sshPort()), 30_000);
             open.setSoTimeout(30_000);
             BufferedReader fromSshd = new BufferedReader(new InputStreamReader(open.getInputStream(), StandardCharsets.US_ASCII));
             assertTrue(fromSshd.readLine().startsWith("SSH-2.0-"));
 
             Partition p = hosts.isolate(h2);
             assertEquals(List.of(p), hosts.partitions());
-            // the client's banner is sent into the partition: sshd answers it (KEXINIT) only once it arrives
-            open.getOutputStream().write("SSH-2.0-jckpt_partition_probe\r\n".getBytes(StandardCharsets.US_ASCII));
-            open.getOutputStream().flush();
             Map<String, Boolean> cut = probes(h1, h2, h3, launcherEndpoint);
             Map<String, Boolean> expected = new LinkedHashMap<>();
             for (String key : cut.keySet()) {
@@ -189,16 +188,18 @@ class TestHostsTest {
             // the same host still reaches itself
             assertTrue(connects(h2, h2.address() + ":" + h2.sshPort()), "h2 cannot reach its own sshd");
 
-            open.setSoTimeout(200);
-            assertThrows(SocketTimeoutException.class, () -> open.getInputStream().read(),
+            // the client's banner is sent into the partition: sshd answers it (KEXINIT) only once it arrives
+            open.getOutputStream().write("SSH-2.0-jckpt_partition_probe\r\n".getBytes(StandardCharsets.US_ASCII));
+            open.getOutputStream().flush();
+            open.setSoTimeout(1000);
+            assertThrows(SocketTimeoutException.class, fromSshd::read,
                     "an established connection crossed the partition");
 
             p.heal();
             assertTrue(p.isHealed());
             // dropped, not reset: the stalled connection resumes (TCP retransmits) and sshd answers
             open.setSoTimeout(30_000);
-            assertTrue(open.getInputStream().read() >= 0, "the connection did not resume after healing");
-            open.close();
+            assertTrue(fromSshd.read() >= 0, "the connection did not resume after healing");
             assertEquals(List.of(), hosts.partitions());
             Map<String, Boolean> healed = probes(h1, h2, h3, launcherEndpoint);
             assertTrue(healed.values().stream().allMatch(b -> b), "after healing: " + healed);
