@@ -496,8 +496,11 @@ public final class TestHosts implements AutoCloseable {
             }
             Path lockFile = BASE.resolve(run + ".lock");
             if (!Files.exists(lockFile)) {
-                stale.add(run);
+                stale.add(run); // a run creates its lock file first and deletes it last
                 continue;
+            }
+            if (lockOnly(run, cgroupRoot, tableNames) && !olderThanAMinute(lockFile)) {
+                continue; // a run starting now: it may not hold its lock yet
             }
             try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
                 FileLock l = ch.tryLock();
@@ -517,6 +520,19 @@ public final class TestHosts implements AutoCloseable {
             }
             removeRun(run, cgroupRoot);
             Files.deleteIfExists(BASE.resolve(run + ".lock"));
+        }
+    }
+
+    private static boolean lockOnly(String run, Path cgroupRoot, Set<String> tableNames) {
+        return !Files.exists(cgroupRoot.resolve(run)) && !Files.exists(BASE.resolve(run))
+                && tableNames.stream().noneMatch(t -> runOfTable(t).equals(run));
+    }
+
+    private static boolean olderThanAMinute(Path file) {
+        try {
+            return Files.getLastModifiedTime(file).toMillis() < System.currentTimeMillis() - 60_000;
+        } catch (IOException gone) {
+            return false;
         }
     }
 
