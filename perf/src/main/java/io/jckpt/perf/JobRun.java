@@ -112,6 +112,18 @@ final class JobRun implements AutoCloseable {
         return b.toString();
     }
 
+    /** The output with each line's arrival time in seconds since the launch, e.g. {@code [  12.345] text}. */
+    String timedOutput() {
+        StringBuilder b = new StringBuilder();
+        synchronized (lines) {
+            for (Line line : lines) {
+                b.append(String.format(java.util.Locale.ROOT, "[%9.3f] ", (line.nanos() - startNanos) / 1e9))
+                        .append(line.text()).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     long[] rankPids() throws InterruptedException {
         Matcher m = PIDS.matcher(await("ranks running (pids", 60_000).text());
         if (!m.find()) {
