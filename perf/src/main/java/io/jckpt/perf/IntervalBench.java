@@ -29,7 +29,7 @@ final class IntervalBench {
     private static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
     private static final Pattern ITERATION = Pattern.compile("\\[rank 0\\] iteration ([0-9]+) residual");
     /** Rank 0 prints its residual every this many sweeps: the first such line dates the computation's start. */
-    static final int REPORT_EVERY = 100;
+    static final int REPORT_EVERY = 20;
 
     /**
      * What to run.
@@ -110,6 +110,14 @@ final class IntervalBench {
         Samples wall() {
             Samples s = new Samples();
             runs.stream().filter(Run::ok).forEach(r -> s.add(r.wall()));
+            return s;
+        }
+
+        /** The computation phase (computation start → exit) of the completed runs, ns. */
+        Samples phase(double perSweep) {
+            Samples s = new Samples();
+            runs.stream().filter(r -> r.ok() && !Double.isNaN(r.firstReport()))
+                    .forEach(r -> s.add(r.wall() - r.computeStart(perSweep)));
             return s;
         }
 
@@ -309,22 +317,9 @@ final class IntervalBench {
             double wall = System.nanoTime() - job.startNanos;
             java.nio.file.Files.writeString(logs.resolve(name + ".log"), "bin/ckpt-run " + String.join(" ", args) + "\n"
                     + job.timedOutput(), java.nio.charset.StandardCharsets.UTF_8);
-            List<Double> failures = new ArrayList<>();
-            job.linesContaining("injecting failure").forEach(l -> failures.add((double) (l.nanos() - job.startNanos)));
-            List<JobRun.Line> rolled = job.linesContaining("rolled back to sweep");
-            List<Double> restarts = new ArrayList<>();
-            for (int i = 0; i < failures.size(); i++) {
-                double from = failures.get(i);
-                double until = i + 1 < failures.size() ? failures.get(i + 1) : Double.MAX_VALUE;
-                // a failure before the first checkpoint restarts clean: no rollback line, not counted
-                for (JobRun.Line l : rolled) {
-                    double at = l.nanos() - job.startNanos;
-                    if (at > from && at < until) {
-                        restarts.add(at - from);
-                        break;
-                    }
-                }
-            }
+            List<Double> failures = times(job, "injecting failure");
+            List<Double> restarts = restarts(failures, times(job, "recovered: all"),
+                    times(job, "rolled back to sweep"));
             double firstReport = Double.NaN;
             int firstSweep = 0;
             for (JobRun.Line l : job.linesContaining("iteration ")) {
@@ -353,6 +348,46 @@ final class IntervalBench {
             return new Run(status, wall, firstReport, firstSweep, failures, restarts, cost, decided,
                     loop == null ? Double.NaN : Double.parseDouble(loop) * 1e9, job.find(CHECKSUM));
         }
+    }
+
+    private static List<Double> times(JobRun job, String text) {
+        List<Double> out = new ArrayList<>();
+        job.linesContaining(text).forEach(l -> out.add((double) (l.nanos() - job.startNanos)));
+        return out;
+    }
+
+    /**
+     * The restart of each failure: injection → rank 0's 'rolled back to sweep' of the recovery it started.
+     * A rollback line belongs to the newest injection before it only if a recovery (the launcher's
+     * 'recovered' line) lies between them; otherwise it ends an older recovery that a new failure overtook
+     * (then that older failure has no sample). A failure before the first checkpoint restarts clean: no
+     * rollback line, no sample.
+     *
+     * @param injections the injection times
+     * @param recovered  the times of the launcher's 'recovered: all ranks in a new world' lines
+     * @param rolled     the times of rank 0's 'rolled back to sweep' lines
+     * @return one restart per failure that has one (same unit as the times)
+     */
+    static List<Double> restarts(List<Double> injections, List<Double> recovered, List<Double> rolled) {
+        List<Double> out = new ArrayList<>();
+        double used = Double.NaN;
+        for (double r : rolled) {
+            double injection = Double.NaN;
+            for (double i : injections) {
+                if (i < r) {
+                    injection = i;
+                }
+            }
+            if (Double.isNaN(injection) || injection == used) {
+                continue;
+            }
+            double from = injection;
+            if (recovered.stream().anyMatch(t -> t > from && t < r)) {
+                out.add(r - injection);
+                used = injection;
+            }
+        }
+        return out;
     }
 
     static String seconds(double s) {
@@ -431,12 +466,14 @@ final class IntervalBench {
                     Double.isNaN(tau) ? "n/a" : Samples.time(tau * 1e9) + " = " + Math.round(tau / r.perCall()) + " calls",
                     meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
                     best == null ? "n/a" : "**" + Samples.ratio(auto.wall().mean(), best.wall().mean()) + "**",
+                    best == null ? "n/a" : Samples.ratio(auto.phase(r.perSweep()).mean(), best.phase(r.perSweep()).mean()),
                     pct(predicted), pctCell(measured), "**" + Samples.ratio(measured.mean(), predicted) + "**"));
         }
         report.table(List.of("job MTBF (injected)", "failures per run (auto)", "checkpoint cost C (auto runs, rank 0)",
                 "restart R: injection → computing again, median [min–max]", "Daly's interval for C and the MTBF (advisor)",
                 "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",
-                "auto / best fixed (target ≤ 1.05x)", "advisor's predicted overhead (auto)",
+                "auto / best fixed (target ≤ 1.05x)", "the same over the computation phases",
+                "advisor's predicted overhead (auto)",
                 "measured overhead (auto, computation phase): mean [min–max]", "measured / predicted (target 0.80–1.20x)"),
                 summary);
         List<List<String>> rows = new ArrayList<>();
