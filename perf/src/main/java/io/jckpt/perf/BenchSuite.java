@@ -24,7 +24,7 @@ import java.util.concurrent.Executors;
  * baselines of this machine in the same run and writes a Markdown report.
  *
  * <pre>
- * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery]
+ * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval]
  *           [--out FILE]
  * </pre>
  */
@@ -35,7 +35,7 @@ public final class BenchSuite {
     static final int MB32 = 32 << 20;
     static final int MB64 = 64 << 20;
     static final List<String> ALL = List.of("baselines", "jmh", "micro", "scaling", "table2", "table1",
-            "diskrounds", "heat", "handwritten", "recovery");
+            "diskrounds", "heat", "handwritten", "recovery", "interval");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -119,6 +119,10 @@ public final class BenchSuite {
                             "memcpy", at4.get("memcpy").median(), "2");
                     key("JMH: here() alone (n = 1, m = 0: copy and CRC32C in here()), 4 MiB", at4.get("here").median(),
                             "memcpy + CRC32C", at4.get("memcpy").median() + at4.get("crc32c").median(), "2");
+                }
+                JmhSection.Score need = JmhSection.needCheckpoint(scores);
+                if (need != null) {
+                    key("JMH: needCheckpoint() per call (target ≤ 50 ns)", need.median(), "target", 50, "2");
                 }
             }
             List<MicroBench.Result> micro = new ArrayList<>();
@@ -377,6 +381,16 @@ public final class BenchSuite {
                                 e.getValue().median(), "paper's run-time recovery", 0.66e9, "10");
                     }
                 }
+            }
+            if (only.contains("interval")) {
+                section("interval");
+                IntervalBench.Config config = IntervalBench.Config.of(quick);
+                IntervalBench.Result result = new IntervalBench(repo).run(config);
+                report.heading(2, "11. Choosing the interval: auto vs fixed intervals under injected failures "
+                        + "(bin/ckpt-run --mtbf, 4 rank JVMs, m = 1)");
+                report.paragraph(IntervalBench.setup(config));
+                IntervalBench.report(report, result);
+                IntervalBench.keyFigures(result);
             }
             endSection();
         } finally {

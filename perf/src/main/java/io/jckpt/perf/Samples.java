@@ -41,6 +41,26 @@ final class Samples {
         return count % 2 == 1 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
     }
 
+    /** Arithmetic mean (NaN without samples). */
+    double mean() {
+        if (count == 0) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        for (int i = 0; i < count; i++) {
+            sum += values[i];
+        }
+        return sum / count;
+    }
+
+    double min() {
+        return count == 0 ? Double.NaN : sorted()[0];
+    }
+
+    double max() {
+        return count == 0 ? Double.NaN : sorted()[count - 1];
+    }
+
     /** Low end of the spread: p10 with 10+ samples, else the minimum. */
     double low() {
         if (count == 0) {
@@ -67,13 +87,16 @@ final class Samples {
         return time(median()) + " [" + time(low()) + "–" + time(high()) + "]";
     }
 
-    /** A nanosecond figure in us, ms or s with 3 significant digits. */
+    /** A nanosecond figure in ns, us, ms or s with 3 significant digits. */
     static String time(double nanos) {
         if (Double.isNaN(nanos)) {
             return "n/a";
         }
         if (nanos < 0) {
             return "−" + time(-nanos);
+        }
+        if (nanos < 1e3) {
+            return fmt(nanos) + " ns";
         }
         if (nanos < 1e6) {
             return fmt(nanos / 1e3) + " µs";

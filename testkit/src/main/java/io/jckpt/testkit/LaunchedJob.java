@@ -173,6 +173,18 @@ public final class LaunchedJob implements AutoCloseable {
         return text.toString();
     }
 
+    /** @return the output so far with each line's arrival time in seconds since the launch, e.g. {@code [  12.345] text} */
+    public String timedOutput() {
+        StringBuilder b = new StringBuilder();
+        synchronized (lines) {
+            for (Line line : lines) {
+                b.append(String.format(java.util.Locale.ROOT, "[%9.3f] ", (line.nanos() - startNanos) / 1e9))
+                        .append(line.text()).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     /** @return the text of the lines so far that contain {@code text} */
     public List<String> linesContaining(String text) {
         return lines(text).stream().map(Line::text).toList();

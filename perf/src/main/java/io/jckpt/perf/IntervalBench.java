@@ -1,0 +1,532 @@
+package io.jckpt.perf;
+
+import io.jckpt.testkit.LaunchedJob;
+
+import io.jckpt.advisor.FailureModel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Section 11, choosing the interval: the heat solver through {@code bin/ckpt-run --mtbf} (random
+ * SIGKILLs of random ranks, exponential inter-arrival times, reproducible by seed) at a few failure
+ * rates; total run time with {@code --interval auto} vs a sweep of fixed intervals ({@code calls:N},
+ * from too frequent to too rare), the same seeds for every interval of a rate (common random numbers:
+ * the same failure times); and the advisor's model ({@link FailureModel}) fed with the job's measured
+ * checkpoint cost, its measured restart and the injected MTBF, against the measured overhead.
+ */
+final class IntervalBench {
+    static final String MAIN = LaunchedBench.MAIN;
+    /** Ranks of every job; each one is a "node" of the model (its own JVM, its own failures). */
+    static final int RANKS = 4;
+    private static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
+    private static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
+    private static final Pattern COST = Pattern.compile("checkpoint --cost ([0-9.eE+-]+)");
+    private static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
+    private static final Pattern ITERATION = Pattern.compile("\\[rank 0\\] iteration ([0-9]+) residual");
+    /** Rank 0 prints its residual every this many sweeps: the first such line dates the computation's start. */
+    static final int REPORT_EVERY = 20;
+
+    /**
+     * What to run.
+     *
+     * @param nx            grid of nx x nx points (4 ranks: (nx/4 + 2) x nx doubles checkpointed per rank)
+     * @param iterations    sweeps; needCheckpoint() is called after every pair of sweeps
+     * @param mtbfs         the injected MTBFs of the job (s), one table block each
+     * @param fixedCalls    the fixed intervals, in needCheckpoint() calls
+     * @param seeds         the launcher's --seed values, the same for every interval of a rate
+     * @param baselineReps  runs without checkpoints and failures (the reference)
+     * @param timeoutMillis bound of one job
+     */
+    record Config(int nx, int iterations, double[] mtbfs, int[] fixedCalls, long[] seeds, int baselineReps,
+                  long timeoutMillis) {
+        static Config of(boolean quick) {
+            return quick
+                    ? new Config(1024, 3000, new double[] {4}, new int[] {4, 32, 256}, new long[] {1}, 1, 300_000)
+                    : new Config(1024, 9000, new double[] {10, 5, 2.5}, new int[] {4, 16, 64, 256, 1024},
+                            new long[] {1, 2, 3}, 3, 600_000);
+        }
+
+        long calls() {
+            return iterations / 2;
+        }
+    }
+
+    /**
+     * One launched job (under injected failures, or the reference).
+     *
+     * @param status         the launcher's exit status (-1: did not end within the bound)
+     * @param wall           launch → exit (ns)
+     * @param firstReport    launch → rank 0's first residual line (ns; NaN without one)
+     * @param firstSweep     the sweep that line reports
+     * @param failures       launch → each injected failure (ns)
+     * @param restarts       per failure followed by a rollback: injection → rank 0's 'rolled back to sweep' (ns)
+     * @param cost           rank 0's measured checkpoint cost at close (s; auto only, else NaN)
+     * @param decided        the interval in calls auto held at close (0 when not reported)
+     * @param loop           the solver loop time rank 0 printed (ns; of its last start only when there were failures)
+     * @param checksum       the final grid's checksum, or null
+     */
+    record Run(int status, double wall, double firstReport, int firstSweep, List<Double> failures, List<Double> restarts,
+               double cost, long decided, double loop, String checksum) {
+        boolean ok() {
+            return status == 0 && checksum != null;
+        }
+
+        /** When the computation started (ns after the launch): the first residual line less its sweeps. */
+        double computeStart(double perSweep) {
+            return firstReport - firstSweep * perSweep;
+        }
+
+        /** Failures injected before the computation started (during the ranks' start-up). */
+        long failuresBefore(double perSweep) {
+            double start = computeStart(perSweep);
+            return failures.stream().filter(f -> f < start).count();
+        }
+    }
+
+    /** One interval at one rate: {@code calls} = 0 is {@code auto}. */
+    static final class Point {
+        final double mtbf;
+        final int calls;
+        final List<Run> runs = new ArrayList<>();
+
+        Point(double mtbf, int calls) {
+            this.mtbf = mtbf;
+            this.calls = calls;
+        }
+
+        String label() {
+            return calls == 0 ? "auto" : "every " + calls + " calls";
+        }
+
+        String spec() {
+            return calls == 0 ? "auto" : "calls:" + calls;
+        }
+
+        Samples wall() {
+            Samples s = new Samples();
+            runs.stream().filter(Run::ok).forEach(r -> s.add(r.wall()));
+            return s;
+        }
+
+        /** The computation phase (computation start → exit) of the completed runs, ns. */
+        Samples phase(double perSweep) {
+            Samples s = new Samples();
+            runs.stream().filter(r -> r.ok() && !Double.isNaN(r.firstReport()))
+                    .forEach(r -> s.add(r.wall() - r.computeStart(perSweep)));
+            return s;
+        }
+
+        int okRuns() {
+            return (int) runs.stream().filter(Run::ok).count();
+        }
+
+        boolean allOk() {
+            return !runs.isEmpty() && okRuns() == runs.size();
+        }
+    }
+
+    /** Everything measured. */
+    static final class Result {
+        final Config config;
+        final Samples baseWall = new Samples();
+        final Samples baseLoop = new Samples();
+        /** The references' computation phase: computation start → exit (ns). */
+        final Samples basePhase = new Samples();
+        String reference;
+        final Map<Double, List<Point>> byRate = new LinkedHashMap<>();
+
+        Result(Config config) {
+            this.config = config;
+        }
+
+        /** The failure-free computation W (s): the solver's loop time without checkpoints. */
+        double work() {
+            return baseLoop.median() / 1e9;
+        }
+
+        /** Computation per needCheckpoint() call (s), without checkpoints. */
+        double perCall() {
+            return work() / config.calls();
+        }
+
+        /** Computation per sweep (ns), without checkpoints. */
+        double perSweep() {
+            return baseLoop.median() / config.iterations();
+        }
+
+        Point auto(double mtbf) {
+            return byRate.get(mtbf).get(0);
+        }
+
+        /** The fixed interval with the lowest mean run time (all its runs completed), or null. */
+        Point bestFixed(double mtbf) {
+            Point best = null;
+            for (Point p : byRate.get(mtbf)) {
+                if (p.calls > 0 && p.allOk() && (best == null || p.wall().mean() < best.wall().mean())) {
+                    best = p;
+                }
+            }
+            return best;
+        }
+
+        /** The job's checkpoint cost C (s): the median of rank 0's figure at close over the auto runs of this rate. */
+        double cost(double mtbf) {
+            Samples c = new Samples();
+            auto(mtbf).runs.stream().filter(r -> !Double.isNaN(r.cost())).forEach(r -> c.add(r.cost()));
+            return c.median();
+        }
+
+        /** The restart R: injection → computing again, over every failure of this rate (ns). */
+        Samples restarts(double mtbf) {
+            Samples s = new Samples();
+            for (Point p : byRate.get(mtbf)) {
+                p.runs.forEach(r -> r.restarts().forEach(s::add));
+            }
+            return s;
+        }
+
+        /** The interval the advisor's model says auto picks (s): Daly's, for the measured C and the injected MTBF. */
+        double dalyTau(double mtbf) {
+            double c = cost(mtbf);
+            return Double.isNaN(c) ? Double.NaN : FailureModel.dalyInterval(c, mtbf);
+        }
+
+        /**
+         * The advisor model's expected overhead (expected run time / failure-free run time - 1) of this
+         * interval: every injected failure is a process death that the memory level survives (no store is
+         * wiped), so one level, all failures survivable, no disk level.
+         */
+        double predicted(Point p) {
+            double c = cost(p.mtbf);
+            double r = restarts(p.mtbf).median() / 1e9;
+            double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
+            if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
+                return Double.NaN;
+            }
+            return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0)) - 1;
+        }
+
+        /**
+         * Measured overhead of each completed run, over its computation phase (from the computation's start
+         * to the exit, so that failures during the ranks' start-up, which the model does not cover, are left
+         * out): (phase - the references' phase) / the failure-free computation.
+         */
+        Samples measured(Point p) {
+            Samples s = new Samples();
+            for (Run r : p.runs) {
+                if (r.ok() && !Double.isNaN(r.firstReport())) {
+                    s.add((r.wall() - r.computeStart(perSweep()) - basePhase.median()) / baseLoop.median());
+                }
+            }
+            return s;
+        }
+
+        /** Failures per run, mean: all, and those before the computation started, e.g. "6.0 (1.0 in the start-up)". */
+        String failures(Point p) {
+            double all = p.runs.stream().mapToInt(r -> r.failures().size()).average().orElse(Double.NaN);
+            double before = p.runs.stream().filter(r -> !Double.isNaN(r.firstReport()))
+                    .mapToLong(r -> r.failuresBefore(perSweep())).average().orElse(Double.NaN);
+            return String.format(Locale.ROOT, "%.1f (%.1f in the start-up)", all, before);
+        }
+    }
+
+    private final Path repo;
+    private final String cp;
+    /** Each job's output with arrival times (perf/target/interval-logs: the method's raw data). */
+    private final Path logs;
+
+    IntervalBench(Path repo) {
+        this.repo = repo;
+        this.cp = repo.resolve("samples/target/classes").toString();
+        this.logs = repo.resolve("perf/target/interval-logs");
+    }
+
+    /** Runs the baseline, then for each seed each rate each interval (intervals interleaved). */
+    Result run(Config c) throws Exception {
+        Result result = new Result(c);
+        BenchSuite.deleteTree(logs);
+        java.nio.file.Files.createDirectories(logs);
+        List<Run> phases = new ArrayList<>();
+        for (double mtbf : c.mtbfs()) {
+            List<Point> points = new ArrayList<>();
+            points.add(new Point(mtbf, 0));
+            for (int calls : c.fixedCalls()) {
+                points.add(new Point(mtbf, calls));
+            }
+            result.byRate.put(mtbf, points);
+        }
+        for (int rep = 0; rep < c.baselineReps(); rep++) {
+            List<String> args = new ArrayList<>(List.of("-np", Integer.toString(RANKS), "-cp", cp, MAIN));
+            args.addAll(LaunchedBench.heatArgs(c.nx(), c.nx(), c.iterations(), 0, 0, 0, REPORT_EVERY));
+            Run r = launch(args, c.timeoutMillis(), "reference-" + rep);
+            if (!r.ok()) {
+                throw new IllegalStateException("heat solver without checkpoints exited " + r.status() + " (output in "
+                        + logs + ")");
+            }
+            result.baseWall.add(r.wall());
+            result.baseLoop.add(r.loop());
+            result.reference = r.checksum();
+            phases.add(r);
+            System.err.printf(Locale.ROOT, "bench: interval reference rep %d done%n", rep);
+        }
+        for (Run r : phases) {
+            result.basePhase.add(r.wall() - r.computeStart(result.perSweep()));
+        }
+        for (long seed : c.seeds()) {
+            for (double mtbf : c.mtbfs()) {
+                for (Point p : result.byRate.get(mtbf)) {
+                    Run r = once(c, p, seed);
+                    p.runs.add(r);
+                    System.err.printf(Locale.ROOT, "bench: interval mtbf %s s %s seed %d: %s, %d failures%n",
+                            seconds(mtbf), p.label(), seed, r.ok() ? Samples.time(r.wall()) : "status " + r.status(),
+                            r.failures().size());
+                }
+            }
+        }
+        return result;
+    }
+
+    private Run once(Config c, Point p, long seed) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(RANKS), "--on-failure", "respawn",
+                // no warm standby: a standby's warm-up after each recovery would take CPU from the computation
+                "--standby", "0", "--max-recoveries", "1000", "--mtbf", seconds(p.mtbf), "--seed", Long.toString(seed),
+                "-cp", cp, MAIN));
+        args.addAll(LaunchedBench.heatArgs(c.nx(), c.nx(), c.iterations(), 0, 0, 0, REPORT_EVERY));
+        args.addAll(List.of("--replicas", "1", "--interval", p.spec()));
+        if (p.calls == 0) {
+            // auto's prior: the MTBF of one node; the job's is that / nodes (one node per rank)
+            args.addAll(List.of("--node-mtbf", seconds(p.mtbf * RANKS)));
+        }
+        return launch(args, c.timeoutMillis(), "mtbf" + seconds(p.mtbf) + "-" + p.spec().replace(':', '-') + "-seed" + seed);
+    }
+
+    /** One job: its figures from the launcher's and rank 0's lines; its output with arrival times kept in {@link #logs}. */
+    private Run launch(List<String> args, long timeoutMillis, String name) throws Exception {
+        try (LaunchedJob job = LaunchedJob.start(repo, args, java.util.Map.of())) {
+            int status;
+            try {
+                status = job.awaitExit(timeoutMillis);
+            } catch (AssertionError timedOut) {
+                status = -1;
+            }
+            double wall = System.nanoTime() - job.startNanos();
+            java.nio.file.Files.writeString(logs.resolve(name + ".log"), "bin/ckpt-run " + String.join(" ", args) + "\n"
+                    + job.timedOutput(), java.nio.charset.StandardCharsets.UTF_8);
+            List<Double> failures = times(job, "injecting failure");
+            List<Double> restarts = restarts(failures, times(job, "recovered: all"),
+                    times(job, "rolled back to sweep"));
+            double firstReport = Double.NaN;
+            int firstSweep = 0;
+            for (LaunchedJob.Line l : job.lines("iteration ")) {
+                Matcher m = ITERATION.matcher(l.text());
+                if (m.find()) {
+                    firstReport = l.nanos() - job.startNanos();
+                    firstSweep = Integer.parseInt(m.group(1));
+                    break;
+                }
+            }
+            double cost = Double.NaN;
+            long decided = 0;
+            List<LaunchedJob.Line> close = job.lines("interval policy ");
+            if (!close.isEmpty()) {
+                String line = close.get(close.size() - 1).text();
+                Matcher m = COST.matcher(line);
+                if (m.find()) {
+                    cost = Double.parseDouble(m.group(1));
+                }
+                m = DECIDED.matcher(line);
+                if (m.find()) {
+                    decided = Long.parseLong(m.group(1));
+                }
+            }
+            String loop = job.find(LOOP_SECONDS);
+            return new Run(status, wall, firstReport, firstSweep, failures, restarts, cost, decided,
+                    loop == null ? Double.NaN : Double.parseDouble(loop) * 1e9, job.find(CHECKSUM));
+        }
+    }
+
+    private static List<Double> times(LaunchedJob job, String text) {
+        List<Double> out = new ArrayList<>();
+        job.lines(text).forEach(l -> out.add((double) (l.nanos() - job.startNanos())));
+        return out;
+    }
+
+    /**
+     * The restart of each failure: injection → rank 0's 'rolled back to sweep' of the recovery it started.
+     * A rollback line belongs to the newest injection before it only if a recovery (the launcher's
+     * 'recovered' line) lies between them; otherwise it ends an older recovery that a new failure overtook
+     * (then that older failure has no sample). A failure before the first checkpoint restarts clean: no
+     * rollback line, no sample.
+     *
+     * @param injections the injection times
+     * @param recovered  the times of the launcher's 'recovered: all ranks in a new world' lines
+     * @param rolled     the times of rank 0's 'rolled back to sweep' lines
+     * @return one restart per failure that has one (same unit as the times)
+     */
+    static List<Double> restarts(List<Double> injections, List<Double> recovered, List<Double> rolled) {
+        List<Double> out = new ArrayList<>();
+        double used = Double.NaN;
+        for (double r : rolled) {
+            double injection = Double.NaN;
+            for (double i : injections) {
+                if (i < r) {
+                    injection = i;
+                }
+            }
+            if (Double.isNaN(injection) || injection == used) {
+                continue;
+            }
+            double from = injection;
+            if (recovered.stream().anyMatch(t -> t > from && t < r)) {
+                out.add(r - injection);
+                used = injection;
+            }
+        }
+        return out;
+    }
+
+    static String seconds(double s) {
+        return String.format(Locale.ROOT, "%.4g", s).replaceAll("\\.?0+$", "");
+    }
+
+    private static String pct(double fraction) {
+        return Double.isNaN(fraction) ? "n/a" : String.format(Locale.ROOT, "%.1f %%", fraction * 100);
+    }
+
+    /** "mean [min–max]" of fractions, as percentages. */
+    private static String pctCell(Samples s) {
+        if (s.count() == 0) {
+            return "n/a";
+        }
+        return pct(s.mean()) + " [" + pct(s.min()) + "–" + pct(s.max()) + "]";
+    }
+
+    /** "mean [min–max]" of nanosecond samples. */
+    private static String meanCell(Samples s) {
+        if (s.count() == 0) {
+            return "n/a";
+        }
+        return Samples.time(s.mean()) + " [" + Samples.time(s.min()) + "–" + Samples.time(s.max()) + "]";
+    }
+
+    /** The section's method, for the report. */
+    static String setup(Config c) {
+        StringBuilder fixed = new StringBuilder();
+        for (int calls : c.fixedCalls()) {
+            fixed.append(fixed.length() == 0 ? "" : ", ").append(calls);
+        }
+        StringBuilder rates = new StringBuilder();
+        for (double mtbf : c.mtbfs()) {
+            rates.append(rates.length() == 0 ? "" : ", ").append(seconds(mtbf)).append(" s");
+        }
+        return "`bin/ckpt-run -np 4 --on-failure respawn --standby 0 --max-recoveries 1000 --mtbf M --seed S HeatSolver "
+                + "--nx " + c.nx() + " --ny " + c.nx() + " --iterations " + c.iterations() + " --report " + REPORT_EVERY
+                + " --replicas 1 --interval SPEC` "
+                + "(`needCheckpoint()` after every pair of sweeps: " + c.calls() + " calls): the launcher SIGKILLs a "
+                + "random rank after exponential times of mean M (the job's MTBF: " + rates + "), the failed rank is "
+                + "re-spawned (a forked JVM: no warm standby, whose warm-up after each recovery would take CPU from the "
+                + "computation) and every rank rolls back from its node-local store. SPEC is `auto` (with `--node-mtbf "
+                + "4M`: the right prior, one node per rank; the job's failures refine it) or `calls:N` for N = " + fixed
+                + " (too frequent to too rare). Seeds " + java.util.Arrays.toString(c.seeds()) + " for every interval "
+                + "of a rate, so every interval meets the same failure times; intervals interleaved. Run time = the "
+                + "launcher's launch → exit: what auto is compared on. The launcher injects from its start, so some "
+                + "failures hit the ranks' start-up, which the model does not cover (the same for every interval); the "
+                + "measured overhead therefore takes the computation phase, from the computation's start (rank 0's first "
+                + "residual line, every " + REPORT_EVERY + " sweeps, less those sweeps' failure-free "
+                + "time) to the exit: (phase − the reference's phase) / the reference's computation W, the reference "
+                + "being the same job without checkpoints and failures. The advisor's "
+                + "prediction is its model's (`io.jckpt.advisor.FailureModel`: Daly's expected time of segments that must "
+                + "run without a failure, restarts included) for this job: the checkpoint cost C that rank 0 measured "
+                + "(its `interval policy` line at close, which `bin/ckpt-advisor --log` reads; from the auto runs), the "
+                + "restart R measured here (injection → rank 0's 'rolled back to sweep'), the injected MTBF, one level "
+                + "with every failure survivable (process deaths: no store is wiped); for auto the interval is Daly's "
+                + "for C and M (what auto converges to), for `calls:N` N x the computation per call. Not in the model: "
+                + "the first here() after a recovery re-joins the ring, the re-spawned JVM starts cold (JIT), auto "
+                + "restarts its warm-up (checkpoints at calls 1, 2, 4, 8) after each recovery, and the launcher defers "
+                + "a failure due during a recovery to its end.";
+    }
+
+    static void report(Report report, Result r) {
+        Config c = r.config;
+        List<List<String>> summary = new ArrayList<>();
+        for (double mtbf : c.mtbfs()) {
+            Point auto = r.auto(mtbf);
+            Point best = r.bestFixed(mtbf);
+            Samples restarts = r.restarts(mtbf);
+            double tau = r.dalyTau(mtbf);
+            Samples measured = r.measured(auto);
+            double predicted = r.predicted(auto);
+            summary.add(List.of(seconds(mtbf) + " s", r.failures(auto),
+                    Samples.time(r.cost(mtbf) * 1e9), restarts.timeCell(),
+                    Double.isNaN(tau) ? "n/a" : Samples.time(tau * 1e9) + " = " + Math.round(tau / r.perCall()) + " calls",
+                    meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
+                    best == null ? "n/a" : "**" + Samples.ratio(auto.wall().mean(), best.wall().mean()) + "**",
+                    best == null ? "n/a" : Samples.ratio(auto.phase(r.perSweep()).mean(), best.phase(r.perSweep()).mean()),
+                    pct(predicted), pctCell(measured), "**" + Samples.ratio(measured.mean(), predicted) + "**"));
+        }
+        report.table(List.of("job MTBF (injected)", "failures per run (auto)", "checkpoint cost C (auto runs, rank 0)",
+                "restart R: injection → computing again, median [min–max]", "Daly's interval for C and the MTBF (advisor)",
+                "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",
+                "auto / best fixed (target ≤ 1.05x)", "the same over the computation phases",
+                "advisor's predicted overhead (auto)",
+                "measured overhead (auto, computation phase): mean [min–max]", "measured / predicted (target 0.80–1.20x)"),
+                summary);
+        List<List<String>> rows = new ArrayList<>();
+        for (double mtbf : c.mtbfs()) {
+            Point best = r.bestFixed(mtbf);
+            for (Point p : r.byRate.get(mtbf)) {
+                Samples decided = new Samples();
+                p.runs.stream().filter(x -> x.decided() > 0).forEach(x -> decided.add(x.decided()));
+                TreeSet<String> sums = new TreeSet<>();
+                p.runs.forEach(x -> sums.add(x.checksum() == null ? "none" : x.checksum()));
+                boolean same = sums.size() == 1 && sums.first().equals(r.reference);
+                double predicted = r.predicted(p);
+                Samples measured = r.measured(p);
+                rows.add(List.of(seconds(mtbf) + " s", p.label(),
+                        p.calls == 0 ? (decided.count() == 0 ? "n/a" : "decided at close: " + Math.round(decided.mean())
+                                + " calls (mean)") : Samples.time(p.calls * r.perCall() * 1e9) + " of computation",
+                        p.okRuns() + " of " + p.runs.size(),
+                        r.failures(p),
+                        meanCell(p.wall()), best == null || p.okRuns() == 0 ? "n/a"
+                                : (p == best ? "**" : "") + Samples.ratio(p.wall().mean(), best.wall().mean()) + (p == best ? "**" : ""),
+                        pctCell(measured), pct(predicted), Samples.ratio(measured.mean(), predicted),
+                        same ? "same" : "**DIFFERS: " + sums + "**"));
+            }
+        }
+        report.paragraph("Per interval (the same seeds, so the same failure times, for every interval of a rate):");
+        report.table(List.of("job MTBF", "interval", "interval length", "runs completed", "failures per run (mean)",
+                "run time (launch → exit): mean [min–max]", "/ best fixed",
+                "measured overhead (computation phase): mean [min–max]",
+                "advisor's predicted overhead", "measured / predicted", "checksum = failure-free"), rows);
+        report.paragraph(String.format(Locale.ROOT, "Reference without checkpoints and failures (n = %d): run time %s, "
+                + "computation phase %s, solver loop (the computation W) %s, so %s of computation per needCheckpoint() "
+                + "call; checkpoint size %s per rank. Each job's output, with arrival times, is kept in "
+                + "perf/target/interval-logs/.", r.baseWall.count(), r.baseWall.timeCell(), r.basePhase.timeCell(),
+                r.baseLoop.timeCell(), Samples.time(r.perCall() * 1e9), Samples.size((long) (c.nx() / 4 + 2) * c.nx() * 8)));
+    }
+
+    /** Per rate: auto vs the best fixed interval, and the measured vs the predicted time lost. */
+    static void keyFigures(Result r) {
+        for (double mtbf : r.config.mtbfs()) {
+            Point auto = r.auto(mtbf);
+            Point best = r.bestFixed(mtbf);
+            if (best != null && auto.okRuns() > 0) {
+                BenchSuite.key("interval auto, job MTBF " + seconds(mtbf) + " s: run time (target ≤ 1.05x)",
+                        auto.wall().mean(), "best fixed interval (" + best.label() + ")", best.wall().mean(), "11");
+            }
+            double predicted = r.predicted(auto);
+            if (auto.okRuns() > 0 && !Double.isNaN(predicted)) {
+                BenchSuite.key("interval auto, job MTBF " + seconds(mtbf) + " s: time lost to checkpoints and failures "
+                        + "(target: within 20 % of the advisor's)", r.measured(auto).mean() * r.baseLoop.median(),
+                        "advisor's prediction", predicted * r.baseLoop.median(), "11");
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.jckpt.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.advisor.FailureModel;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Section 11's analysis of launched jobs: restarts paired with their failures, the best fixed interval, the prediction. */
+class IntervalBenchTest {
+    private static final double S = 1e9;
+
+    @Test
+    void aRollbackOvertakenByTheNextFailureIsNotTakenForTheNextFailuresRestart() {
+        // from a loaded run: failure A, its world, failure B during A's rollback, A's rollback line,
+        // B's world, B's rollback line
+        List<Double> restarts = IntervalBench.restarts(List.of(34.215, 37.436), List.of(35.376, 40.483),
+                List.of(37.590, 42.451));
+        assertEquals(1, restarts.size(), restarts.toString());
+        assertEquals(42.451 - 37.436, restarts.get(0), 1e-9);
+    }
+
+    @Test
+    void aFailureBeforeTheFirstCheckpointHasNoRestartAndEveryOtherHasItsOwn() {
+        // 1: before any checkpoint (recovered, clean start: no rollback line); 2 and 3: rolled back
+        List<Double> restarts = IntervalBench.restarts(List.of(5.0, 20.0, 30.0), List.of(6.0, 20.5, 30.4),
+                List.of(21.0, 31.2));
+        assertEquals(2, restarts.size(), restarts.toString());
+        assertEquals(1.0, restarts.get(0), 1e-9);
+        assertEquals(1.2, restarts.get(1), 1e-9);
+    }
+
+    @Test
+    void theBestFixedIntervalHasTheLowestMeanOfThoseWhoseRunsAllCompleted() {
+        IntervalBench.Result r = result(4);
+        List<IntervalBench.Point> points = r.byRate.get(4.0);
+        add(points.get(0), 0, 20, 0.005); // auto
+        add(points.get(1), 0, 30, Double.NaN); // every 4 calls
+        add(points.get(1), 0, 32, Double.NaN);
+        add(points.get(2), 0, 21, Double.NaN); // every 32 calls: lowest mean
+        add(points.get(2), 0, 23, Double.NaN);
+        add(points.get(3), 0, 19, Double.NaN); // every 256 calls: lower, but one run failed
+        add(points.get(3), 1, 25, Double.NaN);
+        assertSame(points.get(2), r.bestFixed(4));
+        assertEquals(22 * S, r.bestFixed(4).wall().mean(), 1e-3);
+        assertEquals(21 * S, r.bestFixed(4).wall().min(), 1e-3);
+        IntervalBench.Result none = result(4);
+        add(none.byRate.get(4.0).get(1), 1, 30, Double.NaN);
+        assertNull(none.bestFixed(4));
+    }
+
+    @Test
+    void thePredictionIsTheAdvisorModelsForTheMeasuredCostRestartAndTheInjectedMtbf() {
+        IntervalBench.Result r = result(4);
+        List<IntervalBench.Point> points = r.byRate.get(4.0);
+        add(points.get(0), 0, 20, 0.004); // auto: C = median 0.005 s
+        add(points.get(0), 0, 21, 0.005);
+        add(points.get(0), 0, 22, 0.009);
+        add(points.get(2), 0, 21, Double.NaN);
+        double c = 0.005;
+        double restart = 1.0; // every run's restarts are 0.5, 1.0, 1.5 s: median 1 s
+        double tau = FailureModel.dalyInterval(c, 4);
+        assertEquals(tau, r.dalyTau(4), 1e-12);
+        assertEquals(FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, restart, restart, 0.25, 0)) - 1,
+                r.predicted(points.get(0)), 1e-12);
+        double perCall = 10.0 / 5000; // W = 10 s over 10000 sweeps, a call per pair
+        assertEquals(FailureModel.wallPerWork(new FailureModel.Scheme(32 * perCall, c, 0, 0, restart, restart, 0.25, 0))
+                - 1, r.predicted(points.get(2)), 1e-12);
+        assertTrue(r.predicted(points.get(2)) > r.predicted(points.get(0)), "Daly's interval is the model's best");
+    }
+
+    @Test
+    void theMeasuredOverheadCountsFromTheComputationsStart() {
+        IntervalBench.Result r = result(4);
+        IntervalBench.Point auto = r.byRate.get(4.0).get(0);
+        // computation starts at 3 s (sweep 100 reported at 3.1 s, 1 ms a sweep); exit at 18 s: phase 15 s
+        auto.runs.add(new IntervalBench.Run(0, 18 * S, 3.1 * S, 100, List.of(1.0 * S, 8.0 * S), List.of(), 0.005, 40,
+                Double.NaN, "c"));
+        assertEquals(1, auto.runs.get(0).failuresBefore(r.perSweep()));
+        // reference phase 10.5 s, W 10 s: (15 - 10.5) / 10
+        assertEquals(0.45, r.measured(auto).mean(), 1e-9);
+    }
+
+    /** A result for one rate: W = 10 s over 10000 sweeps, reference phase 10.5 s, run time 12 s. */
+    private static IntervalBench.Result result(double mtbf) {
+        IntervalBench.Config c = new IntervalBench.Config(1024, 10_000, new double[] {mtbf}, new int[] {4, 32, 256},
+                new long[] {1}, 1, 1000);
+        IntervalBench.Result r = new IntervalBench.Result(c);
+        r.baseLoop.add(10 * S);
+        r.baseWall.add(12 * S);
+        r.basePhase.add(10.5 * S);
+        r.reference = "c";
+        List<IntervalBench.Point> points = new java.util.ArrayList<>();
+        points.add(new IntervalBench.Point(mtbf, 0));
+        for (int calls : c.fixedCalls()) {
+            points.add(new IntervalBench.Point(mtbf, calls));
+        }
+        r.byRate.put(mtbf, points);
+        return r;
+    }
+
+    private static void add(IntervalBench.Point p, int status, double wallSeconds, double cost) {
+        p.runs.add(new IntervalBench.Run(status, wallSeconds * S, 1.1 * S, 100, List.of(5.0 * S), List.of(0.5 * S, 1.0 * S,
+                1.5 * S), cost, 40, Double.NaN, status == 0 ? "c" : null));
+    }
+}
