@@ -69,7 +69,9 @@ final class IntervalSteps {
     private void startController(CkptOptions requested, boolean afterFailure, Sources sources) {
         FailureHistory history = FailureHistory.load(sources.historyDirectory().resolve(FailureHistory.FILE_NAME));
         if (afterFailure) {
-            history.recordFailure();
+            // the gap since rank 0's last save: at most one save period plus a recovery's bound
+            history.recordFailure(System.currentTimeMillis(),
+                    IntervalController.SAVE_EVERY_NANOS / 1e9 + requested.exchangeTimeout().toSeconds());
         }
         ThreadCpu ring = new ThreadCpu();
         ThreadCpu flush = new ThreadCpu();

@@ -35,6 +35,8 @@ public final class FailureHistory {
     public static final String FAILURES = "failures";
     /** Key: seconds of run time exposed to failures. */
     public static final String EXPOSED = "exposedSeconds";
+    /** Key: the wall-clock time of the last save, milliseconds since the epoch. */
+    public static final String SAVED_AT = "savedAtMillis";
 
     private final Path file;
     private final Map<String, String> values = new TreeMap<>();
@@ -91,6 +93,23 @@ public final class FailureHistory {
     }
 
     /**
+     * Counts one failure and the run time between the last save and the recovery that reads this
+     * history: the work the failure lost and the restart itself were exposed to failures too, and
+     * without them a job failing more often than it saves would learn an MTBF far too short. The gap is
+     * capped, so that a whole job restarted with its id long after it stopped does not count the pause.
+     *
+     * @param nowMillis     the wall clock now (ranks of one job share it closely enough for seconds)
+     * @param maxGapSeconds the most the gap may add
+     */
+    public void recordFailure(long nowMillis, double maxGapSeconds) {
+        failures++;
+        double savedAt = number(SAVED_AT, Double.NaN);
+        if (!Double.isNaN(savedAt)) {
+            addExposure(Math.min(maxGapSeconds, (nowMillis - savedAt) / 1000.0));
+        }
+    }
+
+    /**
      * @param seconds run time to add to the exposure (&gt;= 0)
      */
     public void addExposure(double seconds) {
@@ -142,6 +161,7 @@ public final class FailureHistory {
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
         values.put(FAILURES, Long.toString(failures));
         values.put(EXPOSED, Double.toString(exposed));
+        values.put(SAVED_AT, Long.toString(System.currentTimeMillis()));
         Properties p = new Properties();
         p.putAll(values);
         try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {

@@ -33,7 +33,7 @@ public final class IntervalController {
     /** Weight of the newest sample in the running means. */
     public static final double WEIGHT = 0.25;
     /** The history file is written at most this often while the job runs. */
-    static final long SAVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    public static final long SAVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The restart time assumed until a recovery was measured (s). */
     static final double DEFAULT_RECOVERY_SECONDS = 1.0;
 

@@ -136,6 +136,21 @@ class IntervalControllerTest {
     }
 
     @Test
+    void aFailureCountsTheRunTimeSinceTheLastSaveCapped() throws Exception {
+        FailureHistory saved = FailureHistory.load(dir.resolve(FailureHistory.FILE_NAME));
+        saved.addExposure(100);
+        saved.save();
+        double savedAt = FailureHistory.load(saved.file()).number(FailureHistory.SAVED_AT, Double.NaN);
+        FailureHistory afterFailure = FailureHistory.load(saved.file());
+        afterFailure.recordFailure((long) savedAt + 7_500, 40);
+        assertEquals(1, afterFailure.failures());
+        assertEquals(107.5, afterFailure.exposedSeconds(), 1e-9, "the 7.5 s since the save were exposed too");
+        FailureHistory longAfter = FailureHistory.load(saved.file());
+        longAfter.recordFailure((long) savedAt + 3_600_000, 40);
+        assertEquals(140, longAfter.exposedSeconds(), 1e-9, "a restart an hour later adds at most the cap");
+    }
+
+    @Test
     void everyTSecondsOfRankZerosClock() {
         Job job = new Job(IntervalPolicy.everySeconds(0.5), null, 4, MS, 20 * MS, 30 * MS, 0, 0, null);
         job.run(30);
