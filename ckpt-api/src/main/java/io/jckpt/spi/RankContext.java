@@ -18,8 +18,11 @@ import java.util.regex.Pattern;
  * @param epoch    how many recoveries the job has been through, {@code >= 0}
  * @param newRank  whether this process was re-spawned and has no memory of earlier rounds (only in a recovery)
  * @param recovery whether this start is a recovery
+ * @param ring     the order of the ranks on the replication ring, of {@code size} ranks ({@code null} in the
+ *                 constructor means the {@linkplain RingOrder#identity(int) identity}); the same for the job's life
  */
-public record RankContext(int rank, int size, String jobId, int epoch, boolean newRank, boolean recovery) {
+public record RankContext(int rank, int size, String jobId, int epoch, boolean newRank, boolean recovery,
+                          RingOrder ring) {
     /** Rank of this process, 0..size-1 (required). */
     public static final String ENV_RANK = "JCKPT_RANK";
     /** Number of ranks (required). */
@@ -32,6 +35,8 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
     public static final String ENV_NEW_RANK = "JCKPT_NEW_RANK";
     /** true when this start is a recovery (optional, default false). */
     public static final String ENV_RECOVERY = "JCKPT_RECOVERY";
+    /** The replication ring's order, {@link RingOrder#text()} form (optional, default the identity). */
+    public static final String ENV_RING_ORDER = RingOrder.ENV_RING_ORDER;
 
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
@@ -57,6 +62,21 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
             throw new CkptException("newRank (" + ENV_NEW_RANK + ")=true requires recovery (" + ENV_RECOVERY
                     + ")=true: a re-spawned rank only exists in a recovery");
         }
+        if (ring == null) {
+            ring = RingOrder.identity(size);
+        } else if (ring.size() != size) {
+            throw new CkptException("ring (" + ENV_RING_ORDER + ")=" + ring.text() + " orders " + ring.size()
+                    + " ranks, but size (" + ENV_SIZE + ")=" + size);
+        }
+    }
+
+    /**
+     * A context on the identity ring (rank order).
+     *
+     * @throws CkptException naming the field (and its environment variable) that is invalid
+     */
+    public RankContext(int rank, int size, String jobId, int epoch, boolean newRank, boolean recovery) {
+        this(rank, size, jobId, epoch, newRank, recovery, null);
     }
 
     /** @return a builder; rank, size and jobId must be set */
@@ -76,7 +96,8 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
 
     /**
      * Reads the context from the given variables (for tests and for launchers that pass a map): rank, size
-     * and job id are required, epoch (0), new rank and recovery (false) optional; booleans are true or false.
+     * and job id are required, epoch (0), new rank and recovery (false) and the ring order (the identity)
+     * optional; booleans are true or false.
      *
      * @param env the variables
      * @return the context
@@ -90,8 +111,18 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
         int epoch = intVar(env, ENV_EPOCH, 0);
         boolean newRank = boolVar(env, ENV_NEW_RANK);
         boolean recovery = boolVar(env, ENV_RECOVERY);
+        RingOrder ring = null;
+        String ringText = env.get(ENV_RING_ORDER);
+        if (ringText != null && !ringText.isBlank()) {
+            try {
+                ring = RingOrder.parse(ringText.trim());
+            } catch (IllegalArgumentException e) {
+                throw new CkptException("environment variable " + ENV_RING_ORDER + "='" + ringText + "' is not a ring order: "
+                        + e.getMessage());
+            }
+        }
         try {
-            return new RankContext(rank, size, jobId, epoch, newRank, recovery);
+            return new RankContext(rank, size, jobId, epoch, newRank, recovery, ring);
         } catch (CkptException e) {
             throw new CkptException("the environment set by the launcher is inconsistent: " + e.getMessage());
         }
@@ -141,14 +172,14 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
         return recovery;
     }
 
-    /** @return rank (i+1) mod n: where this rank's copies go */
+    /** @return the next rank on the replication ring: where this rank's copies go ((i+1) mod n on the identity) */
     public int next() {
-        return (rank + 1) % size;
+        return ring.next(rank);
     }
 
-    /** @return rank (i-1+n) mod n: whose copies this rank receives */
+    /** @return the previous rank on the ring: whose copies this rank receives ((i-1+n) mod n on the identity) */
     public int previous() {
-        return (rank - 1 + size) % size;
+        return ring.previous(rank);
     }
 
     /** Builder of {@link RankContext}; each method sets the field of the same name, validated at {@link #build()}. */
@@ -159,6 +190,7 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
         private int epoch;
         private boolean newRank;
         private boolean recovery;
+        private RingOrder ring;
 
         private Builder() {
         }
@@ -199,12 +231,18 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
             return this;
         }
 
+        /** Sets {@link RankContext#ring()} (default, or {@code null}: the identity). */
+        public Builder ring(RingOrder ring) {
+            this.ring = ring;
+            return this;
+        }
+
         /**
          * @return the context
          * @throws CkptException naming the field (and its environment variable) that is invalid
          */
         public RankContext build() {
-            return new RankContext(rank, size, jobId, epoch, newRank, recovery);
+            return new RankContext(rank, size, jobId, epoch, newRank, recovery, ring);
         }
     }
 }

@@ -52,7 +52,34 @@ class RankContextTest {
         assertEquals(0, c.epoch());
         assertFalse(c.isNewRank());
         assertFalse(c.isRecovery());
+        assertEquals(RingOrder.identity(4), c.ring());
         assertEquals(0, RankContext.builder().rank(0).size(1).jobId("j").build().next());
+    }
+
+    @Test
+    void theRingOrderComesFromTheLauncher() {
+        Map<String, String> env = env();
+        env.put("JCKPT_RING_ORDER", "0,2,1,3");
+        RankContext c = RankContext.fromEnvironment(env);
+        assertEquals(RingOrder.of(0, 2, 1, 3), c.ring());
+        assertEquals(1, c.next()); // on 0,2,1,3 rank 2 sends its copies to rank 1, not 3
+        assertEquals(0, c.previous());
+        assertEquals(c, RankContext.builder().rank(2).size(4).jobId("job-42").epoch(3).newRank(true).recovery(true)
+                .ring(RingOrder.parse("0,2,1,3")).build());
+        assertNotEquals(c, RankContext.fromEnvironment(env()));
+        assertEquals(RingOrder.identity(4), new RankContext(2, 4, "j", 0, false, false).ring());
+    }
+
+    @Test
+    void aBadRingOrderIsNamed() {
+        Map<String, String> env = env();
+        env.put("JCKPT_RING_ORDER", "0,2,2,3");
+        assertFails(env, "JCKPT_RING_ORDER='0,2,2,3'", "rank 2 appears");
+        env.put("JCKPT_RING_ORDER", "0,2,1");
+        assertFails(env, "JCKPT_RING_ORDER", "3 ranks", "JCKPT_SIZE", "=4");
+        CkptException e = assertThrows(CkptException.class,
+                () -> RankContext.builder().rank(0).size(2).jobId("j").ring(RingOrder.identity(3)).build());
+        assertTrue(e.getMessage().contains("orders 3 ranks"), e.getMessage());
     }
 
     @Test

@@ -71,8 +71,7 @@ public final class DataEndpoint implements AutoCloseable {
     }
 
     /**
-     * Connects to the NEXT rank and accepts the PREVIOUS rank, both authenticated. All ranks call
-     * this concurrently; the steps are ordered so that the ring never waits in a cycle.
+     * Joins the identity ring (rank order): {@link #joinRing(RankRing, InetSocketAddress, Duration)}.
      *
      * @param ranks   n (>= 2)
      * @param next    the address of (rank+1)%n
@@ -84,9 +83,30 @@ public final class DataEndpoint implements AutoCloseable {
         if (ranks < 2) {
             throw new IllegalArgumentException("a ring needs at least 2 ranks");
         }
+        return joinRing(RankRing.identity(ranks), next, timeout);
+    }
+
+    /**
+     * Connects to the NEXT rank on the ring and accepts the PREVIOUS one, both authenticated. All ranks
+     * call this concurrently with the same ring; the steps are ordered so that the ring never waits in
+     * a cycle.
+     *
+     * @param ring    the ring (n >= 2)
+     * @param next    the address of {@code ring.next(rank)}
+     * @param timeout bound on the whole setup
+     * @return the links
+     * @throws ReplicationException if a peer is unreachable, not authenticated, or too slow
+     */
+    public RingLinks joinRing(RankRing ring, InetSocketAddress next, Duration timeout) throws IOException {
+        if (ring.size() < 2) {
+            throw new IllegalArgumentException("a ring needs at least 2 ranks");
+        }
+        if (rank >= ring.size()) {
+            throw new IllegalArgumentException("rank " + rank + " is not on the ring " + ring.text());
+        }
         long deadline = ChannelIo.deadline(timeout);
-        int nextRank = (rank + 1) % ranks;
-        int prevRank = Math.floorMod(rank - 1, ranks);
+        int nextRank = ring.next(rank);
+        int prevRank = ring.previous(rank);
         SocketChannel out = ChannelIo.connect(next, deadline, "rank " + rank + " connecting to rank " + nextRank + " at " + next);
         SocketChannel in = null;
         try {
@@ -110,7 +130,7 @@ public final class DataEndpoint implements AutoCloseable {
             client.verifyServerAndProve(deadline);
             srv.verifyClient(deadline);
             client.awaitOk(deadline);
-            return new RingLinks(rank, ranks, out, in);
+            return new RingLinks(rank, ring, out, in);
         } catch (IOException | RuntimeException e) {
             out.close();
             if (in != null) {

@@ -47,7 +47,7 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout,
                                     RecoverySteps steps) throws IOException {
-        return plan(exchange, store.rank(), List.of(store), fresh, timeout, steps);
+        return plan(exchange, store.rank(), List.of(store), fresh, timeout, steps, null, store.config().ring());
     }
 
     /**
@@ -123,13 +123,41 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
                                     Duration timeout, RecoverySteps steps, byte[][] newestStatuses) throws IOException {
+        return plan(exchange, rank, stores, fresh, timeout, steps, newestStatuses, null);
+    }
+
+    /**
+     * As {@link #plan(StatusExchange, int, List, boolean, Duration, RecoverySteps, byte[][])} on the
+     * given replication ring: a rank that lost its copy receives from its nearest holder after it on
+     * that ring. Every rank must pass the same ring, the one its stores were made with.
+     *
+     * @param exchange        the allgather (used only when the first plan is not conclusive)
+     * @param rank            this rank
+     * @param stores          this rank's stores, possibly none; each made for {@code ring}
+     * @param fresh           whether this process was re-spawned
+     * @param timeout         bound on an exchange
+     * @param steps           records the times
+     * @param newestStatuses  every rank's newest-copies status, or null
+     * @param ring            the job's ring, or null for the identity (rank order)
+     * @return the plan, identical on every rank
+     * @throws IOException if an exchange fails or a rank's status does not decode
+     * @throws IllegalArgumentException if a store is another rank's or was made for another ring
+     */
+    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
+                                    Duration timeout, RecoverySteps steps, byte[][] newestStatuses, RankRing ring)
+            throws IOException {
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
                 throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
             }
+            RankRing made = store.config().ring();
+            if (ring != null ? !made.equals(ring) : !made.isIdentity()) {
+                throw new IllegalArgumentException("rank " + rank + ": store made for the ring " + made.text()
+                        + ", planned on the ring " + (ring != null ? ring.text() : "of rank order"));
+            }
         }
         if (!steps.trustVerification) {
-            return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.AGAIN, null);
+            return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.AGAIN, null, ring);
         }
         // First with the copies verified so far (per owner the newest intact one, after an open with
         // NEWEST_PER_OWNER). That plan is taken when it restores, every surviving rank restores
@@ -139,12 +167,12 @@ public final class ImemRecovery {
         // every copy is read and the ranks plan again. The statuses are the same on every rank, so
         // all take the second exchange or none.
         List<RankStatus> seen = new ArrayList<>();
-        RollbackPlan first = newestStatuses != null ? planFrom(newestStatuses, steps, seen)
-                : planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen);
+        RollbackPlan first = newestStatuses != null ? planFrom(newestStatuses, steps, seen, ring)
+                : planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen, ring);
         if (first.recoverable() && conclusive(first, seen)) {
             return first;
         }
-        return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.ONCE, null);
+        return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.ONCE, null, ring);
     }
 
     private static boolean conclusive(RollbackPlan plan, List<RankStatus> statuses) {
@@ -164,7 +192,7 @@ public final class ImemRecovery {
     /** One status exchange and plan, with the copies as {@code read} says; the statuses go to {@code seen} when not null. */
     private static RollbackPlan planOnce(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
                                          Duration timeout, RecoverySteps steps, ReplicaStore.CopyRead read,
-                                         List<RankStatus> seen)
+                                         List<RankStatus> seen, RankRing ring)
             throws IOException {
         long t0 = System.nanoTime();
         List<CopyStatus> copies = new ArrayList<>();
@@ -177,11 +205,11 @@ public final class ImemRecovery {
         long t2 = System.nanoTime();
         steps.statusExchangeNanos += t2 - t1;
         steps.planNanos += t1 - t0;
-        return planFrom(all, steps, seen);
+        return planFrom(all, steps, seen, ring);
     }
 
     /** The plan from every rank's status (indexed by rank); the statuses go to {@code seen} when not null. */
-    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen)
+    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen, RankRing ring)
             throws ReplicationException {
         long t2 = System.nanoTime();
         List<RankStatus> statuses = new ArrayList<>(all.length);
@@ -192,7 +220,11 @@ public final class ImemRecovery {
                 throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
             }
         }
-        RollbackPlan plan = RollbackPlanner.plan(statuses);
+        if (ring != null && ring.size() != statuses.size()) {
+            throw new ReplicationException("ring " + ring.text() + " of " + ring.size() + " ranks, but " + statuses.size()
+                    + " ranks exchanged their status");
+        }
+        RollbackPlan plan = ring != null ? RollbackPlanner.plan(statuses, ring) : RollbackPlanner.plan(statuses);
         steps.planNanos += System.nanoTime() - t2;
         if (seen != null) {
             seen.addAll(statuses);

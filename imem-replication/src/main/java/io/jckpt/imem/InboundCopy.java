@@ -156,7 +156,7 @@ final class InboundCopy {
         if (type == TYPE_DATA) {
             int owner = header.owner();
             int hop = header.hop();
-            if (hop < 1 || hop > m || Math.floorMod(rank - owner, n) != hop) {
+            if (hop < 1 || hop > m || owner < 0 || owner >= n || links.ring().distance(owner, rank) != hop) {
                 throw new ReplicationException("rank " + rank + ": copy of rank " + owner + " with hop " + hop
                         + " does not belong here (m=" + m + ")");
             }
@@ -223,7 +223,7 @@ final class InboundCopy {
         ReplicaWrite w = write;
         int owner = w.owner();
         long round = w.round();
-        int hop = Math.floorMod(rank - owner, n);
+        int hop = links.ring().distance(owner, rank);
         if (type != TYPE_DATA_END || header.owner() != owner || header.round() != round
                 || header.hop() != hop || length != w.slot().length()) {
             throw new ReplicationException("rank " + rank + ": expected the end of rank " + owner + "'s round " + round

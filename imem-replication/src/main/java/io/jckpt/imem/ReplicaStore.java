@@ -335,7 +335,10 @@ public final class ReplicaStore implements AutoCloseable {
     }
 
     private int distanceOf(int owner) {
-        int d = Math.floorMod(config.rank() - owner, config.ranks());
+        if (owner < 0 || owner >= config.ranks()) {
+            return -1;
+        }
+        int d = config.distanceFrom(owner);
         return d <= config.replicas() ? d : -1;
     }
 

@@ -14,9 +14,11 @@ import java.nio.file.Path;
  *                     the next is written)
  * @param slotCapacity largest image size in bytes
  * @param memoryCap    upper bound on the bytes the store may occupy
+ * @param ring         the replication ring (its size is {@code ranks}): which ranks are this rank's m
+ *                     predecessors
  */
 public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept,
-                                 long slotCapacity, long memoryCap) {
+                                 long slotCapacity, long memoryCap, RankRing ring) {
     /** Validates the fields. */
     public ReplicaStoreConfig {
         if (ranks < 1) {
@@ -37,6 +39,18 @@ public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replic
         if (directory == null) {
             throw new IllegalArgumentException("directory is null");
         }
+        if (ring == null) {
+            throw new IllegalArgumentException("ring is null");
+        }
+        if (ring.size() != ranks) {
+            throw new IllegalArgumentException("ring " + ring.text() + " has " + ring.size() + " ranks, the job " + ranks);
+        }
+    }
+
+    /** A configuration on the identity ring (rank order). */
+    public ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept, long slotCapacity,
+                              long memoryCap) {
+        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ranks < 1 ? null : RankRing.identity(ranks));
     }
 
     /** @return the bytes the store needs: (m+1) x versionsKept x slot file size */
@@ -49,6 +63,14 @@ public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replic
      * @return the owner rank whose copies are held at ring distance d behind this rank
      */
     public int ownerAt(int d) {
-        return Math.floorMod(rank - d, ranks);
+        return ring.predecessor(rank, d);
+    }
+
+    /**
+     * @param owner a rank
+     * @return the ring distance from that owner to this rank (its copies' hop here), 0..n-1
+     */
+    public int distanceFrom(int owner) {
+        return ring.distance(owner, rank);
     }
 }

@@ -112,6 +112,10 @@ public final class ReplicationAgent implements AutoCloseable {
             throw new IllegalArgumentException("store is for rank " + store.rank() + " of " + store.config().ranks()
                     + ", links for rank " + rank + " of " + n);
         }
+        if (!store.config().ring().equals(links.ring())) {
+            throw new IllegalArgumentException("rank " + rank + ": store made for the ring " + store.config().ring().text()
+                    + ", links on the ring " + links.ring().text());
+        }
         if (m < 1) {
             throw new IllegalArgumentException("replication needs m >= 1 (m = 0 keeps local copies only)");
         }
@@ -595,7 +599,11 @@ public final class ReplicationAgent implements AutoCloseable {
     }
 
     private void onAck(int owner, long round, int hop) throws ReplicationException {
-        int myHop = Math.floorMod(rank - owner, n);
+        if (owner < 0 || owner >= n) {
+            throw new ReplicationException("rank " + rank + ": ack for rank " + owner + " round " + round + " from rank "
+                    + links.next() + " names no rank of the ring");
+        }
+        int myHop = links.ring().distance(owner, rank);
         if (hop != myHop + 1) {
             throw new ReplicationException("rank " + rank + ": ack for rank " + owner + " round " + round + " hop " + hop
                     + " from rank " + links.next() + " does not fit the ring");

@@ -9,19 +9,24 @@ import java.nio.channels.SocketChannel;
  * this object (normally the {@link ReplicationAgent}).
  *
  * @param rank     this rank
- * @param ranks    n
- * @param toNext   connection to (rank+1)%n
- * @param fromPrev connection from (rank-1+n)%n
+ * @param ring     the ring's order of the ranks
+ * @param toNext   connection to the next rank on the ring
+ * @param fromPrev connection from the previous rank on the ring
  */
-public record RingLinks(int rank, int ranks, SocketChannel toNext, SocketChannel fromPrev) implements AutoCloseable {
-    /** @return (rank+1)%n */
-    public int next() {
-        return (rank + 1) % ranks;
+public record RingLinks(int rank, RankRing ring, SocketChannel toNext, SocketChannel fromPrev) implements AutoCloseable {
+    /** @return n */
+    public int ranks() {
+        return ring.size();
     }
 
-    /** @return (rank-1+n)%n */
+    /** @return the next rank on the ring (where this rank's copies go) */
+    public int next() {
+        return ring.next(rank);
+    }
+
+    /** @return the previous rank on the ring (whose copies arrive here) */
     public int previous() {
-        return Math.floorMod(rank - 1, ranks);
+        return ring.previous(rank);
     }
 
     /** Closes both connections. */

@@ -33,7 +33,7 @@ public final class RollbackPlan {
         this.lost = lost;
     }
 
-    static RollbackPlan recoverable(long round, List<RestoreAction> actions) {
+    static RollbackPlan recoverable(long round, List<RestoreAction> actions, RankRing ring) {
         int n = actions.size();
         List<List<Integer>> sends = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -47,7 +47,7 @@ public final class RollbackPlan {
         // order each sender's targets by ring distance behind it (nearest first): deterministic
         for (int s = 0; s < n; s++) {
             final int sender = s;
-            sends.get(s).sort((x, y) -> Integer.compare(Math.floorMod(sender - x, n), Math.floorMod(sender - y, n)));
+            sends.get(s).sort((x, y) -> Integer.compare(ring.distance(x, sender), ring.distance(y, sender)));
             sends.set(s, List.copyOf(sends.get(s)));
         }
         return new RollbackPlan(Outcome.RECOVERABLE, round, List.copyOf(actions), List.copyOf(sends), List.of());

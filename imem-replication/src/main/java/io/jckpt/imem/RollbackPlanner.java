@@ -14,7 +14,7 @@ import java.util.TreeSet;
  *       copy somewhere (on any rank, old or new: a re-spawned rank whose node-local store survived
  *       counts as a holder).</li>
  *   <li>A rank holding an intact copy of its own data at R restores LOCAL; otherwise it RECEIVEs
- *       from its nearest NEXT rank ((r+1)%n, (r+2)%n, ...) holding an intact copy. A survivor that is
+ *       from its nearest NEXT rank on the ring (at ring distance 1, 2, ...) holding an intact copy. A survivor that is
  *       the nearest holder for several consecutive new ranks sends to each.</li>
  *   <li>If no round works, the result is NOT_RECOVERABLE, naming each lost rank and why, for the
  *       round that came closest (most ranks restorable, newest on a tie).</li>
@@ -27,7 +27,7 @@ public final class RollbackPlanner {
     }
 
     /**
-     * Plans the rollback.
+     * Plans the rollback on the identity ring (rank order).
      *
      * @param statuses one status per rank, any order; ranks must be exactly 0..n-1
      * @return the plan (never null)
@@ -35,9 +35,30 @@ public final class RollbackPlanner {
      *                                  owner outside 0..n-1
      */
     public static RollbackPlan plan(List<RankStatus> statuses) {
+        if (statuses.isEmpty()) {
+            throw new IllegalArgumentException("no ranks");
+        }
+        return plan(statuses, RankRing.identity(statuses.size()));
+    }
+
+    /**
+     * Plans the rollback: a rank that lost its own copy receives from the nearest holder after it on
+     * {@code ring}.
+     *
+     * @param statuses one status per rank, any order; ranks must be exactly 0..n-1
+     * @param ring     the job's replication ring, of n ranks
+     * @return the plan (never null)
+     * @throws IllegalArgumentException if the ranks are not exactly 0..n-1, a copy names an owner
+     *                                  outside 0..n-1, or the ring is not of n ranks
+     */
+    public static RollbackPlan plan(List<RankStatus> statuses, RankRing ring) {
         int n = statuses.size();
         if (n == 0) {
             throw new IllegalArgumentException("no ranks");
+        }
+        if (ring.size() != n) {
+            throw new IllegalArgumentException("ring " + ring.text() + " of " + ring.size() + " ranks for " + n
+                    + " rank statuses");
         }
         RankStatus[] byRank = new RankStatus[n];
         for (RankStatus s : statuses) {
@@ -68,13 +89,13 @@ public final class RollbackPlanner {
         for (Long round : rounds.descendingSet()) {
             List<RestoreAction> actions = new ArrayList<>(n);
             for (int r = 0; r < n; r++) {
-                RestoreAction a = choose(byRank, r, round);
+                RestoreAction a = choose(byRank, ring, r, round);
                 if (a != null) {
                     actions.add(a);
                 }
             }
             if (actions.size() == n) {
-                return RollbackPlan.recoverable(round, actions);
+                return RollbackPlan.recoverable(round, actions, ring);
             }
             if (actions.size() > bestCount) {
                 bestCount = actions.size();
@@ -83,17 +104,17 @@ public final class RollbackPlanner {
         }
         List<LostData> lost = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            if (bestRound < 0 || choose(byRank, r, bestRound) == null) {
+            if (bestRound < 0 || choose(byRank, ring, r, bestRound) == null) {
                 lost.add(new LostData(r, explain(byRank, r, bestRound)));
             }
         }
         return RollbackPlan.notRecoverable(bestRound, lost);
     }
 
-    private static RestoreAction choose(RankStatus[] byRank, int rank, long round) {
+    private static RestoreAction choose(RankStatus[] byRank, RankRing ring, int rank, long round) {
         int n = byRank.length;
         for (int d = 0; d < n; d++) {
-            int holder = (rank + d) % n;
+            int holder = ring.successor(rank, d);
             CopyStatus c = byRank[holder].intactCopy(rank, round);
             if (c != null) {
                 return new RestoreAction(rank, d == 0 ? RestoreAction.Kind.LOCAL : RestoreAction.Kind.RECEIVE,

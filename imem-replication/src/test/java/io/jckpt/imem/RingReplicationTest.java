@@ -59,7 +59,7 @@ class RingReplicationTest {
     static void assertReplicated(TestRing ring, long[] rounds, int size) {
         for (int o = 0; o < ring.n; o++) {
             for (int d = 0; d <= ring.m; d++) {
-                int holder = (o + d) % ring.n;
+                int holder = ring.ring.successor(o, d);
                 for (long r : rounds) {
                     ReplicaSlot s = ring.stores[holder].find(o, r);
                     assertNotNull(s, "rank " + holder + " lacks rank " + o + " round " + r);

@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class TestRing implements AutoCloseable {
     final int n;
     final int m;
+    /** The replication ring (identity unless a test passes one). */
+    final RankRing ring;
     final Path root;
     final ReplicaStore[] stores;
     final DataEndpoint[] endpoints;
@@ -26,8 +28,13 @@ final class TestRing implements AutoCloseable {
     boolean backgroundCrc;
 
     TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy) throws Exception {
+        this(root, n, m, slotCapacity, zeroCopy, RankRing.identity(n));
+    }
+
+    TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy, RankRing ring) throws Exception {
         this.n = n;
         this.m = m;
+        this.ring = ring;
         this.root = root;
         stores = new ReplicaStore[n];
         endpoints = new DataEndpoint[n];
@@ -40,11 +47,11 @@ final class TestRing implements AutoCloseable {
     }
 
     ReplicaStoreConfig config(int r, long slotCapacity) {
-        return new ReplicaStoreConfig(root.resolve("rank-" + r), r, n, m, 2, slotCapacity, 1L << 30);
+        return new ReplicaStoreConfig(root.resolve("rank-" + r), r, n, m, 2, slotCapacity, 1L << 30, ring);
     }
 
     void startAgents(boolean zeroCopy, long initialRound) throws Exception {
-        List<RingLinks> links = join(endpoints, n, Duration.ofSeconds(20));
+        List<RingLinks> links = join(endpoints, ring, Duration.ofSeconds(20));
         for (int r = 0; r < n; r++) {
             agents[r] = ReplicationAgent.start(stores[r], links.get(r), Duration.ofSeconds(10), zeroCopy, initialRound);
         }
@@ -59,15 +66,21 @@ final class TestRing implements AutoCloseable {
         });
     }
 
-    /** Every rank joins the ring concurrently. */
+    /** Every rank joins the identity ring concurrently. */
     static List<RingLinks> join(DataEndpoint[] eps, int n, Duration timeout) throws Exception {
+        return join(eps, RankRing.identity(n), timeout);
+    }
+
+    /** Every rank joins {@code ring} concurrently. */
+    static List<RingLinks> join(DataEndpoint[] eps, RankRing ring, Duration timeout) throws Exception {
+        int n = ring.size();
         ExecutorService pool = pool("jckpt-test-join", n);
         try {
             List<Future<RingLinks>> fs = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 final int rank = r;
-                InetSocketAddress next = eps[(r + 1) % n].address();
-                fs.add(pool.submit(() -> eps[rank].joinRing(n, next, timeout)));
+                InetSocketAddress next = eps[ring.next(r)].address();
+                fs.add(pool.submit(() -> eps[rank].joinRing(ring, next, timeout)));
             }
             List<RingLinks> out = new ArrayList<>();
             for (Future<RingLinks> f : fs) {

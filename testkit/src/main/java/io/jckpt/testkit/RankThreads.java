@@ -4,6 +4,7 @@ import io.jckpt.CkptOptions;
 import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RingOrder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,6 +80,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
     private final Duration bound;
     private final Opener<C> opener;
     private final ExecutorService pool;
+    private volatile RingOrder ring;
 
     /**
      * @param n number of ranks, &gt;= 1
@@ -99,6 +101,21 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Sets the replication ring every rank's context carries from the next {@link #open} on, as the
+     * launcher's {@code JCKPT_RING_ORDER} does (default, or {@code null}: the identity).
+     *
+     * @param ring a ring of {@link #size()} ranks, or null
+     * @return this group
+     */
+    public RankThreads<C> ring(RingOrder ring) {
+        if (ring != null && ring.size() != n) {
+            throw new IllegalArgumentException("ring " + ring.text() + " of " + ring.size() + " ranks for " + n + " ranks");
+        }
+        this.ring = ring;
+        return this;
     }
 
     /** @return number of ranks */
@@ -178,7 +195,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
             CkptOptions rankOptions;
             try {
                 context = RankContext.builder().rank(rank).size(n).jobId(jobId).epoch(epoch)
-                        .recovery(epoch > 0).newRank(epoch > 0 && newRank.test(rank)).build();
+                        .recovery(epoch > 0).newRank(epoch > 0 && newRank.test(rank)).ring(ring).build();
                 rankOptions = options.apply(rank);
             } catch (RuntimeException e) {
                 if (start != null) {

@@ -153,7 +153,7 @@ final class LayoutSwitcher {
             startReplication(round, options);
         } else if (requested.replicas() > 0 && size > 1) {
             // the first here() does not pay for the connections
-            links = endpoint.joinRing(size, endpoints[(rank + 1) % size], options.exchangeTimeout());
+            links = endpoint.joinRing(layouts.ring(), endpoints[layouts.ring().next(rank)], options.exchangeTimeout());
         }
     }
 
@@ -176,7 +176,7 @@ final class LayoutSwitcher {
         if (layout.replicas() == 0 || size == 1) {
             return;
         }
-        RingLinks ring = links != null ? links : endpoint.joinRing(size, endpoints[(rank + 1) % size],
+        RingLinks ring = links != null ? links : endpoint.joinRing(layouts.ring(), endpoints[layouts.ring().next(rank)],
                 options.exchangeTimeout());
         links = null;
         agent = ReplicationAgent.start(store, ring, options.replicationTimeout(), round);

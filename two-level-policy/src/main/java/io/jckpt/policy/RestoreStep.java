@@ -195,7 +195,7 @@ final class RestoreStep {
             }
             plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(
                     Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors,
-                    context.isNewRank(), options.exchangeTimeout(), steps, newest);
+                    context.isNewRank(), options.exchangeTimeout(), steps, newest, layouts.ring());
         }
         DiskSelection selection = plan != null && plan.recoverable() ? null : selectDisk();
         RecoveryDecision decision = RecoveryDecision.decide(statuses, plan, selection, options.recoveryFallback());

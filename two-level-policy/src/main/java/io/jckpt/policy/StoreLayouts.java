@@ -1,8 +1,11 @@
 package io.jckpt.policy;
 
+import io.jckpt.CkptException;
 import io.jckpt.StorageException;
+import io.jckpt.imem.RankRing;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaStoreConfig;
+import io.jckpt.spi.RingOrder;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -30,17 +33,27 @@ final class StoreLayouts {
     private final int ranks;
     private final int versionsKept;
     private final long memoryCap;
+    private final RankRing ring;
 
     /** A layout of this node with its store open. */
     record Held(StoreLayout layout, ReplicaStore store) {
     }
 
-    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap) {
+    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap, RankRing ring) {
+        if (ring.size() != ranks) {
+            throw new IllegalArgumentException("ring " + ring.text() + " of " + ring.size() + " ranks for " + ranks + " ranks");
+        }
         this.storeDirectory = storeDirectory;
         this.rank = rank;
         this.ranks = ranks;
         this.versionsKept = versionsKept;
         this.memoryCap = memoryCap;
+        this.ring = ring;
+    }
+
+    /** @return the job's replication ring: every layout's store is made on it, and it is recorded in their descriptors */
+    RankRing ring() {
+        return ring;
     }
 
     private Path directory(StoreLayout l) {
@@ -48,13 +61,18 @@ final class StoreLayouts {
     }
 
     private ReplicaStoreConfig config(StoreLayout l) {
-        return new ReplicaStoreConfig(directory(l), rank, ranks, l.replicas(), l.versionsKept(), l.slotCapacity(), memoryCap);
+        return new ReplicaStoreConfig(directory(l), rank, ranks, l.replicas(), l.versionsKept(), l.slotCapacity(), memoryCap,
+                ring);
     }
 
     /**
      * Opens every layout whose descriptor and slots are sound, oldest first. Anything else in the store
      * directory (a layout whose switch crashed before its descriptor was written, an unusable store,
-     * files of an older format) is deleted: it holds nothing restorable.
+     * files of an older format) is deleted: it holds nothing restorable. A sound layout made on another
+     * replication ring is an error: its slots hold other ranks' copies than this ring says, and the ring
+     * must stay the same for the job's life.
+     *
+     * @throws CkptException if a layout was made on another ring than this job's
      */
     List<Held> openSurviving() throws IOException {
         List<Held> held = new ArrayList<>();
@@ -71,7 +89,15 @@ final class StoreLayouts {
             }
             if (Files.isDirectory(p) && p.getFileName().toString().startsWith("layout-")) {
                 try {
-                    StoreLayout l = StoreLayoutDescriptor.read(p);
+                    StoreLayoutDescriptor.Decoded d = StoreLayoutDescriptor.read(p, ranks);
+                    StoreLayout l = d.layout();
+                    if (!d.ring().equals(ring)) {
+                        throw new CkptException("rank " + rank + ": the node-local store " + p + " was made on the"
+                                + " replication ring " + d.ring().text() + " but this job's ring is " + ring.text()
+                                + " (" + RingOrder.ENV_RING_ORDER + ", the launcher's --ring-order): the ring"
+                                + " must stay the same for a job's life; restart with the ring " + d.ring().text()
+                                + ", or start the job afresh (another job id, or without the store)");
+                    }
                     if (!p.getFileName().toString().equals(l.directoryName()) || l.versionsKept() != versionsKept
                             || l.replicas() > ranks - 1) {
                         throw new IllegalArgumentException("layout " + l + " does not fit this job");
@@ -79,6 +105,8 @@ final class StoreLayouts {
                     // a recovery: the newest copy per owner read now, the older ones if the plan needs them
                     held.add(new Held(l, ReplicaStore.open(config(l), ReplicaStore.Verification.NEWEST_PER_OWNER)));
                     continue;
+                } catch (CkptException e) {
+                    throw e;
                 } catch (IOException | RuntimeException e) {
                     LOG.warn("rank {}: node-local store {} unusable ({}); deleted", rank, p, e.getMessage());
                 }
@@ -95,7 +123,7 @@ final class StoreLayouts {
         Path dir = directory(l);
         ReplicaStore.wipe(dir);
         ReplicaStore.createPrivateDirectories(dir);
-        StoreLayoutDescriptor.write(dir, l);
+        StoreLayoutDescriptor.write(dir, l, ring);
         try {
             return ReplicaStore.open(config(l));
         } catch (IOException | RuntimeException e) {
@@ -107,7 +135,7 @@ final class StoreLayouts {
     /** Rewrites the descriptor of an existing layout (the m asked for changed, nothing else). */
     void record(StoreLayout l) {
         try {
-            StoreLayoutDescriptor.write(directory(l), l);
+            StoreLayoutDescriptor.write(directory(l), l, ring);
         } catch (IOException e) {
             throw new StorageException(directory(l), "rank " + rank + ": cannot record the store layout: "
                     + e.getMessage(), e);

@@ -15,6 +15,7 @@ import io.jckpt.disk.DiskCommitCoordinator;
 import io.jckpt.disk.SlotPins;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.JobSecret;
+import io.jckpt.imem.RankRing;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.PhaseMachine.Phase;
@@ -103,7 +104,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.registry = new TagRegistry(adapters);
         Path storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + rank);
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
-                options.maxMemoryBytes());
+                options.maxMemoryBytes(), RankRing.of(context.ring().ranks()));
         this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret));
         InetSocketAddress[] endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);

@@ -2,6 +2,7 @@ package io.jckpt.policy;
 
 import io.jckpt.CkptOptions;
 import io.jckpt.spi.LocalRankCollective;
+import io.jckpt.spi.RingOrder;
 import io.jckpt.testkit.RankThreads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,14 @@ final class RankGroup {
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank) throws Exception {
         return open(n, jobId, epoch, options, newRank, r -> null);
+    }
+
+    /** As {@link #open(int, String, int, IntFunction, IntFunction)}, every rank's context carrying the replication ring. */
+    static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
+                                           IntFunction<Boolean> newRank, RingOrder ring) throws Exception {
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(n).ring(ring)) {
+            return ranks.open(jobId, epoch, options, newRank::apply, null, null);
+        }
     }
 
     /** As {@link #open(int, String, int, IntFunction, IntFunction)}, with each rank's event sink (the launcher's log). */

@@ -332,6 +332,9 @@ public final class Job {
         env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
         env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
         spec.settings().forEach((setting, value) -> env.put(setting.launcherVariable(), value));
+        if (spec.ringOrder() != null) {
+            env.put(RankEnvironment.RING_ORDER, spec.ringOrder().text()); // unset: the identity
+        }
         return env;
     }
 

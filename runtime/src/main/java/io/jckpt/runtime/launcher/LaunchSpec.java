@@ -8,6 +8,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.JobSettings;
+import io.jckpt.spi.RingOrder;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -116,6 +117,8 @@ public final class LaunchSpec {
     private final boolean retryProgramErrors;
     private final Map<JobSettings.Setting, String> settings;
     private final String logLevel;
+    /** The replication ring's order ({@code --ring-order}), or null for the identity. */
+    private RingOrder ringOrder;
 
     /** Most warm standbys a job may keep. */
     static final int MAX_STANDBYS = 16;
@@ -285,9 +288,44 @@ public final class LaunchSpec {
             // a stopped or hung rank must never stall a job silently (ULFM detects by default too)
             detectors.add(0, new HeartbeatDetector(DEFAULT_HEARTBEAT_MILLIS));
         }
-        return new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
+        RingOrder ringOrder = o.ringOrder == null ? null : parseRingOrder(o.ringOrder, np);
+        LaunchSpec spec = new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
                 retryProgramErrors, settings, logLevel);
+        spec.ringOrder = ringOrder;
+        return spec;
+    }
+
+    /** {@code --ring-order LIST}: every rank 0..np-1 once, in ring order. */
+    static RingOrder parseRingOrder(String text, int np) throws UsageException {
+        RingOrder ring;
+        try {
+            ring = RingOrder.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--ring-order " + text + ": " + e.getMessage().replaceFirst("^ring order[^:]*: ", "")
+                    + " (give each rank 0.." + (np - 1) + " once, e.g. --ring-order " + example(np) + ")");
+        }
+        if (ring.size() != np) {
+            throw new UsageException("--ring-order " + text + " orders " + ring.size() + " ranks, but -np is " + np
+                    + " (give each rank 0.." + (np - 1) + " once, e.g. --ring-order " + example(np) + ")");
+        }
+        return ring;
+    }
+
+    /** The even ranks, then the odd ones: an example ring of np ranks. */
+    private static String example(int np) {
+        StringBuilder b = new StringBuilder();
+        for (int start = 0; start < 2; start++) {
+            for (int r = start; r < np; r += 2) {
+                b.append(b.length() > 0 ? "," : "").append(r);
+            }
+        }
+        return b.toString();
+    }
+
+    /** @return the replication ring's order given with {@code --ring-order}, or null for the identity (rank order) */
+    public RingOrder ringOrder() {
+        return ringOrder;
     }
 
     /** Records a checkpoint setting given as an option, checked; paths made absolute. */

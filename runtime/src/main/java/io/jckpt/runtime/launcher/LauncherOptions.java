@@ -43,6 +43,8 @@ final class LauncherOptions {
     @Option(names = "--memory-dir") String memoryDir;
     @Option(names = "--max-memory") String maxMemory;
     @Option(names = "--log-level") String logLevel;
+    /** Testing aid, not in --help (docs/launcher.md): the replication ring's order, until host placement sets it. */
+    @Option(names = "--ring-order", hidden = true) String ringOrder;
     @Option(names = {"-h", "--help"}, usageHelp = true) boolean help;
     @Option(names = {"-V", "--version"}, versionHelp = true) boolean version;
     /** The main class and the program's arguments, or only the arguments after {@code -jar APP.jar}. */

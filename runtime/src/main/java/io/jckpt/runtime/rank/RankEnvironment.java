@@ -2,6 +2,7 @@ package io.jckpt.runtime.rank;
 
 import io.jckpt.imem.JobSecret;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RingOrder;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,8 @@ public final class RankEnvironment {
     public static final String EPOCH = RankContext.ENV_EPOCH;
     public static final String NEW_RANK = RankContext.ENV_NEW_RANK;
     public static final String RECOVERY = RankContext.ENV_RECOVERY;
+    /** The replication ring's order ({@link RingOrder#text()}; unset: the identity, rank order). */
+    public static final String RING_ORDER = RankContext.ENV_RING_ORDER;
     public static final String DEVICE = "JCKPT_DEVICE";
     public static final String MPJ_CONF = "JCKPT_MPJ_CONF";
     public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
@@ -77,6 +80,20 @@ public final class RankEnvironment {
 
     public String jobId() {
         return require(JOB_ID);
+    }
+
+    /** @return the replication ring the launcher set, or null for the identity (unset) */
+    public RingOrder ringOrder() {
+        String value = env.get(RING_ORDER);
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return RingOrder.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("environment variable " + RING_ORDER + "=" + value + " is not a ring order: "
+                    + e.getMessage(), e);
+        }
     }
 
     public JobSecret secret() {

@@ -8,6 +8,7 @@ import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.spi.RingOrder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +19,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     private final RankControl control;
     private final int size;
     private final String jobId;
+    private final RingOrder ring;
     private final byte[] secret;
     private final ProgressReporter progress;
 
@@ -25,6 +27,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.control = control;
         this.size = env.size();
         this.jobId = env.jobId();
+        this.ring = env.ringOrder(); // read once: the same for the job's life
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
         String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
         this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat));
@@ -44,7 +47,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     public RankContext context() {
         WorldInfo world = RankServices.world();
         return RankContext.builder().rank(control.rank()).size(size).jobId(jobId).epoch(world.epoch())
-                .newRank(world.newRank()).recovery(world.recovery()).build();
+                .newRank(world.newRank()).recovery(world.recovery()).ring(ring).build();
     }
 
     @Override

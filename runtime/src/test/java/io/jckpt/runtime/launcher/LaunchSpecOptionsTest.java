@@ -90,6 +90,23 @@ class LaunchSpecOptionsTest {
         assertTrue(LaunchSpec.parse(new String[] {"-np", "1", "-jar", app.toString()}).settings().isEmpty());
     }
 
+    @Test
+    void ringOrderIsAPermutationOfTheRanks(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), "org.example.Main", null);
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "4", "--ring-order", "0,2,1,3", "-jar", app.toString()});
+        assertEquals(io.jckpt.spi.RingOrder.of(0, 2, 1, 3), spec.ringOrder());
+        assertEquals(null, LaunchSpec.parse(new String[] {"-np", "4", "-jar", app.toString()}).ringOrder());
+        assertError("--ring-order 0,2,1 orders 3 ranks, but -np is 4 (give each rank 0..3 once, e.g. --ring-order 0,2,1,3)",
+                "-np", "4", "--ring-order", "0,2,1", "-jar", app.toString());
+        assertError("--ring-order 0,2,2,3: rank 2 appears at positions 1 and 2", "-np", "4", "--ring-order", "0,2,2,3",
+                "-jar", app.toString());
+        assertError("--ring-order 0,4,1,3: rank 4 at position 1 is outside 0..3", "-np", "4", "--ring-order", "0,4,1,3",
+                "-jar", app.toString());
+        assertError("--ring-order 0,x: 'x' at position 1 is not a rank number", "-np", "2", "--ring-order", "0,x",
+                "-jar", app.toString());
+        assertTrue(!LaunchSpec.HELP.contains("--ring-order"), "a testing aid, documented in docs/launcher.md");
+    }
+
     private static void assertError(String expected, String... args) {
         UsageException e = assertThrows(UsageException.class, () -> LaunchSpec.parse(args));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
