@@ -19,6 +19,19 @@ import java.util.function.LongSupplier;
 final class FailureTriage {
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     record HeldError(String description, String stackTrace, long sinceNanos) {
+        /**
+         * Whether it happened while restoring a checkpoint: a {@code NotRecoverableException}, or
+         * anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} in a recovery's epoch
+         * ({@code epoch > 0}: missing copies, an exchange that timed out, a store that could not be opened).
+         */
+        boolean duringRecovery(int epoch) {
+            String text = description + "\n" + stackTrace;
+            if (text.contains("io.jckpt.NotRecoverableException")) {
+                return true;
+            }
+            return epoch > 0 && (text.contains("at io.jckpt.Ckpt.open(") || text.contains("at io.jckpt.Ckpt.rollback(")
+                    || text.contains("at io.jckpt.Ckpt.rollbackObject("));
+        }
     }
 
     private final LongSupplier clock;

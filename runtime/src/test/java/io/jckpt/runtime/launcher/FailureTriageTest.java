@@ -87,4 +87,19 @@ class FailureTriageTest {
         assertEquals(List.of("FAILURE: rank 2 exited with status 3"), triage.failure(2, "rank 2 exited with status 3", 0, false));
         assertEquals(1, triage.held().size(), "not a process failure: rank 1's error is not its echo");
     }
+
+    @Test
+    void anErrorOutOfTheRestoreOfARecoveryIsARecoveryFailure() {
+        FailureTriage.HeldError notRecoverable = new FailureTriage.HeldError(
+                "rank 1 threw io.jckpt.NotRecoverableException: no copy of rank 2", "", 0);
+        assertTrue(notRecoverable.duringRecovery(0), "at the job's first start too (a restart with --job-id)");
+        FailureTriage.HeldError inOpen = new FailureTriage.HeldError("rank 1 threw java.io.IOException: timed out",
+                "java.io.IOException: timed out\n\tat io.jckpt.Ckpt.open(Ckpt.java:120)\n", 0);
+        assertFalse(inOpen.duringRecovery(0), "an error in the first open() is the program's");
+        assertTrue(inOpen.duringRecovery(1));
+        FailureTriage.HeldError inRollback = new FailureTriage.HeldError("rank 0 threw", "\tat io.jckpt.Ckpt.rollbackObject(Ckpt.java:9)", 0);
+        assertTrue(inRollback.duringRecovery(2));
+        assertFalse(new FailureTriage.HeldError("rank 0 threw java.lang.ArithmeticException", "\tat Main.main(Main.java:3)", 0)
+                .duringRecovery(2));
+    }
 }
