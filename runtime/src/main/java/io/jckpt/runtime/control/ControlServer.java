@@ -1,5 +1,6 @@
 package io.jckpt.runtime.control;
 
+import io.jckpt.imem.AgentThreads;
 import io.jckpt.imem.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -11,9 +12,13 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,18 +26,24 @@ import org.slf4j.LoggerFactory;
  * The launcher's end of the control channel: a listening socket on the given address (loopback by
  * default) that admits only connections proving knowledge of the job secret, one per rank (and one
  * per warm standby, which claims a negative rank: see {@link ControlProtocol}).
- * Owns an acceptor thread and one reader thread per connection; {@link #close()} stops them all.
+ * Owns an acceptor (an agent, see {@link AgentThreads}, on thread {@code jckpt-control-acceptor}: it
+ * waits in {@code accept} at most {@value #ACCEPT_POLL_MS} ms per cycle) and one reader thread per
+ * connection (blocked in its socket's read until the peer or {@link #close()} closes the socket);
+ * {@link #close()} stops them all, bounded.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
     private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
+    /** Longest wait of one acceptor cycle in {@code accept}. */
+    static final int ACCEPT_POLL_MS = 500;
+    private static final long CLOSE_WAIT_MS = 1_000;
 
     private final ServerSocket server;
     private final String jobId;
     private final JobSecret secret;
     private final int worldSize;
     private final ControlListener listener;
-    private final Thread acceptor;
+    private final AgentRunner acceptor;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Thread> readers = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -46,9 +57,8 @@ public final class ControlServer implements AutoCloseable {
         this.secret = secret;
         this.worldSize = worldSize;
         this.listener = listener;
-        this.acceptor = new Thread(this::acceptLoop, "jckpt-control-acceptor");
-        this.acceptor.setDaemon(true);
-        this.acceptor.start();
+        this.server.setSoTimeout(ACCEPT_POLL_MS);
+        this.acceptor = AgentThreads.start(new Acceptor());
     }
 
     /** The port ranks connect to. */
@@ -56,22 +66,35 @@ public final class ControlServer implements AutoCloseable {
         return server.getLocalPort();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
+    /** Accepts connections, each served by a reader thread of its own; ends when the server socket closes. */
+    private final class Acceptor implements Agent {
+        @Override
+        public String roleName() {
+            return "jckpt-control-acceptor";
+        }
+
+        @Override
+        public int doWork() {
+            if (closed) {
+                throw new AgentTerminationException();
+            }
             Socket socket;
             try {
                 socket = server.accept();
+            } catch (SocketTimeoutException e) {
+                return 0; // nobody connected in this cycle
             } catch (IOException e) {
                 if (!closed) {
                     LOG.warn("control acceptor stopped: {}", e.toString());
                 }
-                return;
+                throw new AgentTerminationException();
             }
             sockets.add(socket);
             Thread reader = new Thread(() -> serve(socket), "jckpt-control-reader-" + socket.getPort());
             reader.setDaemon(true);
             readers.add(reader);
             reader.start();
+            return 1;
         }
     }
 
@@ -156,7 +179,7 @@ public final class ControlServer implements AutoCloseable {
                 // nothing to release
             }
         }
-        joinQuietly(acceptor);
+        AgentThreads.close(acceptor, CLOSE_WAIT_MS);
         for (Thread reader : readers) {
             joinQuietly(reader);
         }
@@ -164,7 +187,7 @@ public final class ControlServer implements AutoCloseable {
 
     private static void joinQuietly(Thread thread) {
         try {
-            thread.join(1_000);
+            thread.join(CLOSE_WAIT_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
