@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -521,28 +520,13 @@ public final class Job {
 
     /** No process failed around the held program errors: the job fails, naming them. */
     private int failProgramError() {
-        TreeMap<Integer, FailureTriage.HeldError> heldErrors = triage.held();
-        Map.Entry<Integer, FailureTriage.HeldError> first = heldErrors.firstEntry();
-        FailureTriage.HeldError error = first.getValue();
-        boolean recoveryFailed = heldErrors.values().stream().anyMatch(e -> e.duringRecovery(epoch));
-        if (!error.stackTrace().isEmpty()) {
+        FailureTriage.Verdict verdict = triage.programErrorVerdict(epoch, lastFailed, jobId,
+                spec.onFailure() == LaunchSpec.FailurePolicy.FAIL);
+        if (!verdict.stackTrace().isEmpty()) {
             // the only place a rank's stack trace is printed (RankMain prints just the one-line "threw")
-            console.event("rank " + first.getKey() + "'s program failed:\n" + error.stackTrace().stripTrailing());
+            console.event("rank " + verdict.rank() + "'s program failed:\n" + verdict.stackTrace().stripTrailing());
         }
-        String others = heldErrors.size() > 1 ? " (and " + (heldErrors.size() - 1) + " more rank"
-                + (heldErrors.size() > 2 ? "s" : "") + ")" : "";
-        heldErrors.clear();
-        if (recoveryFailed) {
-            String after = epoch > 0 ? "epoch " + epoch + ", after the failure of rank" + (lastFailed.length > 1 ? "s " : " ")
-                    + RecoveryReport.ranks(lastFailed)
-                    : "restoring the checkpoint of job " + jobId;
-            return fail("recovery failed (" + after + "): " + error.description() + others + "; not retried");
-        }
-        if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL) {
-            return fail(error.description() + others);
-        }
-        return fail(error.description() + others + ": a program error, not retried (no rank process failed within "
-                + PROGRAM_ERROR_GRACE_MILLIS + " ms of it; --retry-program-errors recovers such errors too)");
+        return fail(verdict.reason());
     }
 
     /** How long the supervisor may wait for the next event: never past a pending decision. */
