@@ -15,6 +15,8 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -26,10 +28,11 @@ import org.slf4j.LoggerFactory;
  * The launcher's end of the control channel: a listening socket on the given address (loopback by
  * default) that admits only connections proving knowledge of the job secret, one per rank (and one
  * per warm standby, which claims a negative rank: see {@link ControlProtocol}).
- * Owns an acceptor (an agent, see {@link AgentThreads}, on thread {@code jckpt-control-acceptor}: it
- * waits in {@code accept} at most {@value #ACCEPT_POLL_MS} ms per cycle) and one reader thread per
- * connection (blocked in its socket's read until the peer or {@link #close()} closes the socket);
- * {@link #close()} stops them all, bounded.
+ * Owns an acceptor and one reader per connection, each an agent ({@link AgentThreads}): the acceptor
+ * ({@code jckpt-control-acceptor}) waits in {@code accept} at most {@value #ACCEPT_POLL_MS} ms per
+ * cycle; a reader ({@code jckpt-control-reader-PORT}) authenticates its peer, then reads one frame
+ * per cycle, blocked in its socket's read until a frame comes or the peer or {@link #close()}
+ * closes the socket. {@link #close()} stops them all, bounded.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
@@ -45,7 +48,7 @@ public final class ControlServer implements AutoCloseable {
     private final ControlListener listener;
     private final AgentRunner acceptor;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private final List<Thread> readers = new CopyOnWriteArrayList<>();
+    private final Map<Reader, AgentRunner> readers = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Binds to an ephemeral port on {@code bindAddress} and starts accepting. */
@@ -90,69 +93,102 @@ public final class ControlServer implements AutoCloseable {
                 throw new AgentTerminationException();
             }
             sockets.add(socket);
-            Thread reader = new Thread(() -> serve(socket), "jckpt-control-reader-" + socket.getPort());
-            reader.setDaemon(true);
-            readers.add(reader);
-            reader.start();
+            Reader reader = new Reader(socket);
+            AgentRunner running = AgentThreads.start(reader);
+            if (!running.isClosed()) {
+                readers.put(reader, running); // an already closed one has removed itself (or has nothing left)
+            }
             return 1;
         }
     }
 
-    private void serve(Socket socket) {
-        int rank = -1;
-        ControlConnection connection = null;
-        try {
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
-            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-            byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
-            out.writeInt(ControlProtocol.MAGIC);
-            out.writeShort(ControlProtocol.VERSION);
-            out.write(nonce);
-            out.flush();
-            int claimed = in.readInt();
-            String claimedJob = in.readUTF();
-            byte[] answer = new byte[ControlProtocol.MAC_LENGTH];
-            in.readFully(answer);
-            String refusal = null;
-            if (!jobId.equals(claimedJob)) {
-                refusal = "wrong job id";
-            } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
-                refusal = "rank " + claimed + " out of range";
-            } else if (!java.security.MessageDigest.isEqual(ControlProtocol.answer(secret, nonce, claimed), answer)) {
-                refusal = "bad credentials";
-            }
-            if (refusal != null) {
-                LOG.warn("control connection from port {} refused: {}", socket.getPort(), refusal);
-                out.writeByte(ControlProtocol.REJECTED);
-                out.writeUTF(refusal);
+    /** One connection: the handshake at its start, then one frame per cycle until the socket ends. */
+    private final class Reader implements Agent {
+        private final Socket socket;
+        private int rank = -1;
+        private ControlConnection connection;
+
+        Reader(Socket socket) {
+            this.socket = socket;
+        }
+
+        @Override
+        public String roleName() {
+            return "jckpt-control-reader-" + socket.getPort();
+        }
+
+        /** Authenticates the peer; a refused or failed handshake leaves no connection (the first cycle ends it). */
+        @Override
+        public void onStart() {
+            try {
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+                byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
+                out.writeInt(ControlProtocol.MAGIC);
+                out.writeShort(ControlProtocol.VERSION);
+                out.write(nonce);
                 out.flush();
-                socket.close();
-                return;
+                int claimed = in.readInt();
+                String claimedJob = in.readUTF();
+                byte[] answer = new byte[ControlProtocol.MAC_LENGTH];
+                in.readFully(answer);
+                String refusal = null;
+                if (!jobId.equals(claimedJob)) {
+                    refusal = "wrong job id";
+                } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
+                    refusal = "rank " + claimed + " out of range";
+                } else if (!java.security.MessageDigest.isEqual(ControlProtocol.answer(secret, nonce, claimed), answer)) {
+                    refusal = "bad credentials";
+                }
+                if (refusal != null) {
+                    LOG.warn("control connection from port {} refused: {}", socket.getPort(), refusal);
+                    out.writeByte(ControlProtocol.REJECTED);
+                    out.writeUTF(refusal);
+                    out.flush();
+                    return;
+                }
+                out.writeByte(ControlProtocol.ACCEPTED);
+                out.flush();
+                socket.setSoTimeout(0); // a rank may stay silent for as long as it computes
+                rank = claimed;
+                connection = new ControlConnection(socket, in, out);
+                listener.connected(rank, connection);
+            } catch (IOException e) {
+                failed(e);
             }
-            out.writeByte(ControlProtocol.ACCEPTED);
-            out.flush();
-            socket.setSoTimeout(0); // a rank may stay silent for as long as it computes
-            rank = claimed;
-            connection = new ControlConnection(socket, in, out);
-            listener.connected(rank, connection);
-            for (;;) {
+        }
+
+        @Override
+        public int doWork() {
+            if (connection == null) {
+                throw new AgentTerminationException();
+            }
+            try {
                 byte[] frame = connection.receive();
                 if (frame == null) {
-                    break;
+                    throw new AgentTerminationException();
                 }
                 listener.frame(rank, frame[0], Arrays.copyOfRange(frame, 1, frame.length));
+                return 1;
+            } catch (IOException e) {
+                failed(e);
+                throw new AgentTerminationException();
             }
-        } catch (SocketException e) {
-            // the peer died or we are closing: reported below as a disconnect
-        } catch (IOException e) {
-            if (!closed) {
+        }
+
+        private void failed(IOException e) {
+            // a SocketException: the peer died or we are closing, reported as a disconnect
+            if (!(e instanceof SocketException) && !closed) {
                 LOG.debug("control connection of rank {} failed: {}", rank, e.toString());
             }
-        } finally {
+        }
+
+        @Override
+        public void onClose() {
             sockets.remove(socket);
-            readers.remove(Thread.currentThread());
+            readers.remove(this);
             try {
                 socket.close();
             } catch (IOException ignored) {
@@ -180,16 +216,8 @@ public final class ControlServer implements AutoCloseable {
             }
         }
         AgentThreads.close(acceptor, CLOSE_WAIT_MS);
-        for (Thread reader : readers) {
-            joinQuietly(reader);
-        }
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(CLOSE_WAIT_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (AgentRunner reader : readers.values()) {
+            AgentThreads.close(reader, CLOSE_WAIT_MS);
         }
     }
 }
