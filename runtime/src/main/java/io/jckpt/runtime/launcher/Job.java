@@ -45,7 +45,9 @@ import java.util.concurrent.TimeUnit;
  * start and teardown), {@link RankChannels} (what the control threads hear), {@link FailureTriage}
  * (which failures go together, which program errors are echoes), {@link FailureInjector} (--kill,
  * --mtbf), {@link RecoveryReport}, {@link RankProgress}, {@link ExchangeCoordinator},
- * {@link StandbyPool}.
+ * {@link StandbyPool}. What is left is the loop's own state and decisions: the next seam is the
+ * current world (epoch, port exchange, which process hosts each rank and for which epoch, the
+ * catch-up of a late replacement) with the respawn of {@code recover()}.
  */
 public final class Job {
     /** Every rank completed. */
