@@ -21,6 +21,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +62,7 @@ public final class ReplicaStore implements AutoCloseable {
     private final FileLock lock;
     private final int tornFound;
     private final int corruptFound;
-    private final Thread preparer;
+    private final AgentRunner preparer;
     private volatile boolean closing;
     private boolean closed;
 
@@ -77,27 +80,40 @@ public final class ReplicaStore implements AutoCloseable {
                 anyUnprepared |= !s.prepared();
             }
         }
-        this.preparer = anyUnprepared ? new Thread(this::prepareRemaining, "jckpt-store-prepare-r" + config.rank()) : null;
-        if (preparer != null) {
-            preparer.setDaemon(true);
-            preparer.start();
-        }
+        this.preparer = anyUnprepared ? AgentThreads.start(new Preparer()) : null;
     }
 
-    /** The background preparation of the new slot files, own versions first; stops between slots at close. */
-    private void prepareRemaining() {
-        for (ReplicaSlot[] versions : slots) {
-            for (ReplicaSlot s : versions) {
-                if (closing) {
-                    return;
-                }
-                try {
-                    s.prepare();
-                } catch (IOException | RuntimeException e) {
-                    // not fatal here: the slot's first write prepares it again and reports the error
-                    LOG.warn("rank {}: preparing {} in the background failed: {}", config.rank(), s.path(), e.toString());
-                }
+    /**
+     * The background preparation of the new slot files, own versions first, one slot per cycle (an
+     * agent, see {@link AgentThreads}); ends when all are prepared, or between slots at close.
+     */
+    private final class Preparer implements Agent {
+        private int next; // index over [distance][version], in that order
+
+        @Override
+        public String roleName() {
+            return "jckpt-store-prepare-r" + config.rank();
+        }
+
+        @Override
+        public int doWork() {
+            int versions = slots[0].length;
+            ReplicaSlot s = null;
+            while (s == null && next < slots.length * versions) {
+                ReplicaSlot candidate = slots[next / versions][next % versions];
+                next++;
+                s = candidate.prepared() ? null : candidate;
             }
+            if (closing || s == null) {
+                throw new AgentTerminationException();
+            }
+            try {
+                s.prepare();
+            } catch (IOException | RuntimeException e) {
+                // not fatal here: the slot's first write prepares it again and reports the error
+                LOG.warn("rank {}: preparing {} in the background failed: {}", config.rank(), s.path(), e.toString());
+            }
+            return 1;
         }
     }
 
@@ -574,18 +590,12 @@ public final class ReplicaStore implements AutoCloseable {
         }
         closed = true;
         closing = true;
-        if (preparer != null) {
-            try {
-                preparer.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (preparer.isAlive()) {
-                // it may still touch the mappings: leave them to the GC rather than unmap under it
-                LOG.error("rank {}: slot preparation did not stop within 10 s; mappings left to the GC", config.rank());
-                releaseLock();
-                return;
-            }
+        // never interrupted: that would close the slot file it is preparing
+        if (preparer != null && !AgentThreads.close(preparer, 10_000)) {
+            // it may still touch the mappings: leave them to the GC rather than unmap under it
+            LOG.error("rank {}: slot preparation did not stop within 10 s; mappings left to the GC", config.rank());
+            releaseLock();
+            return;
         }
         for (ReplicaSlot[] versions : slots) {
             for (ReplicaSlot s : versions) {

@@ -14,12 +14,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.NoOpIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ring replication of one rank: one named background thread running a duty cycle over the two
- * non-blocking {@link RingLinks} (no spinning: it sleeps in {@code select} with a bound).
+ * The ring replication of one rank: an agent ({@link AgentThreads}) on its own named thread
+ * ({@code jckpt-ring-replication-RANK}) running a duty cycle over the two non-blocking
+ * {@link RingLinks} (no spinning: it sleeps in {@code select} with a bound, woken by new work).
  *
  * <p>Protocol: rank i sends each new own round to (i+1)%n as DATA hop 1; a rank receiving DATA hop h
  * &lt; m forwards it as hop h+1 while it arrives (cut-through: each chunk goes on as soon as it is
@@ -81,7 +86,7 @@ public final class ReplicationAgent implements AutoCloseable {
     private final Selector selector;
     private final SelectionKey outKey;
     private final SelectionKey inKey;
-    private final Thread thread;
+    private final AgentRunner runner;
     private final ConcurrentLinkedQueue<Submission> submitted = new ConcurrentLinkedQueue<>();
 
     private final RingWatermarks watermarks;
@@ -131,8 +136,8 @@ public final class ReplicationAgent implements AutoCloseable {
         links.fromPrev().configureBlocking(false);
         this.outKey = links.toNext().register(selector, SelectionKey.OP_READ);
         this.inKey = links.fromPrev().register(selector, SelectionKey.OP_READ);
-        this.thread = new Thread(this::run, "jckpt-ring-replication-" + rank);
-        this.thread.setDaemon(true);
+        // the bounded select is the agent's idle: it wakes on new work, so no park after a cycle
+        this.runner = AgentThreads.start(new DutyCycle(), NoOpIdleStrategy.INSTANCE);
     }
 
     /**
@@ -164,9 +169,7 @@ public final class ReplicationAgent implements AutoCloseable {
      */
     public static ReplicationAgent start(ReplicaStore store, RingLinks links, Duration ioTimeout, boolean zeroCopy,
                                          long initialRound) throws IOException {
-        ReplicationAgent a = new ReplicationAgent(store, links, ioTimeout, zeroCopy, initialRound);
-        a.thread.start();
-        return a;
+        return new ReplicationAgent(store, links, ioTimeout, zeroCopy, initialRound);
     }
 
     /**
@@ -175,7 +178,9 @@ public final class ReplicationAgent implements AutoCloseable {
      */
     public long cpuTimeNanos() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        return mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled() ? mx.getThreadCpuTime(thread.getId()) : -1;
+        Thread thread = runner.thread(); // null before its first cycle
+        return thread != null && mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled()
+                ? mx.getThreadCpuTime(thread.getId()) : -1;
     }
 
     /** @return the counters */
@@ -435,18 +440,36 @@ public final class ReplicationAgent implements AutoCloseable {
 
     // ---------------------------------------------------------------- agent thread
 
-    private void run() {
-        long start = System.nanoTime();
-        outbound.touch(start);
-        inbound.touch(start);
-        try {
-            while (running) {
-                counters.dutyCycles.incrementAndGet();
-                doWork();
+    /** The agent: its cycle until {@link #close()} or a failure, then the goodbye and the connections closed. */
+    private final class DutyCycle implements Agent {
+        @Override
+        public String roleName() {
+            return "jckpt-ring-replication-" + rank;
+        }
+
+        @Override
+        public void onStart() {
+            long start = System.nanoTime();
+            outbound.touch(start);
+            inbound.touch(start);
+        }
+
+        @Override
+        public int doWork() {
+            if (!running) {
+                throw new AgentTerminationException();
             }
-        } catch (IOException | RuntimeException e) {
-            fail(e);
-        } finally {
+            counters.dutyCycles.incrementAndGet();
+            try {
+                return ReplicationAgent.this.doWork();
+            } catch (IOException | RuntimeException e) {
+                fail(e);
+                throw new AgentTerminationException();
+            }
+        }
+
+        @Override
+        public void onClose() {
             inbound.abort();
             for (Submission s; (s = submitted.poll()) != null; ) {
                 if (s.write() != null) {
@@ -467,8 +490,10 @@ public final class ReplicationAgent implements AutoCloseable {
         }
     }
 
-    private void doWork() throws IOException {
+    /** One duty cycle; returns the work done: own rounds taken, connections that were ready. */
+    private int doWork() throws IOException {
         long now0 = System.nanoTime();
+        int work = 0;
         if (outbound.idle()) {
             outbound.touch(now0); // idle: nothing can stall
         }
@@ -476,6 +501,7 @@ public final class ReplicationAgent implements AutoCloseable {
             inbound.touch(now0);
         }
         for (Submission s; (s = submitted.poll()) != null; ) {
+            work++;
             if (s.skipNeed() > 0) {
                 watermarks.skipOwn(s.round(), s.skipNeed());
                 continue;
@@ -507,9 +533,9 @@ public final class ReplicationAgent implements AutoCloseable {
         }
         outKey.interestOps(SelectionKey.OP_READ | (outWritable ? SelectionKey.OP_WRITE : 0));
         inKey.interestOps(SelectionKey.OP_READ | (acks.isEmpty() ? 0 : SelectionKey.OP_WRITE));
-        selector.select(POLL_MILLIS);
+        work += selector.select(POLL_MILLIS);
         if (!running) {
-            return;
+            return work;
         }
         for (SelectionKey k : selector.selectedKeys()) {
             if (!k.isValid()) {
@@ -549,6 +575,7 @@ public final class ReplicationAgent implements AutoCloseable {
             throw new ReplicationException("rank " + rank + ": no progress receiving from rank " + links.previous()
                     + " for " + TimeUnit.NANOSECONDS.toMillis(now - inbound.lastProgress()) + " ms (peer stalled or dead)");
         }
+        return work;
     }
 
     private void flushNow() throws IOException {
@@ -681,14 +708,8 @@ public final class ReplicationAgent implements AutoCloseable {
     public void close() {
         running = false;
         selector.wakeup();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.error("replication agent of rank {} did not stop within 10 s", rank);
-        }
+        // never interrupted: its file channels (zero-copy sends from the store) would be closed
+        AgentThreads.close(runner, TimeUnit.SECONDS.toMillis(10));
         links.close();
     }
 

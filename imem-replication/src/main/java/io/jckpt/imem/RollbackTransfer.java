@@ -7,8 +7,13 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * targets (nearest first) and waits for their ACK; a receiving rank accepts one authenticated
  * connection, checks that the frame is the one the plan names (owner, round, length, CRC32C), stores
  * it (verified before COMPLETE) and ACKs; every other rank only checks its local copy. All ranks run
- * this concurrently; a rank that both sends and receives receives on a second named thread, so no
- * two ranks wait on each other in a cycle. Every step is bounded by the timeout.
+ * this concurrently; a rank that both sends and receives receives on a second named thread (a one-shot
+ * agent, see {@link AgentThreads}), so no two ranks wait on each other in a cycle. Every step is
+ * bounded by the timeout.
  */
 public final class RollbackTransfer {
     private static final Logger LOG = LoggerFactory.getLogger(RollbackTransfer.class);
@@ -67,18 +73,28 @@ public final class RollbackTransfer {
         store.discardNewerThan(round);
         RestoreAction mine = plan.action(rank);
         AtomicReference<Throwable> receiveError = new AtomicReference<>();
-        long[] received = new long[1]; // written by the receive thread, read after its join
-        Thread receiver = null;
+        long[] received = new long[1]; // written by the receive thread, read after its latch
+        CountDownLatch receiveDone = new CountDownLatch(1);
+        AgentRunner receiver = null;
         if (mine.kind() == RestoreAction.Kind.RECEIVE) {
-            receiver = new Thread(() -> {
-                try {
-                    received[0] = receive(mine, round, store, endpoint, deadline);
-                } catch (Throwable t) {
-                    receiveError.set(t);
+            receiver = AgentThreads.start(new Agent() {
+                @Override
+                public String roleName() {
+                    return "jckpt-rollback-receive-" + rank;
                 }
-            }, "jckpt-rollback-receive-" + rank);
-            receiver.setDaemon(true);
-            receiver.start();
+
+                @Override
+                public int doWork() {
+                    try {
+                        received[0] = receive(mine, round, store, endpoint, deadline);
+                    } catch (Throwable t) {
+                        receiveError.set(t);
+                    } finally {
+                        receiveDone.countDown();
+                    }
+                    throw new AgentTerminationException(); // one transfer, then done
+                }
+            });
         }
         try {
             for (int target : plan.sendsTo(rank)) {
@@ -89,23 +105,7 @@ public final class RollbackTransfer {
                     : new ReplicationException("rank " + rank + ": rollback send failed: " + e.getMessage(), e);
         } finally {
             if (receiver != null) {
-                try {
-                    receiver.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 1000));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                if (receiver.isAlive()) {
-                    receiveError.compareAndSet(null, new ReplicationException("rank " + rank
-                            + ": rollback receive did not finish in time"));
-                    // the receiver writes into the store's mapping: it must be gone before anyone
-                    // may close (unmap) the store; its channel is interruptible
-                    receiver.interrupt();
-                    try {
-                        receiver.join(5_000);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
+                awaitReceiver(receiver, receiveDone, deadline, receiveError, rank);
             }
         }
         Throwable t = receiveError.get();
@@ -124,6 +124,32 @@ public final class RollbackTransfer {
                     + " after the rollback transfer (" + slot + ")");
         }
         return slot;
+    }
+
+    /**
+     * Waits for the receive, bounded by the deadline and a second; past it the receive fails as too
+     * late and is interrupted (its channel is interruptible). Either way its thread is gone (bounded)
+     * when this returns: the receiver writes into the store's mapping, and must be gone before anyone
+     * may close (unmap) the store.
+     */
+    private static void awaitReceiver(AgentRunner receiver, CountDownLatch done, long deadline,
+                                      AtomicReference<Throwable> receiveError, int rank) {
+        boolean finished;
+        try {
+            finished = done.await(Math.max(1, (deadline - System.nanoTime()) / 1_000_000 + 1000), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            finished = false;
+        }
+        if (!finished) {
+            receiveError.compareAndSet(null, new ReplicationException("rank " + rank
+                    + ": rollback receive did not finish in time"));
+            Thread thread = receiver.thread();
+            if (thread != null) {
+                thread.interrupt();
+            }
+        }
+        AgentThreads.close(receiver, 5_000);
     }
 
     private static long send(int rank, int target, long round, ReplicaStore store, DataEndpoint endpoint,

@@ -5,18 +5,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.NoOpIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The background flush of one rank: an agent on its own named thread that writes disk rounds
- * from the rank's local checkpoint copy through a {@link GenerationStore}, so the caller never
- * waits for the disk. {@link #submit} only hands the image over and returns.
+ * The background flush of one rank: an Agrona {@link Agent} run by an {@link AgentRunner} on its own
+ * named daemon thread ({@code jckpt-disk-flusher-JOB-rRANK}) that writes disk rounds from the rank's
+ * local checkpoint copy through a {@link GenerationStore}, so the caller never waits for the disk.
+ * {@link #submit} only hands the image over and returns.
  *
  * <p>Duty cycle: take the pending round, write it durably, release the image, tell the
  * {@link FlushListener}; when no round is pending, delete this rank's retired files
  * ({@link GenerationStore#pruneOwnFiles}); when there is nothing to do, wait for work at most
- * {@value #IDLE_WAIT_MILLIS} ms at a time (no spinning).
+ * {@value #IDLE_WAIT_MILLIS} ms at a time (no spinning: that wait is the agent's idle).
  *
  * <p>A round submitted while a flush runs is handled by the {@link OverlapPolicy}: coalesced into a
  * single pending slot (default) or skipped; both counted in {@link FlushCounters}. A failed write
@@ -25,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * the previous committed generation is untouched and the next submitted round tries again.
  *
  * <p>{@link #close()} drops a pending round, lets a running write finish (bounded by the close
- * timeout; then the thread is interrupted, which aborts the write and removes its temporary file)
- * and stops the thread.
+ * timeout; then the thread is interrupted, which aborts the write and removes its temporary file,
+ * and waited for once more as long) and stops the thread.
  */
 public final class DiskFlusher implements AutoCloseable {
     /** Longest single idle wait of the flusher thread. */
@@ -43,7 +48,8 @@ public final class DiskFlusher implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
     private final Condition idle = lock.newCondition();
-    private final Thread thread;
+    private final String name;
+    private final AgentRunner runner;
     private Request pending;
     private Request inFlight;
     private boolean running = true;
@@ -60,8 +66,13 @@ public final class DiskFlusher implements AutoCloseable {
         this.listener = listener;
         this.closeTimeout = closeTimeout;
         final DiskStoreConfig config = store.config();
-        this.thread = new Thread(this::run, "jckpt-disk-flusher-" + config.jobId() + "-r" + config.rank());
-        this.thread.setDaemon(true);
+        this.name = "jckpt-disk-flusher-" + config.jobId() + "-r" + config.rank();
+        // an error escaping a cycle (the listener's are caught) is logged with the rank's thread name
+        this.runner = new AgentRunner(NoOpIdleStrategy.INSTANCE, error -> {
+            if (!(error instanceof AgentTerminationException)) {
+                LOG.error("{}: {}", name, error.toString(), error);
+            }
+        }, null, new Flush());
     }
 
     /**
@@ -88,7 +99,11 @@ public final class DiskFlusher implements AutoCloseable {
     public static DiskFlusher start(final GenerationStore store, final OverlapPolicy policy, final FlushListener listener,
                                     final Duration closeTimeout) {
         final DiskFlusher flusher = new DiskFlusher(store, policy, listener, closeTimeout);
-        flusher.thread.start();
+        AgentRunner.startOnThread(flusher.runner, runnable -> {
+            final Thread thread = new Thread(runnable);
+            thread.setDaemon(true);
+            return thread;
+        });
         return flusher;
     }
 
@@ -178,7 +193,9 @@ public final class DiskFlusher implements AutoCloseable {
      */
     public long cpuTimeNanos() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        return mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled() ? mx.getThreadCpuTime(thread.getId()) : -1;
+        final Thread thread = runner.thread(); // null before its first cycle
+        return thread != null && mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled()
+            ? mx.getThreadCpuTime(thread.getId()) : -1;
     }
 
     /**
@@ -192,14 +209,14 @@ public final class DiskFlusher implements AutoCloseable {
      * @return the name of the flusher thread
      */
     public String threadName() {
-        return thread.getName();
+        return name;
     }
 
     /**
      * @return whether the flusher thread is still alive
      */
     public boolean isAlive() {
-        return thread.isAlive();
+        return !runner.isClosed();
     }
 
     /**
@@ -223,34 +240,60 @@ public final class DiskFlusher implements AutoCloseable {
             counters.onSkipped();
             release(dropped);
         }
-        if (Thread.currentThread() == thread) {
-            return;
+        if (Thread.currentThread() == runner.thread()) {
+            return; // a listener on the flusher thread: its cycle ends and sees running false
         }
+        // AgentRunner.close waits, and after each timeout runs the action, interrupts and waits again:
+        // the first timeout interrupts the write, the second ends the wait (bounded)
+        final boolean[] interrupted = new boolean[1];
         try {
-            thread.join(closeTimeout.toMillis());
-            if (thread.isAlive()) {
-                LOG.warn("{}: write still running after {}, interrupting it", thread.getName(), closeTimeout);
-                thread.interrupt();
-                thread.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.error("{} did not stop", thread.getName());
+            runner.close((int) Math.max(1, Math.min(Integer.MAX_VALUE, closeTimeout.toMillis())), stuck -> {
+                if (interrupted[0]) {
+                    throw new CloseGaveUp();
+                }
+                interrupted[0] = true;
+                LOG.warn("{}: write still running after {}, interrupting it", name, closeTimeout);
+            });
+        } catch (final CloseGaveUp e) {
+            LOG.error("{} did not stop", name);
         }
     }
 
-    private void run() {
-        LOG.debug("{} started", thread.getName());
-        try {
-            int workCount;
-            while ((workCount = doWork()) >= 0) {
-                if (workCount == 0) {
-                    idleWait();
-                }
+    /** Ends {@link #close()}'s wait for a thread that outlived its interrupt. */
+    private static final class CloseGaveUp extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CloseGaveUp() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** The flusher's agent: one duty cycle per {@link #doWork()}, the bounded idle wait inside it. */
+    private final class Flush implements Agent {
+        @Override
+        public String roleName() {
+            return name;
+        }
+
+        @Override
+        public void onStart() {
+            LOG.debug("{} started", name);
+        }
+
+        @Override
+        public int doWork() {
+            final int workCount = DiskFlusher.this.doWork();
+            if (workCount < 0) {
+                throw new AgentTerminationException();
             }
-        } finally {
+            if (workCount == 0) {
+                idleWait();
+            }
+            return workCount;
+        }
+
+        @Override
+        public void onClose() {
             lock.lock();
             try {
                 inFlight = null;
@@ -258,7 +301,7 @@ public final class DiskFlusher implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            LOG.debug("{} stopped, {}", thread.getName(), counters);
+            LOG.debug("{} stopped, {}", name, counters);
         }
     }
 

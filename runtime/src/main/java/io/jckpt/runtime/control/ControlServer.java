@@ -1,5 +1,6 @@
 package io.jckpt.runtime.control;
 
+import io.jckpt.imem.AgentThreads;
 import io.jckpt.imem.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -11,9 +12,15 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,20 +28,27 @@ import org.slf4j.LoggerFactory;
  * The launcher's end of the control channel: a listening socket on the given address (loopback by
  * default) that admits only connections proving knowledge of the job secret, one per rank (and one
  * per warm standby, which claims a negative rank: see {@link ControlProtocol}).
- * Owns an acceptor thread and one reader thread per connection; {@link #close()} stops them all.
+ * Owns an acceptor and one reader per connection, each an agent ({@link AgentThreads}): the acceptor
+ * ({@code jckpt-control-acceptor}) waits in {@code accept} at most {@value #ACCEPT_POLL_MS} ms per
+ * cycle; a reader ({@code jckpt-control-reader-PORT}) authenticates its peer, then reads one frame
+ * per cycle, blocked in its socket's read until a frame comes or the peer or {@link #close()}
+ * closes the socket. {@link #close()} stops them all, bounded.
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
     private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
+    /** Longest wait of one acceptor cycle in {@code accept}. */
+    static final int ACCEPT_POLL_MS = 500;
+    private static final long CLOSE_WAIT_MS = 1_000;
 
     private final ServerSocket server;
     private final String jobId;
     private final JobSecret secret;
     private final int worldSize;
     private final ControlListener listener;
-    private final Thread acceptor;
+    private final AgentRunner acceptor;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private final List<Thread> readers = new CopyOnWriteArrayList<>();
+    private final Map<Reader, AgentRunner> readers = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Binds to an ephemeral port on {@code bindAddress} and starts accepting. */
@@ -46,9 +60,8 @@ public final class ControlServer implements AutoCloseable {
         this.secret = secret;
         this.worldSize = worldSize;
         this.listener = listener;
-        this.acceptor = new Thread(this::acceptLoop, "jckpt-control-acceptor");
-        this.acceptor.setDaemon(true);
-        this.acceptor.start();
+        this.server.setSoTimeout(ACCEPT_POLL_MS);
+        this.acceptor = AgentThreads.start(new Acceptor());
     }
 
     /** The port ranks connect to. */
@@ -56,80 +69,126 @@ public final class ControlServer implements AutoCloseable {
         return server.getLocalPort();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
+    /** Accepts connections, each served by a reader thread of its own; ends when the server socket closes. */
+    private final class Acceptor implements Agent {
+        @Override
+        public String roleName() {
+            return "jckpt-control-acceptor";
+        }
+
+        @Override
+        public int doWork() {
+            if (closed) {
+                throw new AgentTerminationException();
+            }
             Socket socket;
             try {
                 socket = server.accept();
+            } catch (SocketTimeoutException e) {
+                return 0; // nobody connected in this cycle
             } catch (IOException e) {
                 if (!closed) {
                     LOG.warn("control acceptor stopped: {}", e.toString());
                 }
-                return;
+                throw new AgentTerminationException();
             }
             sockets.add(socket);
-            Thread reader = new Thread(() -> serve(socket), "jckpt-control-reader-" + socket.getPort());
-            reader.setDaemon(true);
-            readers.add(reader);
-            reader.start();
+            Reader reader = new Reader(socket);
+            AgentRunner running = AgentThreads.start(reader);
+            if (!running.isClosed()) {
+                readers.put(reader, running); // an already closed one has removed itself (or has nothing left)
+            }
+            return 1;
         }
     }
 
-    private void serve(Socket socket) {
-        int rank = -1;
-        ControlConnection connection = null;
-        try {
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
-            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-            byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
-            out.writeInt(ControlProtocol.MAGIC);
-            out.writeShort(ControlProtocol.VERSION);
-            out.write(nonce);
-            out.flush();
-            int claimed = in.readInt();
-            String claimedJob = in.readUTF();
-            byte[] answer = new byte[ControlProtocol.MAC_LENGTH];
-            in.readFully(answer);
-            String refusal = null;
-            if (!jobId.equals(claimedJob)) {
-                refusal = "wrong job id";
-            } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
-                refusal = "rank " + claimed + " out of range";
-            } else if (!java.security.MessageDigest.isEqual(ControlProtocol.answer(secret, nonce, claimed), answer)) {
-                refusal = "bad credentials";
-            }
-            if (refusal != null) {
-                LOG.warn("control connection from port {} refused: {}", socket.getPort(), refusal);
-                out.writeByte(ControlProtocol.REJECTED);
-                out.writeUTF(refusal);
+    /** One connection: the handshake at its start, then one frame per cycle until the socket ends. */
+    private final class Reader implements Agent {
+        private final Socket socket;
+        private int rank = -1;
+        private ControlConnection connection;
+
+        Reader(Socket socket) {
+            this.socket = socket;
+        }
+
+        @Override
+        public String roleName() {
+            return "jckpt-control-reader-" + socket.getPort();
+        }
+
+        /** Authenticates the peer; a refused or failed handshake leaves no connection (the first cycle ends it). */
+        @Override
+        public void onStart() {
+            try {
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+                byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);
+                out.writeInt(ControlProtocol.MAGIC);
+                out.writeShort(ControlProtocol.VERSION);
+                out.write(nonce);
                 out.flush();
-                socket.close();
-                return;
+                int claimed = in.readInt();
+                String claimedJob = in.readUTF();
+                byte[] answer = new byte[ControlProtocol.MAC_LENGTH];
+                in.readFully(answer);
+                String refusal = null;
+                if (!jobId.equals(claimedJob)) {
+                    refusal = "wrong job id";
+                } else if (claimed < ControlProtocol.STANDBY_CLAIM_MIN || claimed >= worldSize) {
+                    refusal = "rank " + claimed + " out of range";
+                } else if (!java.security.MessageDigest.isEqual(ControlProtocol.answer(secret, nonce, claimed), answer)) {
+                    refusal = "bad credentials";
+                }
+                if (refusal != null) {
+                    LOG.warn("control connection from port {} refused: {}", socket.getPort(), refusal);
+                    out.writeByte(ControlProtocol.REJECTED);
+                    out.writeUTF(refusal);
+                    out.flush();
+                    return;
+                }
+                out.writeByte(ControlProtocol.ACCEPTED);
+                out.flush();
+                socket.setSoTimeout(0); // a rank may stay silent for as long as it computes
+                rank = claimed;
+                connection = new ControlConnection(socket, in, out);
+                listener.connected(rank, connection);
+            } catch (IOException e) {
+                failed(e);
             }
-            out.writeByte(ControlProtocol.ACCEPTED);
-            out.flush();
-            socket.setSoTimeout(0); // a rank may stay silent for as long as it computes
-            rank = claimed;
-            connection = new ControlConnection(socket, in, out);
-            listener.connected(rank, connection);
-            for (;;) {
+        }
+
+        @Override
+        public int doWork() {
+            if (connection == null) {
+                throw new AgentTerminationException();
+            }
+            try {
                 byte[] frame = connection.receive();
                 if (frame == null) {
-                    break;
+                    throw new AgentTerminationException();
                 }
                 listener.frame(rank, frame[0], Arrays.copyOfRange(frame, 1, frame.length));
+                return 1;
+            } catch (IOException e) {
+                failed(e);
+                throw new AgentTerminationException();
             }
-        } catch (SocketException e) {
-            // the peer died or we are closing: reported below as a disconnect
-        } catch (IOException e) {
-            if (!closed) {
+        }
+
+        private void failed(IOException e) {
+            // a SocketException: the peer died or we are closing, reported as a disconnect
+            if (!(e instanceof SocketException) && !closed) {
                 LOG.debug("control connection of rank {} failed: {}", rank, e.toString());
             }
-        } finally {
+        }
+
+        @Override
+        public void onClose() {
             sockets.remove(socket);
-            readers.remove(Thread.currentThread());
+            readers.remove(this);
             try {
                 socket.close();
             } catch (IOException ignored) {
@@ -156,17 +215,9 @@ public final class ControlServer implements AutoCloseable {
                 // nothing to release
             }
         }
-        joinQuietly(acceptor);
-        for (Thread reader : readers) {
-            joinQuietly(reader);
-        }
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(1_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        AgentThreads.close(acceptor, CLOSE_WAIT_MS);
+        for (AgentRunner reader : readers.values()) {
+            AgentThreads.close(reader, CLOSE_WAIT_MS);
         }
     }
 }

@@ -19,6 +19,19 @@ import java.util.function.LongSupplier;
 final class FailureTriage {
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     record HeldError(String description, String stackTrace, long sinceNanos) {
+        /**
+         * Whether it happened while restoring a checkpoint: a {@code NotRecoverableException}, or
+         * anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} in a recovery's epoch
+         * ({@code epoch > 0}: missing copies, an exchange that timed out, a store that could not be opened).
+         */
+        boolean duringRecovery(int epoch) {
+            String text = description + "\n" + stackTrace;
+            if (text.contains("io.jckpt.NotRecoverableException")) {
+                return true;
+            }
+            return epoch > 0 && (text.contains("at io.jckpt.Ckpt.open(") || text.contains("at io.jckpt.Ckpt.rollback(")
+                    || text.contains("at io.jckpt.Ckpt.rollbackObject("));
+        }
     }
 
     private final LongSupplier clock;
@@ -146,6 +159,47 @@ final class FailureTriage {
     /** @return the held program errors, by rank */
     TreeMap<Integer, HeldError> held() {
         return held;
+    }
+
+    /**
+     * Why the job fails for its held program errors.
+     *
+     * @param rank       the first held error's rank
+     * @param stackTrace its stack trace (empty when it only exited), printed before the failure line
+     * @param reason     the failure's reason
+     */
+    record Verdict(int rank, String stackTrace, String reason) {
+    }
+
+    /**
+     * The held program errors outlived their window ({@link #programErrorDue()}): the job fails for
+     * the first of them, as a failed recovery when any happened while restoring a checkpoint. The
+     * held errors are cleared.
+     *
+     * @param epoch      the current epoch (0: the job's first world)
+     * @param lastFailed the ranks the last recovery replaced (sorted)
+     * @param jobId      the job, named when the restore of its checkpoint at the start failed
+     * @param failPolicy whether the job runs under --on-failure fail
+     */
+    Verdict programErrorVerdict(int epoch, int[] lastFailed, String jobId, boolean failPolicy) {
+        Map.Entry<Integer, HeldError> first = held.firstEntry();
+        HeldError error = first.getValue();
+        boolean recoveryFailed = held.values().stream().anyMatch(e -> e.duringRecovery(epoch));
+        String others = held.size() > 1 ? " (and " + (held.size() - 1) + " more rank" + (held.size() > 2 ? "s" : "") + ")"
+                : "";
+        held.clear();
+        String reason;
+        if (recoveryFailed) {
+            String after = epoch > 0 ? "epoch " + epoch + ", after the failure of rank" + (lastFailed.length > 1 ? "s " : " ")
+                    + RecoveryReport.ranks(lastFailed) : "restoring the checkpoint of job " + jobId;
+            reason = "recovery failed (" + after + "): " + error.description() + others + "; not retried";
+        } else if (failPolicy) {
+            reason = error.description() + others;
+        } else {
+            reason = error.description() + others + ": a program error, not retried (no rank process failed within "
+                    + programErrorGraceNanos / 1_000_000L + " ms of it; --retry-program-errors recovers such errors too)";
+        }
+        return new Verdict(first.getKey(), error.stackTrace(), reason);
     }
 
     /** @return how long the supervisor may wait for its next event without missing a window */

@@ -2,6 +2,7 @@ package io.jckpt.runtime.rank;
 
 import io.jckpt.CkptOptions;
 import io.jckpt.JobSettings;
+import io.jckpt.imem.AgentThreads;
 import io.jckpt.runtime.control.ControlClient;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -17,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 
 /**
  * A warm standby: a rank JVM started ahead of any failure, connected to the launcher as standby
@@ -24,7 +27,9 @@ import java.util.concurrent.TimeoutException;
  * loader filled) without joining any world, then waiting for the launcher to assign it the rank
  * of a failed process. While it waits it writes a heartbeat every
  * {@link ControlProtocol#STANDBY_HEARTBEAT_MILLIS}; it halts when the launcher goes away (the
- * connection ends or a write fails), so it never outlives its job.
+ * connection ends or a write fails), so it never outlives its job. The launcher's frames are read
+ * by an agent ({@link AgentThreads}, thread {@code jckpt-standby-control-ID}) that ends with the
+ * assignment.
  */
 final class Standby {
     private static final int EXIT_FAILED = 1;
@@ -49,9 +54,7 @@ final class Standby {
         }
         CompletableFuture<Assignment> assigned = new CompletableFuture<>();
         WorldClassLoader[] loader = new WorldClassLoader[1];
-        Thread reader = new Thread(() -> read(id, connection, assigned, loader), "jckpt-standby-control-" + id);
-        reader.setDaemon(true);
-        reader.start();
+        AgentThreads.start(new Reader(id, connection, assigned, loader));
 
         long start = System.nanoTime();
         // under the job's memory directory, as the launcher sees it (its option or the environment), which it removes at the end
@@ -101,16 +104,41 @@ final class Standby {
         }
     }
 
-    private static void read(int id, ControlConnection connection, CompletableFuture<Assignment> assigned,
-                             WorldClassLoader[] loader) {
-        String why = "the launcher closed the control connection";
-        try {
-            for (byte[] frame = connection.receive(); frame != null; frame = connection.receive()) {
+    /**
+     * Reads the launcher's frames, one per cycle (blocked in the socket's read: the launcher sends
+     * only ASSIGN or SHUTDOWN, and its death ends the connection); ends with the assignment, halts
+     * the JVM when the launcher says stop or goes away.
+     */
+    private static final class Reader implements Agent {
+        private final int id;
+        private final ControlConnection connection;
+        private final CompletableFuture<Assignment> assigned;
+        private final WorldClassLoader[] loader;
+
+        Reader(int id, ControlConnection connection, CompletableFuture<Assignment> assigned, WorldClassLoader[] loader) {
+            this.id = id;
+            this.connection = connection;
+            this.assigned = assigned;
+            this.loader = loader;
+        }
+
+        @Override
+        public String roleName() {
+            return "jckpt-standby-control-" + id;
+        }
+
+        @Override
+        public int doWork() {
+            byte[] frame;
+            try {
+                frame = connection.receive();
+                if (frame == null) {
+                    return halt("the launcher closed the control connection");
+                }
                 byte type = frame[0];
                 byte[] payload = Arrays.copyOfRange(frame, 1, frame.length);
                 if (type == ControlProtocol.SHUTDOWN) {
-                    why = "the launcher asked to stop";
-                    break;
+                    return halt("the launcher asked to stop");
                 }
                 if (type == ControlProtocol.ASSIGN) {
                     DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
@@ -121,14 +149,20 @@ final class Standby {
                         prepared = loader[0];
                     }
                     assigned.complete(new Assignment(rank, world, prepared, connection));
-                    return; // from now on the connection is closed by the rank, not a reason to halt
+                    // from now on the connection is closed by the rank, not a reason to halt
+                    throw new AgentTerminationException();
                 }
+                return 1;
+            } catch (IOException e) {
+                return halt("the control connection failed: " + e.getMessage());
             }
-        } catch (IOException e) {
-            why = "the control connection failed: " + e.getMessage();
         }
-        System.err.println("standby " + id + ": stopping: " + why);
-        System.err.flush();
-        Runtime.getRuntime().halt(EXIT_FAILED);
+
+        private int halt(String why) {
+            System.err.println("standby " + id + ": stopping: " + why);
+            System.err.flush();
+            Runtime.getRuntime().halt(EXIT_FAILED);
+            return 0;
+        }
     }
 }

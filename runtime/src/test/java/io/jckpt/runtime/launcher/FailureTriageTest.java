@@ -87,4 +87,52 @@ class FailureTriageTest {
         assertEquals(List.of("FAILURE: rank 2 exited with status 3"), triage.failure(2, "rank 2 exited with status 3", 0, false));
         assertEquals(1, triage.held().size(), "not a process failure: rank 1's error is not its echo");
     }
+
+    @Test
+    void anErrorOutOfTheRestoreOfARecoveryIsARecoveryFailure() {
+        FailureTriage.HeldError notRecoverable = new FailureTriage.HeldError(
+                "rank 1 threw io.jckpt.NotRecoverableException: no copy of rank 2", "", 0);
+        assertTrue(notRecoverable.duringRecovery(0), "at the job's first start too (a restart with --job-id)");
+        FailureTriage.HeldError inOpen = new FailureTriage.HeldError("rank 1 threw java.io.IOException: timed out",
+                "java.io.IOException: timed out\n\tat io.jckpt.Ckpt.open(Ckpt.java:120)\n", 0);
+        assertFalse(inOpen.duringRecovery(0), "an error in the first open() is the program's");
+        assertTrue(inOpen.duringRecovery(1));
+        FailureTriage.HeldError inRollback = new FailureTriage.HeldError("rank 0 threw", "\tat io.jckpt.Ckpt.rollbackObject(Ckpt.java:9)", 0);
+        assertTrue(inRollback.duringRecovery(2));
+        assertFalse(new FailureTriage.HeldError("rank 0 threw java.lang.ArithmeticException", "\tat Main.main(Main.java:3)", 0)
+                .duringRecovery(2));
+    }
+
+    @Test
+    void aProgramErrorAloneFailsTheJobNamingItAndTheOthersHeld() {
+        triage.programError(2, "rank 2 threw java.lang.IllegalStateException: bad input", "trace of 2", 0);
+        triage.programError(0, "rank 0 exited with status 3", "", 0);
+        advanceMillis(1_000);
+        assertTrue(triage.programErrorDue());
+        FailureTriage.Verdict verdict = triage.programErrorVerdict(0, new int[0], "job1", false);
+        assertEquals(0, verdict.rank(), "the lowest rank first");
+        assertEquals("", verdict.stackTrace());
+        assertEquals("rank 0 exited with status 3 (and 1 more rank): a program error, not retried (no rank process"
+                + " failed within 1000 ms of it; --retry-program-errors recovers such errors too)", verdict.reason());
+        assertTrue(triage.held().isEmpty());
+        triage.programError(1, "rank 1 threw", "trace", 0);
+        advanceMillis(1_000);
+        FailureTriage.Verdict underFail = triage.programErrorVerdict(0, new int[0], "job1", true);
+        assertEquals("rank 1 threw", underFail.reason());
+        assertEquals("trace", underFail.stackTrace());
+    }
+
+    @Test
+    void aProgramErrorWhileRestoringIsAFailedRecovery() {
+        triage.programError(1, "rank 1 threw java.io.IOException: copy missing",
+                "java.io.IOException\n\tat io.jckpt.Ckpt.open(Ckpt.java:1)", 3);
+        advanceMillis(1_000);
+        assertEquals("recovery failed (epoch 3, after the failure of ranks 0, 2): rank 1 threw java.io.IOException: copy"
+                + " missing; not retried", triage.programErrorVerdict(3, new int[] {0, 2}, "job1", false).reason());
+        triage.programError(0, "rank 0 threw io.jckpt.NotRecoverableException: no copy", "", 0);
+        advanceMillis(1_000);
+        assertEquals("recovery failed (restoring the checkpoint of job job1): rank 0 threw"
+                + " io.jckpt.NotRecoverableException: no copy; not retried",
+                triage.programErrorVerdict(0, new int[0], "job1", true).reason());
+    }
 }

@@ -1,0 +1,131 @@
+package io.jckpt.runtime.launcher;
+
+import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlListener;
+import io.jckpt.runtime.control.ControlProtocol;
+import io.jckpt.runtime.control.ExchangeFrames;
+import io.jckpt.runtime.control.RankExit;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The launcher's end of the ranks' control channels: what the control reader threads hear, kept
+ * for the supervisor (each rank's connection, when it was last heard, its newest checkpoint round,
+ * how its program ended) and turned into {@link JobEvent}s for decisions. Exchange contributions go
+ * to the job's {@link ExchangeCoordinator}, standby frames to the {@link StandbyPool}. Thread-safe:
+ * written by the reader threads, read by the supervisor.
+ */
+final class RankChannels implements ControlListener {
+    private final Map<Integer, ControlConnection> controls = new ConcurrentHashMap<>();
+    private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
+    private final Map<Integer, RankProgress> progress = new ConcurrentHashMap<>();
+    private final ExchangeCoordinator exchanges;
+    private final StandbyPool standbys;
+    private final JobConsole console;
+    private final Consumer<JobEvent> events;
+
+    RankChannels(int worldSize, StandbyPool standbys, JobConsole console, Consumer<JobEvent> events) {
+        this.exchanges = new ExchangeCoordinator(worldSize, controls::get);
+        this.standbys = standbys;
+        this.console = console;
+        this.events = events;
+    }
+
+    /** @return the coordinator of the ranks' exchanges over these channels */
+    ExchangeCoordinator exchanges() {
+        return exchanges;
+    }
+
+    /** @return {@code rank}'s connection, or {@code null} while it has none */
+    ControlConnection control(int rank) {
+        return controls.get(rank);
+    }
+
+    /** @return the connected ranks and their connections (a live view) */
+    Map<Integer, ControlConnection> controls() {
+        return controls;
+    }
+
+    /** @return how {@code rank}'s program said it ended (newest report), or {@code null} */
+    RankExit report(int rank) {
+        return reports.get(rank);
+    }
+
+    /** {@code rank} was (re)started now: its silence counts from here. */
+    void heard(int rank) {
+        lastHeard.put(rank, System.nanoTime());
+    }
+
+    /** @return when {@code rank} was last heard from, {@code orElse} when never */
+    long lastHeardNanos(int rank, long orElse) {
+        return lastHeard.getOrDefault(rank, orElse);
+    }
+
+    /** @return {@code rank}'s newest checkpoint round report in its current program run, or {@code null} */
+    RankProgress progress(int rank) {
+        return progress.get(rank);
+    }
+
+    /** @return the newest checkpoint round any rank reported, 0 when none did */
+    long newestRound() {
+        return progress.values().stream().mapToLong(RankProgress::round).max().orElse(0);
+    }
+
+    @Override
+    public void connected(int rank, ControlConnection connection) {
+        if (rank < 0) {
+            standbys.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
+            return;
+        }
+        controls.put(rank, connection);
+        events.accept(new JobEvent.RankConnected(rank));
+    }
+
+    @Override
+    public void frame(int rank, byte type, byte[] payload) {
+        if (rank < 0) {
+            int id = ControlProtocol.STANDBY_CLAIM_BASE - rank;
+            long warmNanos = standbys.frame(id, type, payload);
+            if (warmNanos >= 0) {
+                events.accept(new JobEvent.StandbyReady(id, warmNanos));
+            }
+            return;
+        }
+        lastHeard.put(rank, System.nanoTime());
+        try {
+            if (type == ControlProtocol.RANK_ROUND) {
+                progress.put(rank, RankProgress.decode(payload));
+            } else if (type == ControlProtocol.RANK_READY) {
+                // its program (re)starts: rounds it reported before belong to an abandoned world
+                // (frames of one connection arrive in order)
+                progress.remove(rank);
+                events.accept(new JobEvent.RankReady(rank));
+            } else if (type == ControlProtocol.RANK_EXIT) {
+                RankExit exit = RankExit.decode(payload);
+                reports.put(rank, exit);
+                events.accept(new JobEvent.RankReported(rank, exit));
+            } else if (type == ControlProtocol.EXCHANGE) {
+                String problem = exchanges.contribute(rank, ExchangeFrames.Contribution.decode(payload));
+                if (problem != null) {
+                    console.event((problem.startsWith("collective") ? "ERROR: " : "WARNING: ") + problem);
+                }
+            } else if (type == ControlProtocol.RANK_EVENT) {
+                console.event("rank " + rank + ": " + new DataInputStream(new ByteArrayInputStream(payload)).readUTF());
+            }
+        } catch (IOException e) {
+            console.event("WARNING: malformed control frame from rank " + rank + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void disconnected(int rank, ControlConnection connection) {
+        if (rank >= 0) {
+            controls.remove(rank, connection);
+        } // a standby's connection ends when it becomes a rank or dies (its process exit says which)
+    }
+}

@@ -1,0 +1,179 @@
+package io.jckpt.runtime.launcher;
+
+import io.jckpt.imem.JobSecret;
+import io.jckpt.runtime.multicore.MulticoreHost;
+import io.jckpt.runtime.rank.RankEnvironment;
+import io.jckpt.runtime.rank.RankMain;
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Starts the job's processes and stops them: a rank JVM (niodev), the one JVM of every rank
+ * (multicore) and warm standby JVMs, each with its command line (java, the JVM flags, the class
+ * path, the launcher-side main class, then the program and its arguments) and its environment
+ * ({@link RankEnvironment}). Owns every process it started ({@link #tearDown()}); a process's exit
+ * reaches the job as a {@link JobEvent.HostExited}. Which process hosts which rank is the job's
+ * business.
+ */
+final class RankLauncher {
+    private static final long TEARDOWN_MILLIS = 2_000;
+
+    private final LaunchSpec spec;
+    private final JckptHome home;
+    private final RankLogging logging;
+    private final String jobId;
+    private final JobSecret secret;
+    private final JobConsole console;
+    private final Consumer<JobEvent> events;
+    private final List<RankHost> hosts = new CopyOnWriteArrayList<>();
+    private volatile int controlPort;
+    private volatile boolean tearingDown;
+
+    /**
+     * @param logging the ranks' SLF4J binding (its jars and flags)
+     * @param events  where process exits go (called from the JDK's process reaper)
+     */
+    RankLauncher(LaunchSpec spec, JckptHome home, RankLogging logging, String jobId, JobSecret secret,
+                 JobConsole console, Consumer<JobEvent> events) {
+        this.spec = spec;
+        this.home = home;
+        this.logging = logging;
+        this.jobId = jobId;
+        this.secret = secret;
+        this.console = console;
+        this.events = events;
+    }
+
+    /** The launcher's control server listens on {@code port}: every process started from now on connects there. */
+    void controlPort(int port) {
+        this.controlPort = port;
+    }
+
+    /** Starts the JVM of niodev rank {@code rank} in {@code epoch}, in the MPJ world {@code mpjConf} describes. */
+    RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf) throws IOException {
+        return startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), javaCommand(RankMain.class.getName()),
+                rankEnvironment(rank, epoch, respawned, mpjConf), "[rank " + rank + "] ");
+    }
+
+    /** Starts the one JVM that hosts every rank (multicore device). */
+    RankHost startMulticore(int epoch) throws IOException {
+        Map<String, String> env = commonEnvironment(epoch);
+        env.put(RankEnvironment.NEW_RANK, "false");
+        env.put(RankEnvironment.RECOVERY, "false");
+        env.put(RankEnvironment.LIB_CLASSPATH, String.join(File.pathSeparator, rankClassPath()));
+        List<Integer> ranks = new ArrayList<>();
+        for (int rank = 0; rank < spec.worldSize(); rank++) {
+            ranks.add(rank);
+        }
+        return startHost("multicore", ranks, javaCommand(MulticoreHost.class.getName()), env, "");
+    }
+
+    /** Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}). */
+    RankHost startStandby(int id, int epoch) throws IOException {
+        Map<String, String> env = commonEnvironment(epoch);
+        env.put(RankEnvironment.STANDBY, Integer.toString(id));
+        return startHost("standby-" + id, List.of(), javaCommand(RankMain.class.getName()), env,
+                "[standby " + id + "] ");
+    }
+
+    /** The environment of niodev rank {@code rank}'s JVM. */
+    Map<String, String> rankEnvironment(int rank, int epoch, boolean respawned, String mpjConf) {
+        Map<String, String> env = commonEnvironment(epoch);
+        env.put(RankEnvironment.RANK, Integer.toString(rank));
+        env.put(RankEnvironment.NEW_RANK, Boolean.toString(respawned));
+        env.put(RankEnvironment.RECOVERY, Boolean.toString(respawned));
+        env.put(RankEnvironment.MPJ_CONF, mpjConf);
+        return env;
+    }
+
+    private Map<String, String> commonEnvironment(int epoch) {
+        Map<String, String> env = new HashMap<>();
+        env.put(RankEnvironment.SIZE, Integer.toString(spec.worldSize()));
+        env.put(RankEnvironment.JOB_ID, jobId);
+        env.put(RankEnvironment.SECRET, secret.toHex());
+        env.put(RankEnvironment.CONTROL, LaunchSpec.LOOPBACK + ":" + controlPort);
+        env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
+        env.put(RankEnvironment.DEVICE, spec.device().cliName());
+        env.put(RankEnvironment.ON_FAILURE, spec.onFailure() == LaunchSpec.FailurePolicy.FAIL ? "fail" : "respawn");
+        spec.detectors().stream().filter(d -> d instanceof HeartbeatDetector).map(d -> (HeartbeatDetector) d)
+                .mapToLong(HeartbeatDetector::periodMillis).min()
+                .ifPresent(period -> env.put(RankEnvironment.HEARTBEAT_MILLIS, Long.toString(period)));
+        env.put("MPJ_HOME", home.mpjHome().toString());
+        env.put(RankEnvironment.MPJ_CLASSPATH, String.join(File.pathSeparator, home.mpjClassPath()));
+        env.put(RankEnvironment.APP_CLASSPATH, String.join(File.pathSeparator, spec.classPath()));
+        spec.settings().forEach((setting, value) -> env.put(setting.launcherVariable(), value));
+        if (spec.ringOrder() != null) {
+            env.put(RankEnvironment.RING_ORDER, spec.ringOrder().text()); // unset: the identity
+        }
+        return env;
+    }
+
+    /** The class path of rank, standby and multicore JVMs: the library's, then the ranks' SLF4J binding. */
+    private List<String> rankClassPath() {
+        List<String> classPath = new ArrayList<>(home.libClassPath());
+        classPath.addAll(logging.classPath());
+        return classPath;
+    }
+
+    /** The command line of a job JVM whose launcher-side main class is {@code mainClass}. */
+    List<String> javaCommand(String mainClass) {
+        List<String> command = new ArrayList<>();
+        command.add(JckptHome.javaExecutable());
+        command.addAll(home.jvmFlags());
+        command.addAll(logging.jvmFlags());
+        command.addAll(spec.jvmOptions());
+        command.add("-cp");
+        command.add(String.join(File.pathSeparator, rankClassPath()));
+        command.add(mainClass);
+        command.add(spec.mainClass());
+        command.addAll(spec.programArgs());
+        return command;
+    }
+
+    private RankHost startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
+                               String prefix) throws IOException {
+        RankHost[] self = new RankHost[1];
+        RankHost host = RankHost.start(name, ranks, command, env, prefix, console,
+                status -> events.accept(new JobEvent.HostExited(self[0], status)));
+        self[0] = host;
+        hosts.add(host);
+        if (tearingDown) {
+            host.kill(); // started by the supervisor while a signal's teardown ran: not left behind
+        }
+        return host;
+    }
+
+    /** @return whether {@link #tearDown()} started: the processes' deaths are not failures to recover */
+    boolean tearingDown() {
+        return tearingDown;
+    }
+
+    /** @return whether any process it started is still alive */
+    boolean anyAlive() {
+        return hosts.stream().anyMatch(RankHost::isAlive);
+    }
+
+    /** SIGKILL to every process it started, then a bounded wait for them to be gone and their output forwarded. */
+    void tearDown() {
+        tearingDown = true;
+        for (RankHost host : hosts) {
+            host.kill();
+        }
+        long deadline = System.nanoTime() + TEARDOWN_MILLIS * 1_000_000L;
+        for (RankHost host : hosts) {
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+            if (!host.awaitExit(left)) {
+                console.event("WARNING: " + host.name() + " (pid " + host.pid() + ") still alive after SIGKILL");
+            }
+        }
+        for (RankHost host : hosts) {
+            host.drainOutput(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+        }
+    }
+}
