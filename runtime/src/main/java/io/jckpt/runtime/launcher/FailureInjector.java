@@ -117,9 +117,10 @@ final class FailureInjector {
                 console.event("failure " + kill.text() + " not injected: " + ranks + " already completed or gone");
                 continue;
             }
-            console.event("injecting failure " + kill.text() + ": SIGKILL to " + ranks
+            console.event(LauncherEvents.injection("injecting failure " + kill.text() + ": SIGKILL to " + ranks
                     + (kill.wipe() ? " and their node-local stores wiped" : "")
-                    + (newest > 0 ? " (newest checkpoint round " + newest + ")" : ""));
+                    + (newest > 0 ? " (newest checkpoint round " + newest + ")" : ""), kill.text(), kill.ranks(),
+                    kill.wipe(), newest));
             victims.forEach(RankHost::kill);
             for (RankHost host : victims) {
                 host.awaitExit(TEARDOWN_MILLIS); // gone before its store is wiped and before recovery starts

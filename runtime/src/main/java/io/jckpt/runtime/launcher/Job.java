@@ -165,7 +165,8 @@ public final class Job {
     int run() throws IOException {
         try (ControlServer control = new ControlServer(loopback, jobId, secret, spec.worldSize(), channels)) {
             launcher.controlPort(control.port());
-            console.event("job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
+            openEvents();
+            String startLine = "job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
                     + spec.device().cliName() + (spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN
                     ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)"
                     : spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH
@@ -174,8 +175,10 @@ public final class Job {
                     + String.join(", ", spec.detectors().stream().map(FailureDetector::name).toList()))
                     + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
                     ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
-                    + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : ""));
-            console.event("checkpoint settings (the program's own builder calls win): " + settings.line());
+                    + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : "");
+            console.event(LauncherEvents.start(startLine, jobId, spec, Runtime.getRuntime().availableProcessors()));
+            console.event(LauncherEvents.settings("checkpoint settings (the program's own builder calls win): "
+                    + settings.line(), settings.fields()));
             console.event("logging: " + logging.description());
             // this launcher owns the job's node-local stores from now on; stores of jobs whose
             // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
@@ -246,7 +249,8 @@ public final class Job {
         if (!StandbyPool.assign(standby, rank, recoverFrame)) {
             return false; // the caller forks instead; this host's exit is that of a replaced process
         }
-        console.event("rank " + rank + " taken over by standby " + standby.id + " (pid " + standby.host.pid() + ")");
+        console.event(LauncherEvents.takeover("rank " + rank + " taken over by standby " + standby.id + " (pid "
+                + standby.host.pid() + ")", rank, standby.id, standby.host.pid()));
         return true;
     }
 
@@ -318,7 +322,8 @@ public final class Job {
                 connected++;
                 if (connected == spec.worldSize() && !announced) {
                     announced = true;
-                    console.event("all " + connected + " ranks running (pids " + pids() + ")");
+                    console.event(LauncherEvents.ranksRunning("all " + connected + " ranks running (pids " + pids() + ")",
+                            epoch, java.util.Arrays.stream(pids().split(" ")).map(Long::valueOf).toList()));
                     // standbys start once the ranks run: their warm-up must not slow the job's start
                     standbys.owe(spec.standbys(), 0, () -> true);
                     standbys.replenish();
@@ -363,7 +368,7 @@ public final class Job {
                     host.drainOutput(DRAIN_MILLIS);
                     exitedOk.addAll(host.ranks());
                     if (host.ranks().size() == 1 && !jobCompleteSent) {
-                        console.event("rank " + rank + " finished");
+                        console.event(LauncherEvents.rankFinished("rank " + rank + " finished", rank));
                     }
                     continue;
                 }
@@ -377,8 +382,9 @@ public final class Job {
                 }
             }
         }
-        console.event("job " + jobId + " finished: all " + spec.worldSize() + " ranks completed"
-                + (recoveries > 0 ? " after " + recoveries + " recover" + (recoveries == 1 ? "y" : "ies") : ""));
+        console.event(LauncherEvents.end("job " + jobId + " finished: all " + spec.worldSize() + " ranks completed"
+                + (recoveries > 0 ? " after " + recoveries + " recover" + (recoveries == 1 ? "y" : "ies") : ""),
+                true, EXIT_OK, recoveries, null));
         return EXIT_OK;
     }
 
@@ -417,7 +423,7 @@ public final class Job {
         }
         shownRound = p.round();
         shownAtNanos = now;
-        console.event(p.line());
+        console.event(LauncherEvents.progress(p));
     }
 
     /**
@@ -497,7 +503,7 @@ public final class Job {
             return fail(description);
         }
         for (String line : triage.failure(rank, description, epoch, processFailure)) {
-            console.event(line);
+            console.event(LauncherEvents.triageLine(line, rank, epoch));
         }
         return null;
     }
@@ -515,7 +521,7 @@ public final class Job {
             return onRankFailure(rank, description, false);
         }
         for (String line : triage.programError(rank, description, stackTrace, epoch)) {
-            console.event(line);
+            console.event(LauncherEvents.triageLine(line, rank, epoch));
         }
         return null;
     }
@@ -575,7 +581,7 @@ public final class Job {
         exchange.close();
         exchange = newExchange();
         recovery = new RecoveryReport(epoch, spec.worldSize(), detected);
-        console.event(RecoveryReport.startLine(epoch, failed, spec.worldSize()));
+        console.event(LauncherEvents.recoveryStart(RecoveryReport.startLine(epoch, failed, spec.worldSize()), epoch, failed));
         lastFailed = failed;
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
         // replacements first: a replacement has the longest way into the new world
@@ -604,7 +610,7 @@ public final class Job {
         RecoveryReport r = recovery;
         recovery = null;
         injector.worldRebuilt(); // for --kill RANKS@recovery: the ranks are rolling back now
-        console.event(r.line());
+        console.event(LauncherEvents.recovered(r));
         // replacements for the used standbys, once the program runs again: their warm-up must not
         // take the CPU from the ranks' rollback
         RankProgress p = channels.progress(0);
@@ -619,11 +625,12 @@ public final class Job {
 
     /** As {@link #fail(String)}; {@code announce} false when the failure had its FAILURE line already. */
     private int fail(String reason, boolean announce) {
-        console.event(announce ? "FAILURE: " + reason + "; stopping the job" : "stopping the job: " + reason);
+        console.event(announce ? LauncherEvents.jobFailure("FAILURE: " + reason + "; stopping the job", reason)
+                : ReportedEvent.message("stopping the job: " + reason));
         long start = System.nanoTime();
         launcher.tearDown();
-        console.event(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
-                jobId, reason, (System.nanoTime() - start) / 1e6));
+        console.event(LauncherEvents.end(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
+                jobId, reason, (System.nanoTime() - start) / 1e6), false, EXIT_JOB_FAILED, recoveries, reason));
         return EXIT_JOB_FAILED;
     }
 
@@ -647,6 +654,22 @@ public final class Job {
                     + " (ckpt-run --clean --job-id " + jobId + " removes them)");
         }
         console.flush();
+    }
+
+    /**
+     * Attaches the job's events file: {@code --events FILE}, else {@code events.jsonl} in the job's output
+     * directory ({@code --output-dir}, default {@code out/<job id>}). Best effort: a file that cannot be
+     * created is one warning, and the job runs without it.
+     */
+    private void openEvents() {
+        java.nio.file.Path file = spec.eventsFile() != null ? spec.eventsFile()
+                : (spec.outputDirectory() != null ? spec.outputDirectory() : java.nio.file.Path.of("out", jobId))
+                .resolve("events.jsonl");
+        try {
+            console.recordEventsIn(new EventLog(file));
+        } catch (IOException e) {
+            console.event("WARNING: no events file: " + file + " cannot be created (" + e.getMessage() + ")");
+        }
     }
 
     private String pids() {

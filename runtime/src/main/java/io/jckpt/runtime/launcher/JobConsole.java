@@ -49,13 +49,18 @@ final class JobConsole implements AutoCloseable {
         event(ReportedEvent.message(text));
     }
 
-    /** A launcher event: its line always shown, the event written to the events file when there is one. */
+    /**
+     * A launcher event: its line always shown (none for an event with an empty text: the events file
+     * only), the event written to the events file when there is one.
+     */
     synchronized void event(ReportedEvent event) {
         double seconds = elapsedSeconds();
-        String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", seconds, event.text());
-        err.println(line);
-        err.flush();
-        toLog(line);
+        if (!event.text().isEmpty()) {
+            String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", seconds, event.text());
+            err.println(line);
+            err.flush();
+            toLog(line);
+        }
         if (events != null) {
             String failure = events.write(seconds, event);
             if (failure != null) {

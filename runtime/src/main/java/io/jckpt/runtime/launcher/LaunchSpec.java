@@ -66,6 +66,8 @@ public final class LaunchSpec {
             + "                             restores; its node-local stores are kept until then or --clean)\n"
             + "  -q, --quiet                hide rank output (events stay)\n"
             + "  --log FILE                 copy everything to FILE\n"
+            + "  --output-dir DIR           the job's output directory (default out/JOB_ID): its events.jsonl\n"
+            + "  --events FILE              the job's events as JSON Lines (default DIR/events.jsonl; docs/events.md)\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
             + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
@@ -119,6 +121,10 @@ public final class LaunchSpec {
     private final String logLevel;
     /** The replication ring's order ({@code --ring-order}), or null for the identity. */
     private RingOrder ringOrder;
+    /** {@code --events FILE}, or null: events.jsonl in the output directory. */
+    private Path eventsFile;
+    /** {@code --output-dir DIR}, or null: out/JOB_ID. */
+    private Path outputDirectory;
 
     /** Most warm standbys a job may keep. */
     static final int MAX_STANDBYS = 16;
@@ -293,6 +299,8 @@ public final class LaunchSpec {
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
                 retryProgramErrors, settings, logLevel);
         spec.ringOrder = ringOrder;
+        spec.eventsFile = o.events == null ? null : Paths.get(o.events).toAbsolutePath().normalize();
+        spec.outputDirectory = o.outputDirectory == null ? null : Paths.get(o.outputDirectory).toAbsolutePath().normalize();
         return spec;
     }
 
@@ -321,6 +329,16 @@ public final class LaunchSpec {
             }
         }
         return b.toString();
+    }
+
+    /** @return where the job's events go ({@code --events FILE}), or null for events.jsonl in the output directory */
+    public Path eventsFile() {
+        return eventsFile;
+    }
+
+    /** @return the job's output directory ({@code --output-dir DIR}), or null for {@code out/<job id>} */
+    public Path outputDirectory() {
+        return outputDirectory;
     }
 
     /** @return the replication ring's order given with {@code --ring-order}, or null for the identity (rank order) */

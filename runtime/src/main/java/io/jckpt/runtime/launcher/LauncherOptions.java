@@ -26,6 +26,8 @@ final class LauncherOptions {
     @Option(names = "--cp-file") List<String> classPathFiles = new ArrayList<>();
     @Option(names = {"-q", "--quiet"}) boolean quiet;
     @Option(names = "--log") String log;
+    @Option(names = "--events") String events;
+    @Option(names = "--output-dir") String outputDirectory;
     @Option(names = "--jvm-opt") List<String> jvmOptions = new ArrayList<>();
     @Option(names = "--start-timeout") String startTimeout;
     @Option(names = "--on-failure") String onFailure;

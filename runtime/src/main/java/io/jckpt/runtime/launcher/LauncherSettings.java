@@ -32,6 +32,17 @@ final class LauncherSettings {
     }
 
     /** Every setting with its value and origin, or {@code =default}: the launcher's settings line. */
+    /** @return every setting: its value and origin, or "default", for the events file */
+    java.util.Map<String, Object> fields() {
+        java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
+        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
+            fields.put(setting.label(), settings.lookup(setting)
+                    .<Object>map(v -> java.util.Map.of("value", v.text(), "origin", v.origin()))
+                    .orElse("default"));
+        }
+        return fields;
+    }
+
     String line() {
         List<String> parts = new ArrayList<>();
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {

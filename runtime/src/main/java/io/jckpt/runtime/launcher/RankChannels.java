@@ -99,7 +99,9 @@ final class RankChannels implements ControlListener {
         lastHeard.put(rank, System.nanoTime());
         try {
             if (type == ControlProtocol.RANK_ROUND) {
-                progress.put(rank, RankProgress.decode(payload));
+                RankProgress reported = RankProgress.decode(payload);
+                progress.put(rank, reported);
+                console.event(LauncherEvents.checkpoint(rank, reported));
             } else if (type == ControlProtocol.RANK_READY) {
                 // its program (re)starts: rounds it reported before belong to an abandoned world
                 // (frames of one connection arrive in order)
@@ -115,7 +117,7 @@ final class RankChannels implements ControlListener {
                     console.event((problem.startsWith("collective") ? "ERROR: " : "WARNING: ") + problem);
                 }
             } else if (type == ControlProtocol.RANK_EVENT) {
-                console.event("rank " + rank + ": " + new DataInputStream(new ByteArrayInputStream(payload)).readUTF());
+                console.event(LauncherEvents.rankEvent(rank, new DataInputStream(new ByteArrayInputStream(payload)).readUTF()));
             }
         } catch (IOException e) {
             console.event("WARNING: malformed control frame from rank " + rank + ": " + e.getMessage());

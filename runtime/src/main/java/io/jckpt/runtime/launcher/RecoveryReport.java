@@ -75,6 +75,21 @@ final class RecoveryReport {
         return worldNanos != 0 && ready >= worldSize;
     }
 
+    /** @return the epoch this recovery forms */
+    int epoch() {
+        return epoch;
+    }
+
+    /** @return milliseconds from detection to every rank in the new world */
+    double worldMillis() {
+        return (worldNanos - detectedNanos) / 1e6;
+    }
+
+    /** @return milliseconds from detection to every replacement started or assigned */
+    double respawnMillis() {
+        return (respawnedNanos - detectedNanos) / 1e6;
+    }
+
     /** The line reporting the completed recovery. */
     String line() {
         return String.format(Locale.ROOT,

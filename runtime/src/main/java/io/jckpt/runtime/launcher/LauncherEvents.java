@@ -1,0 +1,118 @@
+package io.jckpt.runtime.launcher;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The launcher's events as the events file records them ({@code docs/events.md}): one factory per type,
+ * each given the console line it stands for, so that the console stays as it was and the file gets the
+ * same event with its data as fields. Rank events (a rank's own lines sent over the control channel)
+ * are typed by their text: a disk commit and a rollback's source.
+ */
+final class LauncherEvents {
+    private static final Pattern COMMITTED = Pattern.compile("disk generation of round (\\d+) committed");
+    private static final Pattern RESTORED = Pattern.compile("restored round (\\d+) from (memory|disk)(?: \\((\\w+)\\))?");
+
+    private LauncherEvents() {
+    }
+
+    static ReportedEvent start(String text, String jobId, LaunchSpec spec, int cores) {
+        return ReportedEvent.of("start", text, "job", jobId, "ranks", spec.worldSize(), "main", spec.mainClass(),
+                "device", spec.device().cliName(), "on_failure", spec.onFailure().name().toLowerCase(java.util.Locale.ROOT),
+                "max_recoveries", spec.maxRecoveries(), "standbys", spec.standbys(),
+                "detectors", spec.detectors().stream().map(FailureDetector::name).toList(), "cores", cores,
+                "schema", EventLog.SCHEMA_VERSION);
+    }
+
+    static ReportedEvent settings(String text, Map<String, Object> settings) {
+        return ReportedEvent.of("settings", text, "settings", settings);
+    }
+
+    static ReportedEvent ranksRunning(String text, int epoch, List<Long> pids) {
+        return ReportedEvent.of("ranks_running", text, "epoch", epoch, "pids", pids);
+    }
+
+    /** Rank 0's newest round, as the console shows it at most once a second. */
+    static ReportedEvent progress(RankProgress p) {
+        return ReportedEvent.of("progress", p.line(), "round", p.round(), "bytes", p.bytes(),
+                "here_ms", p.blockedNanos() / 1e6);
+    }
+
+    /** A rank's progress report: file only (the console shows rank 0's, once a second). */
+    static ReportedEvent checkpoint(int rank, RankProgress p) {
+        return ReportedEvent.of("checkpoint", "", "rank", rank, "round", p.round(), "bytes", p.bytes(),
+                "here_ms", p.blockedNanos() / 1e6);
+    }
+
+    /** A line a rank's library sent: a disk commit, a rollback with its source, or another rank event. */
+    static ReportedEvent rankEvent(int rank, String message) {
+        String text = "rank " + rank + ": " + message;
+        Matcher m = COMMITTED.matcher(message);
+        if (m.find()) {
+            return ReportedEvent.of("disk_commit", text, "rank", rank, "round", Long.parseLong(m.group(1)));
+        }
+        m = RESTORED.matcher(message);
+        if (m.find()) {
+            return ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
+                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT));
+        }
+        return ReportedEvent.of("rank_event", text, "rank", rank, "text", message);
+    }
+
+    static ReportedEvent injection(String text, String spec, List<Integer> ranks, boolean wipe, long newestRound) {
+        return ReportedEvent.of("injection", text, "spec", spec, "ranks", ranks, "wipe", wipe, "round", newestRound);
+    }
+
+    /** A line of the failure triage: a FAILURE line is a failure, the rest (echoes, notes) are messages. */
+    static ReportedEvent triageLine(String line, int rank, int epoch) {
+        if (line.startsWith("FAILURE: ")) {
+            return ReportedEvent.of("failure", line, "ranks", List.of(rank), "epoch", epoch,
+                    "reason", line.substring("FAILURE: ".length()));
+        }
+        return ReportedEvent.of("message", line, "text", line, "rank", rank);
+    }
+
+    static ReportedEvent jobFailure(String line, String reason) {
+        return ReportedEvent.of("failure", line, "ranks", List.of(), "reason", reason, "fatal", true);
+    }
+
+    static ReportedEvent recoveryStart(String text, int epoch, int[] failed) {
+        return ReportedEvent.of("recovery_start", text, "epoch", epoch, "failed", failed);
+    }
+
+    static ReportedEvent recovered(RecoveryReport r) {
+        return ReportedEvent.of("recovered", r.line(), "epoch", r.epoch(), "world_ms", r.worldMillis(),
+                "respawn_ms", r.respawnMillis(), "from_standby", r.standbysUsed());
+    }
+
+    static ReportedEvent takeover(String text, int rank, int standby, long pid) {
+        return ReportedEvent.of("standby_takeover", text, "rank", rank, "standby", standby, "pid", pid);
+    }
+
+    static ReportedEvent rankFinished(String text, int rank) {
+        return ReportedEvent.of("rank_finished", text, "rank", rank);
+    }
+
+    static ReportedEvent end(String text, boolean completed, int exitStatus, int recoveries, String reason) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("status", completed ? "completed" : "failed");
+        fields.put("exit", exitStatus);
+        fields.put("recoveries", recoveries);
+        if (reason != null) {
+            fields.put("reason", reason);
+        }
+        return new ReportedEvent("end", fields, text);
+    }
+
+    /** @return the pids as a list, for the events file */
+    static List<Long> list(long[] values) {
+        List<Long> out = new ArrayList<>();
+        Arrays.stream(values).forEach(out::add);
+        return out;
+    }
+}
