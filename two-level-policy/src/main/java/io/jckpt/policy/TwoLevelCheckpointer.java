@@ -365,6 +365,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             events.event(summary);
         }
         if (!abandoned) {
+            events.event(stats.totalsLine()); // the launcher's end-of-job summary adds up every rank's
+
             phases.moveTo(Phase.CLOSING, round);
             try {
                 closing.run(round, options, disk);

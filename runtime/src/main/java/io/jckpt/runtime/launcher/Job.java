@@ -88,6 +88,8 @@ public final class Job {
     private final InetAddress loopback;
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
+    /** Adds up the job's events for the end-of-job summary. */
+    private final JobSummary summary = new JobSummary();
     private final RankChannels channels;
     private final ExchangeCoordinator exchanges;
     private final RankLauncher launcher;
@@ -166,6 +168,7 @@ public final class Job {
         try (ControlServer control = new ControlServer(loopback, jobId, secret, spec.worldSize(), channels)) {
             launcher.controlPort(control.port());
             openEvents();
+            console.observe(summary);
             String startLine = "job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
                     + spec.device().cliName() + (spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN
                     ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)"
@@ -382,6 +385,7 @@ public final class Job {
                 }
             }
         }
+        summary.report(console.elapsedSeconds()).forEach(console::event);
         console.event(LauncherEvents.end("job " + jobId + " finished: all " + spec.worldSize() + " ranks completed"
                 + (recoveries > 0 ? " after " + recoveries + " recover" + (recoveries == 1 ? "y" : "ies") : ""),
                 true, EXIT_OK, recoveries, null));
@@ -629,6 +633,7 @@ public final class Job {
                 : ReportedEvent.message("stopping the job: " + reason));
         long start = System.nanoTime();
         launcher.tearDown();
+        summary.report(console.elapsedSeconds()).forEach(console::event);
         console.event(LauncherEvents.end(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
                 jobId, reason, (System.nanoTime() - start) / 1e6), false, EXIT_JOB_FAILED, recoveries, reason));
         return EXIT_JOB_FAILED;

@@ -21,6 +21,7 @@ final class JobConsole implements AutoCloseable {
     private final BufferedWriter log;
     private final long startNanos = System.nanoTime();
     private EventLog events;
+    private final java.util.List<java.util.function.Consumer<ReportedEvent>> observers = new java.util.ArrayList<>();
 
     JobConsole(PrintStream out, PrintStream err, boolean quiet, Path logFile) throws IOException {
         this.out = out;
@@ -42,6 +43,14 @@ final class JobConsole implements AutoCloseable {
      */
     synchronized void recordEventsIn(EventLog log) {
         this.events = log;
+    }
+
+    /**
+     * @param observer told of every event after it is shown and written (on the thread that reports it,
+     *                 under this console's lock: it must only record)
+     */
+    synchronized void observe(java.util.function.Consumer<ReportedEvent> observer) {
+        observers.add(observer);
     }
 
     /** A launcher event without structure of its own (type {@code message} in the events file): always shown. */
@@ -66,6 +75,9 @@ final class JobConsole implements AutoCloseable {
             if (failure != null) {
                 err.println(String.format(Locale.ROOT, "[ckpt-run %8.3fs] WARNING: %s", seconds, failure));
             }
+        }
+        for (java.util.function.Consumer<ReportedEvent> observer : observers) {
+            observer.accept(event);
         }
     }
 

@@ -52,6 +52,10 @@ final class LauncherEvents {
     /** A line a rank's library sent: a disk commit, a rollback with its source, or another rank event. */
     static ReportedEvent rankEvent(int rank, String message) {
         String text = "rank " + rank + ": " + message;
+        ReportedEvent totals = JobSummary.totals(rank, text, message);
+        if (totals != null) {
+            return totals;
+        }
         Matcher m = COMMITTED.matcher(message);
         if (m.find()) {
             return ReportedEvent.of("disk_commit", text, "rank", rank, "round", Long.parseLong(m.group(1)));

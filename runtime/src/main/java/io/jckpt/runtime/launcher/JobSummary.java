@@ -1,0 +1,145 @@
+package io.jckpt.runtime.launcher;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The end-of-job summary: what checkpointing cost and what the failures cost, added up from the job's
+ * events as they pass ({@link JobConsole#observe}): every rank's totals at close (checkpoints, image
+ * bytes, here()'s blocking time and its p50/p99, disk rounds written and failed), the disk generations
+ * committed, and per recovery the time from detection to the new world and the rounds rolled back.
+ * Printed as a few lines and written as one {@code summary} event.
+ */
+final class JobSummary implements Consumer<ReportedEvent> {
+    private static final Pattern FIELD = Pattern.compile("(\\w+)=([0-9.]+)");
+
+    /** One rank's figures at close. */
+    record Totals(long checkpoints, long bytes, double blockingMs, double p50Ms, double p99Ms, long diskWritten,
+                  long diskFailed) {
+    }
+
+    /** One recovery: from detection to the new world, and the rounds between the failure and the restart point. */
+    record Recovery(int epoch, double worldMs, long failedAtRound, long restoredRound) {
+    }
+
+    private final Map<Integer, Totals> totals = new TreeMap<>();
+    private final List<Recovery> recoveries = new ArrayList<>();
+    private final Map<Integer, Long> restoredByEpoch = new LinkedHashMap<>();
+    private final Map<Integer, Long> failedAtByEpoch = new LinkedHashMap<>();
+    private long newestRound;
+    private long diskCommits;
+    private int epoch;
+
+    /** @return the totals line a rank sent, as an event, or null when {@code message} is not one */
+    static ReportedEvent totals(int rank, String text, String message) {
+        if (!message.startsWith("checkpoint totals: ")) {
+            return null;
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("rank", rank);
+        Matcher m = FIELD.matcher(message);
+        while (m.find()) {
+            fields.put(m.group(1), m.group(2).contains(".") ? (Object) Double.parseDouble(m.group(2))
+                    : (Object) Long.parseLong(m.group(2)));
+        }
+        return new ReportedEvent("rank_totals", fields, text);
+    }
+
+    @Override
+    public synchronized void accept(ReportedEvent e) {
+        Map<String, Object> f = e.fields();
+        switch (e.type()) {
+            case "rank_totals" -> totals.put(number(f, "rank").intValue(), new Totals(number(f, "checkpoints").longValue(),
+                    number(f, "bytes").longValue(), number(f, "blocking_ms").doubleValue(), number(f, "here_p50_ms").doubleValue(),
+                    number(f, "here_p99_ms").doubleValue(), number(f, "disk_written").longValue(),
+                    number(f, "disk_failed").longValue()));
+            case "checkpoint", "progress" -> newestRound = Math.max(newestRound, number(f, "round").longValue());
+            case "disk_commit" -> diskCommits++;
+            case "recovery_start" -> {
+                epoch = number(f, "epoch").intValue();
+                failedAtByEpoch.put(epoch, newestRound);
+            }
+            case "rollback" -> restoredByEpoch.merge(epoch, number(f, "round").longValue(), Math::min);
+            case "recovered" -> recoveries.add(new Recovery(number(f, "epoch").intValue(), number(f, "world_ms").doubleValue(),
+                    failedAtByEpoch.getOrDefault(number(f, "epoch").intValue(), -1L), -1));
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * @param runSeconds the job's run time so far
+     * @return the summary's lines (one event each) and the {@code summary} event with every figure
+     */
+    synchronized List<ReportedEvent> report(double runSeconds) {
+        List<ReportedEvent> out = new ArrayList<>();
+        long minCkpt = totals.values().stream().mapToLong(Totals::checkpoints).min().orElse(0);
+        long maxCkpt = totals.values().stream().mapToLong(Totals::checkpoints).max().orElse(0);
+        long bytes = totals.values().stream().mapToLong(Totals::bytes).max().orElse(0);
+        long written = totals.values().stream().mapToLong(Totals::diskWritten).sum();
+        long failed = totals.values().stream().mapToLong(Totals::diskFailed).sum();
+        double p50 = totals.values().stream().mapToDouble(Totals::p50Ms).max().orElse(0);
+        double p99 = totals.values().stream().mapToDouble(Totals::p99Ms).max().orElse(0);
+        double blocking = totals.values().stream().mapToDouble(Totals::blockingMs).max().orElse(0);
+        double overhead = runSeconds > 0 ? 100 * blocking / 1000 / runSeconds : 0;
+        List<Map<String, Object>> lost = new ArrayList<>();
+        for (Recovery r : recoveries) {
+            long restored = restoredByEpoch.getOrDefault(r.epoch(), -1L);
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("epoch", r.epoch());
+            one.put("world_ms", r.worldMs());
+            one.put("failed_at_round", r.failedAtRound());
+            one.put("restored_round", restored);
+            lost.add(one);
+        }
+        if (totals.isEmpty() && recoveries.isEmpty()) {
+            return out;
+        }
+        String ranks = totals.size() + " rank" + (totals.size() == 1 ? "" : "s");
+        out.add(ReportedEvent.message(String.format(Locale.ROOT,
+                "summary: %s checkpoints per rank (%s reported), %d disk generations committed, %d disk rounds written,"
+                        + " %d failed", minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, ranks,
+                diskCommits, written, failed)));
+        out.add(ReportedEvent.message(String.format(Locale.ROOT,
+                "summary: image up to %s per rank; here() blocked p50 %.3f ms, p99 %.3f ms (slowest rank);"
+                        + " checkpoint overhead %.2f %% of the run (%.1f ms blocked of %.1f s)",
+                RankProgress.size(bytes), p50, p99, overhead, blocking, runSeconds)));
+        for (Map<String, Object> r : lost) {
+            long at = (Long) r.get("failed_at_round");
+            long restored = (Long) r.get("restored_round");
+            out.add(ReportedEvent.message(String.format(Locale.ROOT,
+                    "summary: recovery into epoch %s: %.0f ms from detection to the new world%s", r.get("epoch"),
+                    (Double) r.get("world_ms"), restored < 0 ? "" : ", rolled back to round " + restored
+                            + (at >= restored ? " (" + (at - restored) + " round" + (at - restored == 1 ? "" : "s")
+                            + " recomputed)" : ""))));
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("run_s", runSeconds);
+        fields.put("ranks_reported", totals.size());
+        fields.put("checkpoints_min", minCkpt);
+        fields.put("checkpoints_max", maxCkpt);
+        fields.put("image_bytes_max", bytes);
+        fields.put("disk_commits", diskCommits);
+        fields.put("disk_written", written);
+        fields.put("disk_failed", failed);
+        fields.put("here_p50_ms", p50);
+        fields.put("here_p99_ms", p99);
+        fields.put("blocking_ms_max", blocking);
+        fields.put("overhead_percent", overhead);
+        fields.put("recoveries", lost);
+        out.add(new ReportedEvent("summary", fields, ""));
+        return out;
+    }
+
+    private static Number number(Map<String, Object> fields, String name) {
+        Object v = fields.get(name);
+        return v instanceof Number n ? n : 0;
+    }
+}
