@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code bin/ckpt-advisor}: predicts, from a job's measured figures and failure parameters, what each
@@ -62,89 +64,156 @@ public final class Advisor {
                double loss, double memory, double simulated) {
     }
 
+    /** The command line as picocli reads it ({@link CommandLines}); values stay text, checked by {@link #parse}. */
+    @Command(name = "bin/ckpt-advisor", sortOptions = false, usageHelpWidth = 100,
+            customSynopsis = "bin/ckpt-advisor [--stats FILE | --log FILE] --node-mtbf DURATION [OPTIONS]",
+            description = {"Predicts what each replication degree m and disk ratio costs and risks at 10 to 10^5 ranks,"
+                    + " from a job's measured figures and failure parameters, and recommends one configuration per"
+                    + " scale. Flags override the figures of --stats and --log.", ""})
+    static final class Line {
+        @Option(names = "--stats", paramLabel = "FILE", description = "a job's interval-history.properties (in"
+                + " <diskDirectory>/<jobId>/, else <memoryDirectory>/<jobId>/ of rank 0's node): its measured figures")
+        Path stats;
+        @Option(names = "--log", paramLabel = "FILE", description = "a launcher log (ckpt-run --log): the figures rank 0"
+                + " reports at close")
+        Path log;
+        @Option(names = "--cost", paramLabel = "SECONDS", description = "cost of one in-memory checkpoint: here()'s"
+                + " blocking time + the background CPU it takes (replication), per rank")
+        String cost;
+        @Option(names = "--blocking", paramLabel = "SECONDS", description = "the blocking part of --cost (default: all"
+                + " of it)")
+        String blocking;
+        @Option(names = "--measured-m", paramLabel = "M", description = "the m the figures were measured with (default"
+                + " 1; the background part is scaled by m)")
+        String measuredReplicas;
+        @Option(names = "--disk-cost", paramLabel = "SECONDS", description = "extra cost of a disk round per rank"
+                + " (default: image / 1 GB/s)")
+        String diskCost;
+        @Option(names = "--disk-bandwidth", paramLabel = "B/s", description = "aggregate bandwidth of the shared disk"
+                + " (then a disk round costs at least ranks x image / bandwidth)")
+        String diskBandwidth;
+        @Option(names = "--restart", paramLabel = "SECONDS", description = "restart after a failure memory survives"
+                + " (default 1)")
+        String restart;
+        @Option(names = "--disk-restart", paramLabel = "SECONDS", description = "restart from the disk level (default"
+                + " restart + disk cost)")
+        String diskRestart;
+        @Option(names = "--image", paramLabel = "BYTES", description = "one rank's checkpoint (suffix K, M, G; default"
+                + " 1M)")
+        String image;
+        @Option(names = "--node-mtbf", paramLabel = "DURATION", description = "MTBF of one node (e.g. 5y, 30d, 12h, 90m,"
+                + " 3600s)")
+        String nodeMtbf;
+        @Option(names = "--ranks-per-node", paramLabel = "P", description = "default 1") String ranksPerNode;
+        @Option(names = "--ranks", paramLabel = "LIST", description = "default 10,100,1000,10000,100000") String ranks;
+        @Option(names = "--max-m", paramLabel = "M", description = "largest m to consider (default 3)") String maxM;
+        @Option(names = "--placement", paramLabel = "rank-order|spread", description = "where the m copies go (default"
+                + " rank-order: the next ranks)")
+        String placement;
+        @Option(names = "--job-hours", paramLabel = "H", description = "the job's failure-free length (default 24), for"
+                + " P(loss)")
+        String jobHours;
+        @Option(names = "--max-loss", paramLabel = "P", description = "acceptable probability of losing the job"
+                + " (default 1e-3)")
+        String maxLoss;
+        @Option(names = "--node-memory", paramLabel = "BYTES", description = "memory a node can give to checkpoints"
+                + " (rows above it are not recommended)")
+        String nodeMemory;
+        @Option(names = "--max-disk-ratio", paramLabel = "K", description = "largest disk ratio (default 100000)")
+        String maxDiskRatio;
+        @Option(names = "--simulate", description = "add the Monte Carlo simulator's overhead per row") boolean simulate;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
+    }
+
     /**
-     * @param args see {@link #usage()}
+     * @param args see {@code bin/ckpt-advisor --help}
      */
     public static void main(String[] args) {
         try {
             Inputs in = parse(args);
             print(in, rows(in), System.out);
+        } catch (CommandLines.HelpRequested help) {
+            System.out.print(help.usage());
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("ckpt-advisor: " + e.getMessage());
             System.exit(BAD_INPUT);
         }
     }
 
-    static String usage() {
-        return String.join("\n",
-                "usage: bin/ckpt-advisor [--stats FILE] --node-mtbf DURATION [options]",
-                "  --stats FILE           a job's interval-history.properties (in <diskDirectory>/<jobId>/, else",
-                "                         <memoryDirectory>/<jobId>/ of rank 0's node): its measured figures",
-                "  --log FILE             a launcher log (ckpt-run --log): the figures rank 0 reports at close",
-                "  --cost SECONDS         cost of one in-memory checkpoint: here()'s blocking time + the background",
-                "                         CPU it takes (replication), per rank",
-                "  --blocking SECONDS     the blocking part of --cost (default: all of it)",
-                "  --measured-m M         the m the figures were measured with (default 1; the background part",
-                "                         is scaled by m)",
-                "  --disk-cost SECONDS    extra cost of a disk round per rank (default: image / 1 GB/s)",
-                "  --disk-bandwidth B/s   aggregate bandwidth of the shared disk (then a disk round costs at least",
-                "                         ranks x image / bandwidth)",
-                "  --restart SECONDS      restart after a failure memory survives (default 1)",
-                "  --disk-restart SECONDS restart from the disk level (default restart + disk cost)",
-                "  --image BYTES          one rank's checkpoint (suffix K, M, G; default 1M)",
-                "  --node-mtbf DURATION   MTBF of one node (e.g. 5y, 30d, 12h, 90m, 3600s)",
-                "  --ranks-per-node P     default 1",
-                "  --ranks LIST           default 10,100,1000,10000,100000",
-                "  --max-m M              largest m to consider (default 3)",
-                "  --placement rank-order|spread   where the m copies go (default rank-order: the next ranks)",
-                "  --job-hours H          the job's failure-free length (default 24), for P(loss)",
-                "  --max-loss P           acceptable probability of losing the job (default 1e-3)",
-                "  --node-memory BYTES    memory a node can give to checkpoints (rows above it are not recommended)",
-                "  --max-disk-ratio K     largest disk ratio (default 100000)",
-                "  --simulate             add the Monte Carlo simulator's overhead per row");
-    }
-
+    /**
+     * Reads the command line: the figures of {@code --log}, then of {@code --stats}, then the flags.
+     *
+     * @throws IllegalArgumentException bad input, in one line naming the option
+     * @throws CommandLines.HelpRequested for {@code --help}
+     */
     static Inputs parse(String[] given) throws IOException {
-        String[] args = withLog(given);
+        Line line = CommandLines.parse(new Line(), given);
+        if (line.log != null) {
+            // the log's flags first, so that the given ones (the last of a repeated option wins) override them
+            List<String> all = logFlags(line.log);
+            all.addAll(List.of(given));
+            line = CommandLines.parse(new Line(), all.toArray(new String[0]));
+        }
         Inputs in = new Inputs();
         // the stats file first, so that flags override it
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--stats")) {
-                readStats(in, Path.of(value(args, i)));
-            }
+        if (line.stats != null) {
+            readStats(in, line.stats);
         }
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--stats", "--log" -> i++;
-                case "--cost" -> in.cost = seconds(a, value(args, i++));
-                case "--blocking" -> in.blocking = seconds(a, value(args, i++));
-                case "--measured-m" -> in.measuredReplicas = integer(a, value(args, i++), 0);
-                case "--disk-cost" -> in.diskCost = seconds(a, value(args, i++));
-                case "--disk-bandwidth" -> in.diskBandwidth = positive(a, bytes(a, value(args, i++)));
-                case "--restart" -> in.restart = seconds(a, value(args, i++));
-                case "--disk-restart" -> in.diskRestart = seconds(a, value(args, i++));
-                case "--image" -> in.imageBytes = positive(a, bytes(a, value(args, i++)));
-                case "--node-mtbf" -> in.nodeMtbf = positive(a, duration(a, value(args, i++)));
-                case "--ranks-per-node" -> in.ranksPerNode = integer(a, value(args, i++), 1);
-                case "--ranks" -> in.ranks = list(a, value(args, i++));
-                case "--max-m" -> in.maxReplicas = integer(a, value(args, i++), 0);
-                case "--placement" -> in.placement = placement(value(args, i++));
-                case "--job-hours" -> in.jobHours = positive(a, number(a, value(args, i++)));
-                case "--max-loss" -> in.maxLoss = number(a, value(args, i++));
-                case "--node-memory" -> in.nodeMemory = positive(a, bytes(a, value(args, i++)));
-                case "--max-disk-ratio" -> in.maxDiskRatio = integer(a, value(args, i++), 1);
-                case "--simulate" -> in.simulate = true;
-                case "--help", "-h" -> {
-                    System.out.println(usage());
-                    System.exit(0);
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
-            }
+        if (line.cost != null) {
+            in.cost = seconds("--cost", line.cost);
         }
+        if (line.blocking != null) {
+            in.blocking = seconds("--blocking", line.blocking);
+        }
+        if (line.measuredReplicas != null) {
+            in.measuredReplicas = integer("--measured-m", line.measuredReplicas, 0);
+        }
+        if (line.diskCost != null) {
+            in.diskCost = seconds("--disk-cost", line.diskCost);
+        }
+        if (line.diskBandwidth != null) {
+            in.diskBandwidth = positive("--disk-bandwidth", bytes("--disk-bandwidth", line.diskBandwidth));
+        }
+        if (line.restart != null) {
+            in.restart = seconds("--restart", line.restart);
+        }
+        if (line.diskRestart != null) {
+            in.diskRestart = seconds("--disk-restart", line.diskRestart);
+        }
+        if (line.image != null) {
+            in.imageBytes = positive("--image", bytes("--image", line.image));
+        }
+        if (line.nodeMtbf != null) {
+            in.nodeMtbf = positive("--node-mtbf", duration("--node-mtbf", line.nodeMtbf));
+        }
+        if (line.ranksPerNode != null) {
+            in.ranksPerNode = integer("--ranks-per-node", line.ranksPerNode, 1);
+        }
+        if (line.ranks != null) {
+            in.ranks = list("--ranks", line.ranks);
+        }
+        if (line.maxM != null) {
+            in.maxReplicas = integer("--max-m", line.maxM, 0);
+        }
+        if (line.placement != null) {
+            in.placement = placement(line.placement);
+        }
+        if (line.jobHours != null) {
+            in.jobHours = positive("--job-hours", number("--job-hours", line.jobHours));
+        }
+        if (line.maxLoss != null) {
+            in.maxLoss = number("--max-loss", line.maxLoss);
+        }
+        if (line.nodeMemory != null) {
+            in.nodeMemory = positive("--node-memory", bytes("--node-memory", line.nodeMemory));
+        }
+        if (line.maxDiskRatio != null) {
+            in.maxDiskRatio = integer("--max-disk-ratio", line.maxDiskRatio, 1);
+        }
+        in.simulate = line.simulate;
         if (Double.isNaN(in.nodeMtbf)) {
             throw new IllegalArgumentException("--node-mtbf is needed (the MTBF of one node), or a --stats file"
-                    + " with jobMtbfSeconds and failureNodes\n" + usage());
+                    + " with jobMtbfSeconds and failureNodes; see bin/ckpt-advisor --help");
         }
         if (Double.isNaN(in.cost)) {
             throw new IllegalArgumentException("--cost is needed (a checkpoint's cost per rank), or a --stats file");
@@ -167,35 +236,25 @@ public final class Advisor {
         return in;
     }
 
-    /**
-     * The flags in the newest {@code interval policy ...} line of a launcher log (rank 0's figures at close),
-     * placed before the given arguments so that those override them.
-     */
-    static String[] withLog(String[] args) throws IOException {
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--log")) {
-                Path file = Path.of(value(args, i));
-                String line = null;
-                for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                    if (l.contains("interval policy ") && l.contains("--restart")) {
-                        line = l;
-                    }
-                }
-                if (line == null) {
-                    throw new IllegalArgumentException("no 'interval policy' line in " + file
-                            + " (a job with an interval policy reports its figures at close)");
-                }
-                List<String> all = new ArrayList<>();
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(--[a-z-]+) ([^ ,]+)").matcher(line);
-                while (m.find()) {
-                    all.add(m.group(1));
-                    all.add(m.group(2));
-                }
-                all.addAll(List.of(args));
-                return all.toArray(new String[0]);
+    /** The flags in the newest {@code interval policy ...} line of a launcher log (rank 0's figures at close). */
+    static List<String> logFlags(Path file) throws IOException {
+        String line = null;
+        for (String l : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (l.contains("interval policy ") && l.contains("--restart")) {
+                line = l;
             }
         }
-        return args;
+        if (line == null) {
+            throw new IllegalArgumentException("no 'interval policy' line in " + file
+                    + " (a job with an interval policy reports its figures at close)");
+        }
+        List<String> flags = new ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(--[a-z-]+) ([^ ,]+)").matcher(line);
+        while (m.find()) {
+            flags.add(m.group(1));
+            flags.add(m.group(2));
+        }
+        return flags;
     }
 
     private static void readStats(Inputs in, Path file) throws IOException {
@@ -418,13 +477,6 @@ public final class Advisor {
             u++;
         }
         return String.format(Locale.ROOT, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
-    }
-
-    private static String value(String[] args, int i) {
-        if (i + 1 >= args.length) {
-            throw new IllegalArgumentException(args[i] + " needs a value");
-        }
-        return args[i + 1];
     }
 
     private static double number(String option, String v) {

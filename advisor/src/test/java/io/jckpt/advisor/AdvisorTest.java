@@ -82,4 +82,31 @@ class AdvisorTest {
         String table = out.toString(StandardCharsets.UTF_8);
         assertEquals(2, table.lines().filter(l -> l.contains("RECOMMENDED")).count(), table);
     }
+
+    @Test
+    void bothValueFormsTyposAndHelp() throws Exception {
+        Advisor.Inputs in = Advisor.parse(new String[] {"--cost=0.05", "--node-mtbf=30d", "--ranks=10,100",
+                "--placement=spread", "--simulate"});
+        assertEquals(0.05, in.cost);
+        assertEquals(86400 * 30, in.nodeMtbf);
+        assertEquals(List.of(10, 100), in.ranks);
+        assertEquals(FailureModel.Placement.SPREAD, in.placement);
+        assertTrue(in.simulate);
+        assertEquals("unknown option --node-mtfb (did you mean --node-mtbf?); see bin/ckpt-advisor --help",
+                assertThrows(IllegalArgumentException.class,
+                        () -> Advisor.parse(new String[] {"--cost", "1", "--node-mtfb", "5y"})).getMessage());
+        assertEquals("--cost needs a value; see bin/ckpt-advisor --help",
+                assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--cost"})).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Advisor.parse(new String[] {"--cost", "1", "--node-mtbf", "1d", "--placement=ring"})).getMessage()
+                .contains("--placement must be rank-order or spread"));
+        String usage = assertThrows(CommandLines.HelpRequested.class, () -> Advisor.parse(new String[] {"--help"}))
+                .usage();
+        for (String option : new String[] {"--stats", "--log", "--cost", "--blocking", "--measured-m", "--disk-cost",
+                "--disk-bandwidth", "--restart", "--disk-restart", "--image", "--node-mtbf", "--ranks-per-node",
+                "--ranks", "--max-m", "--placement", "--job-hours", "--max-loss", "--node-memory", "--max-disk-ratio",
+                "--simulate"}) {
+            assertTrue(usage.contains(option + (option.equals("--simulate") ? "" : "=")), option + " in\n" + usage);
+        }
+    }
 }

@@ -19,6 +19,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The project's own fault campaign ({@code bin/chaos}): runs {@link ChaosProgram} under a real
@@ -46,69 +48,77 @@ import java.util.stream.Stream;
  *
  * <pre>
  * bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]
- *           [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS]
+ *           [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS] [--help]
  * </pre>
+ * (read by picocli, {@link CommandLines}: {@code --opt=value} too; a mistake is one line, exit status 2)
  */
 public final class Campaign {
     static final String CLEAR_ERROR_TEXT = "cannot be restored";
-    static final String USAGE = "usage: bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]"
-            + " [--iterations N] [--elements E] [--sleep MS] [--margin SECONDS]";
-
-    /** {@code --help}: the usage and the scenarios, exit status 0. */
-    private static final class HelpRequested extends RuntimeException {
-        HelpRequested() {
-            super(null, null, false, false);
-        }
-    }
     private static final int HEARTBEAT_MILLIS = 2000;
 
     /** The campaign's settings. */
     record Settings(Path root, int runs, long seed, List<Scenario> scenarios, Path out, boolean quick, int ranks,
                     long iterations, int every, int elements, long sleepMillis, int diskRatio, double marginSeconds) {
-        static Settings parse(String[] args) {
-            Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
-            Integer runs = null;
+        /** The command line as picocli fills it in ({@code bin/chaos --help}); the field values are the defaults. */
+        @Command(name = "bin/chaos", sortOptions = false, usageHelpWidth = 100, customSynopsis = "bin/chaos [OPTIONS]",
+                description = {"jckpt's own fault campaign: runs a program with every data type and MPJ traffic under"
+                        + " bin/ckpt-run --on-failure respawn, injects one scenario's failure per run from outside the"
+                        + " launcher at a seeded random moment, classifies each run and writes a table by scenario"
+                        + " (see docs/reliability.md).",
+                        "Default: 500 runs into out/chaos/report.md; --quick: 30 small runs into out/chaos-quick/.",
+                        "Exit status: 0 no wrong result, stall, unexpected failure, orphan or leftover; 1 otherwise;"
+                                + " 2 bad input.", ""})
+        static final class Line {
+            @Option(names = "--runs", paramLabel = "N", description = "runs after the failure-free reference run"
+                    + " (default: 500, --quick 30)")
+            Integer runs;
+            @Option(names = "--seed", paramLabel = "S", description = "the scenario order and the injection moments"
+                    + " (default: ${DEFAULT-VALUE})")
             long seed = 1;
-            String scenarios = null;
-            Path out = null;
-            boolean quick = false;
+            @Option(names = "--scenarios", paramLabel = "a,b", description = "only these scenarios (default: every one,"
+                    + " listed below)")
+            String scenarios;
+            @Option(names = "--out", paramLabel = "DIR", description = "report.md and runs/ (default: out/chaos,"
+                    + " --quick out/chaos-quick)")
+            Path out;
+            @Option(names = "--quick", description = "the short form: 30 smaller runs") boolean quick;
+            @Option(names = "--ranks", paramLabel = "N", description = "ranks per job, at least 4 (default:"
+                    + " ${DEFAULT-VALUE})")
             int ranks = 4;
-            Long iterations = null;
-            Integer elements = null;
+            @Option(names = "--iterations", paramLabel = "N", description = "the program's iterations (default: 80,"
+                    + " --quick 40)")
+            Long iterations;
+            @Option(names = "--elements", paramLabel = "E", description = "elements per array (default: 8192,"
+                    + " --quick 2048)")
+            Integer elements;
+            @Option(names = "--sleep", paramLabel = "MS", description = "the program's pause per iteration (default:"
+                    + " ${DEFAULT-VALUE})")
             long sleep = 40;
+            @Option(names = "--margin", paramLabel = "SECONDS", description = "added to each run's time budget"
+                    + " (default: ${DEFAULT-VALUE})")
             double margin = 10;
-            for (int i = 0; i < args.length; i++) {
-                String arg = args[i];
-                switch (arg) {
-                    case "--runs" -> runs = Integer.parseInt(value(args, ++i));
-                    case "--seed" -> seed = Long.parseLong(value(args, ++i));
-                    case "--scenarios" -> scenarios = value(args, ++i);
-                    case "--out" -> out = Paths.get(value(args, ++i));
-                    case "--quick" -> quick = true;
-                    case "--ranks" -> ranks = Integer.parseInt(value(args, ++i));
-                    case "--iterations" -> iterations = Long.parseLong(value(args, ++i));
-                    case "--elements" -> elements = Integer.parseInt(value(args, ++i));
-                    case "--sleep" -> sleep = Long.parseLong(value(args, ++i));
-                    case "--margin" -> margin = Double.parseDouble(value(args, ++i));
-                    case "--repo" -> root = Paths.get(value(args, ++i)).toAbsolutePath().normalize();
-                    case "-h", "--help" -> throw new HelpRequested();
-                    default -> throw new IllegalArgumentException("unknown option " + arg + "; " + USAGE);
-                }
-            }
-            if (ranks < 4) {
-                throw new IllegalArgumentException("--ranks must be at least 4 (two spread ranks, m = 2), got " + ranks);
-            }
-            return new Settings(root, runs != null ? runs : quick ? 30 : 500, seed, Scenario.parseList(scenarios),
-                    out != null ? out : root.resolve(quick ? "out/chaos-quick" : "out/chaos"), quick, ranks,
-                    iterations != null ? iterations : quick ? 40 : 80, 2, elements != null ? elements : quick ? 2048 : 8192,
-                    sleep, 4, margin);
+            @Option(names = "--repo", paramLabel = "DIR", hidden = true, description = "the jckpt checkout") Path repo;
+            @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
         }
 
-        private static String value(String[] args, int i) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(args[i - 1] + " needs a value");
+        /**
+         * @throws IllegalArgumentException a bad command line, in one line naming the option
+         * @throws CommandLines.HelpRequested for {@code --help}
+         */
+        static Settings parse(String[] args) {
+            Line line = CommandLines.parse(new Line(), args);
+            Path root = (line.repo != null ? line.repo : Paths.get(System.getProperty("jckpt.repo.root", ".")))
+                    .toAbsolutePath().normalize();
+            boolean quick = line.quick;
+            if (line.ranks < 4) {
+                throw new IllegalArgumentException("--ranks must be at least 4 (two spread ranks, m = 2), got "
+                        + line.ranks);
             }
-            return args[i];
+            return new Settings(root, line.runs != null ? line.runs : quick ? 30 : 500, line.seed,
+                    Scenario.parseList(line.scenarios),
+                    line.out != null ? line.out : root.resolve(quick ? "out/chaos-quick" : "out/chaos"), quick, line.ranks,
+                    line.iterations != null ? line.iterations : quick ? 40 : 80, 2,
+                    line.elements != null ? line.elements : quick ? 2048 : 8192, line.sleep, 4, line.margin);
         }
     }
 
@@ -164,9 +174,9 @@ public final class Campaign {
         Settings settings;
         try {
             settings = Settings.parse(args);
-        } catch (HelpRequested e) {
-            System.out.println(USAGE + "\n(default: 500 runs into out/chaos/report.md; --quick: 30 small runs into"
-                    + " out/chaos-quick/; see docs/reliability.md)\nscenarios:");
+        } catch (CommandLines.HelpRequested help) {
+            System.out.print(help.usage());
+            System.out.println("Scenarios:");
             for (Scenario s : Scenario.values()) {
                 System.out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
             }

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Locale;
 import mpi.MPI;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The rank program of the fault campaign ({@link Campaign}, {@code bin/chaos}), run by
@@ -20,7 +22,8 @@ import mpi.MPI;
  * {@code --disk DIR} (none: memory only), {@code --disk-ratio R} (4), {@code --sleep MS} per
  * iteration (40), {@code --elements E} per array (4096), {@code --kryo-unregistered} (Kryo with
  * {@code kryoRegistrationRequired(false)} and no configurer, instead of the journal's classes
- * registered through {@code kryoConfigurer}).
+ * registered through {@code kryoConfigurer}); {@code --help}. Read by picocli ({@link CommandLines}:
+ * {@code --opt=value} too).
  */
 public final class ChaosProgram {
     private static final int TAG_RING = 41;
@@ -31,46 +34,67 @@ public final class ChaosProgram {
     /** The program's options (see the class comment). */
     record Options(long iterations, int every, int replicas, Path disk, int diskRatio, long sleepMillis, int elements,
                    boolean kryoUnregistered) {
-        static Options parse(String[] args) {
+        /** The command line as picocli fills it in; the field values are the defaults. */
+        @Command(name = "io.jckpt.chaos.ChaosProgram", sortOptions = false, usageHelpWidth = 100,
+                customSynopsis = {"bin/ckpt-run -np N -cp chaos/target/classes io.jckpt.chaos.ChaosProgram [OPTIONS]"},
+                description = {"The fault campaign's rank program (bin/chaos runs it); rank 0 prints"
+                        + " 'chaos checksum ...' at the end.", ""})
+        static final class Line {
+            @Option(names = "--iterations", paramLabel = "N", description = "iterations (default: ${DEFAULT-VALUE})")
             long iterations = 60;
+            @Option(names = "--every", paramLabel = "K", description = "Ckpt.here() every K iterations (default:"
+                    + " ${DEFAULT-VALUE})")
             int every = 2;
+            @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies (default: ${DEFAULT-VALUE})")
             int replicas = 1;
-            Path disk = null;
+            @Option(names = "--disk", paramLabel = "DIR", description = "the disk level (default: none, memory only)")
+            Path disk;
+            @Option(names = "--disk-ratio", paramLabel = "R", description = "one disk round per R checkpoints (default:"
+                    + " ${DEFAULT-VALUE})")
             int diskRatio = 4;
+            @Option(names = "--sleep", paramLabel = "MS", description = "pause per iteration (default: ${DEFAULT-VALUE})")
             long sleep = 40;
+            @Option(names = "--elements", paramLabel = "E", description = "elements per array, at most 2^27 (default:"
+                    + " ${DEFAULT-VALUE})")
             int elements = 4096;
-            boolean unregistered = false;
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--iterations" -> iterations = Long.parseLong(value(args, ++i));
-                    case "--every" -> every = Integer.parseInt(value(args, ++i));
-                    case "--replicas" -> replicas = Integer.parseInt(value(args, ++i));
-                    case "--disk" -> disk = Path.of(value(args, ++i));
-                    case "--disk-ratio" -> diskRatio = Integer.parseInt(value(args, ++i));
-                    case "--sleep" -> sleep = Long.parseLong(value(args, ++i));
-                    case "--elements" -> elements = Integer.parseInt(value(args, ++i));
-                    case "--kryo-unregistered" -> unregistered = true;
-                    default -> throw new IllegalArgumentException("chaos program: unknown option " + args[i]);
-                }
+            @Option(names = "--kryo-unregistered", description = "Kryo without registration and without the journal's"
+                    + " configurer")
+            boolean kryoUnregistered;
+            @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
+        }
+
+        /**
+         * @throws IllegalArgumentException a bad command line, in one line naming the option
+         * @throws CommandLines.HelpRequested for {@code --help}
+         */
+        static Options parse(String[] args) {
+            Line line;
+            try {
+                line = CommandLines.parse(new Line(), args);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("chaos program: " + e.getMessage(), e);
             }
-            if (iterations < 1 || every < 1 || elements < 1 || elements > (1 << 27) || sleep < 0) {
+            if (line.iterations < 1 || line.every < 1 || line.elements < 1 || line.elements > (1 << 27) || line.sleep < 0) {
                 throw new IllegalArgumentException("chaos program: --iterations, --every, --elements must be positive"
                         + " (elements at most 2^27), --sleep not negative");
             }
-            return new Options(iterations, every, replicas, disk, diskRatio, sleep, elements, unregistered);
-        }
-
-        private static String value(String[] args, int i) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException("chaos program: " + args[i - 1] + " needs a value");
-            }
-            return args[i];
+            return new Options(line.iterations, line.every, line.replicas, line.disk, line.diskRatio, line.sleep,
+                    line.elements, line.kryoUnregistered);
         }
     }
 
     public static void main(String[] args) throws Exception {
         String[] appArgs = MPI.Init(args);
-        Options options = Options.parse(appArgs);
+        Options options;
+        try {
+            options = Options.parse(appArgs);
+        } catch (CommandLines.HelpRequested help) {
+            if (MPI.COMM_WORLD.Rank() == 0) {
+                System.out.print(help.usage());
+            }
+            MPI.Finalize();
+            return;
+        }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
         ChaosState state = ChaosState.initial(rank, options.elements(), ByteBuffer.allocateDirect(8 * options.elements()));

@@ -1,10 +1,13 @@
 package io.jckpt.samples.cg;
 
+import io.jckpt.samples.CommandLines;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * Command-line options of the conjugate gradient solver, validated on parsing.
+ * Command-line options of the conjugate gradient solver, read by picocli ({@link CommandLines}:
+ * {@code --opt value} or {@code --opt=value}, {@code --help}) and validated on parsing.
  *
  * <pre>
  * --nx 128 --ny 128      grid of unknowns (the matrix is nx*ny square, 5 non-zeros a row)
@@ -21,49 +24,63 @@ import java.nio.file.Paths;
 record CgOptions(int nx, int ny, int iterations, double tolerance, int report, int checkpointEvery, int replicas,
                  int diskRatio, Path diskDirectory, int sleepMillis) {
 
-    static CgOptions parse(String[] args) {
+    /** The command line as picocli fills it in; the field values are the defaults. */
+    @Command(name = "io.jckpt.samples.cg.CgSolver", sortOptions = false,
+            usageHelpWidth = 100,
+            customSynopsis = {"bin/ckpt-run -np N -cp samples/target/classes \\",
+                "    io.jckpt.samples.cg.CgSolver [OPTIONS]"},
+            description = {"Conjugate gradient on the 2-D Poisson problem (5-point stencil), rows split across the"
+                    + " ranks; rank 0 prints the residual norm and the final checksum.", ""})
+    static final class Line {
+        @Option(names = "--nx", paramLabel = "N", description = "grid columns; the matrix is nx*ny square"
+                + " (default: ${DEFAULT-VALUE})")
         int nx = 128;
-        int ny = 128;
+        @Option(names = "--ny", paramLabel = "N", description = "grid rows (default: ${DEFAULT-VALUE})") int ny = 128;
+        @Option(names = "--iterations", paramLabel = "N",
+                description = "at most this many CG iterations (default: ${DEFAULT-VALUE})")
         int iterations = 500;
+        @Option(names = "--tolerance", paramLabel = "T", description = "stop early when ||r|| <= T * ||b||, 0 = always"
+                + " run all iterations (default: ${DEFAULT-VALUE})")
         double tolerance = 0;
+        @Option(names = "--report", paramLabel = "N",
+                description = "print the residual norm every this many iterations (default: ${DEFAULT-VALUE})")
         int report = 50;
+        @Option(names = "--ckpt-every", paramLabel = "N",
+                description = "checkpoint every this many iterations (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
+        @Option(names = "--replicas", paramLabel = "M",
+                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
         int replicas = 1;
+        @Option(names = "--disk-ratio", paramLabel = "K",
+                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
         int diskRatio = 1000;
-        Path diskDirectory = null;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
+                + " no disk level)")
+        Path diskDirectory;
+        @Option(names = "--sleep-ms", paramLabel = "MS",
+                description = "pause per iteration, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(name + " needs a value");
-            }
-            String value = args[++i];
-            switch (name) {
-                case "--nx" -> nx = Integer.parseInt(value);
-                case "--ny" -> ny = Integer.parseInt(value);
-                case "--iterations" -> iterations = Integer.parseInt(value);
-                case "--tolerance" -> tolerance = Double.parseDouble(value);
-                case "--report" -> report = Integer.parseInt(value);
-                case "--ckpt-every" -> checkpointEvery = Integer.parseInt(value);
-                case "--replicas" -> replicas = Integer.parseInt(value);
-                case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
-                case "--disk-dir" -> diskDirectory = Paths.get(value);
-                case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
-                default -> throw new IllegalArgumentException("unknown option " + name);
-            }
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
+    }
+
+    /**
+     * @throws IllegalArgumentException a bad command line, in one line naming the option
+     * @throws CommandLines.HelpRequested for {@code --help}
+     */
+    static CgOptions parse(String[] args) {
+        Line line = CommandLines.parse(new Line(), args);
+        if (line.nx < 1 || line.ny < 1) {
+            throw new IllegalArgumentException("--nx and --ny must be positive, got " + line.nx + " x " + line.ny);
         }
-        if (nx < 1 || ny < 1) {
-            throw new IllegalArgumentException("--nx and --ny must be positive, got " + nx + " x " + ny);
-        }
-        if (iterations < 0 || report < 1 || sleepMillis < 0 || checkpointEvery < 0) {
+        if (line.iterations < 0 || line.report < 1 || line.sleepMillis < 0 || line.checkpointEvery < 0) {
             throw new IllegalArgumentException("--report must be positive; --iterations, --sleep-ms and --ckpt-every"
                     + " not negative");
         }
-        if (!(tolerance >= 0 && tolerance < 1)) {
-            throw new IllegalArgumentException("--tolerance must be in [0, 1), got " + tolerance);
+        if (!(line.tolerance >= 0 && line.tolerance < 1)) {
+            throw new IllegalArgumentException("--tolerance must be in [0, 1), got " + line.tolerance);
         }
-        return new CgOptions(nx, ny, iterations, tolerance, report, checkpointEvery, replicas, diskRatio, diskDirectory,
-                sleepMillis);
+        return new CgOptions(line.nx, line.ny, line.iterations, line.tolerance, line.report, line.checkpointEvery,
+                line.replicas, line.diskRatio, line.diskDirectory, line.sleepMillis);
     }
 
     boolean checkpointing() {

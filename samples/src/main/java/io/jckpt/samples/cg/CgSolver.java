@@ -2,6 +2,7 @@ package io.jckpt.samples.cg;
 
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
+import io.jckpt.samples.CommandLines;
 import java.util.Locale;
 import mpi.MPI;
 import mpi.MPIException;
@@ -39,7 +40,16 @@ public final class CgSolver {
 
     public static void main(String[] args) throws Exception {
         String[] appArgs = MPI.Init(args);
-        CgOptions options = CgOptions.parse(appArgs);
+        CgOptions options;
+        try {
+            options = CgOptions.parse(appArgs);
+        } catch (CommandLines.HelpRequested help) {
+            if (MPI.COMM_WORLD.Rank() == 0) {
+                System.out.print(help.usage());
+            }
+            MPI.Finalize();
+            return;
+        }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
         PoissonProblem problem = new PoissonProblem(options.nx(), options.ny());

@@ -3,6 +3,7 @@ package io.jckpt.samples.heat;
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
 import io.jckpt.CtrlOptions;
+import io.jckpt.samples.CommandLines;
 import java.util.Locale;
 import mpi.MPI;
 
@@ -28,7 +29,16 @@ public final class HeatSolver {
 
     public static void main(String[] args) throws Exception {
         String[] appArgs = MPI.Init(args);
-        SolverOptions options = SolverOptions.parse(appArgs);
+        SolverOptions options;
+        try {
+            options = SolverOptions.parse(appArgs);
+        } catch (CommandLines.HelpRequested help) {
+            if (MPI.COMM_WORLD.Rank() == 0) {
+                System.out.print(help.usage());
+            }
+            MPI.Finalize();
+            return;
+        }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
         HeatProblem problem = new HeatProblem(options.nx(), options.ny());

@@ -1,12 +1,15 @@
 package io.jckpt.samples.heat;
 
 import io.jckpt.IntervalPolicy;
+import io.jckpt.samples.CommandLines;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * Command-line options of the heat solver, validated on parsing.
+ * Command-line options of the heat solver, read by picocli ({@link CommandLines}: {@code --opt value} or
+ * {@code --opt=value}, {@code --help}) and validated on parsing.
  *
  * <pre>
  * --nx 256 --ny 256      grid size
@@ -27,61 +30,85 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
                      Path diskDirectory, int sleepMillis, long ctrlRound, int ctrlReplicas, IntervalPolicy interval,
                      Duration nodeMtbf) {
 
-    static SolverOptions parse(String[] args) {
-        int nx = 256;
-        int ny = 256;
+    /** The command line as picocli fills it in; the field values are the defaults. */
+    @Command(name = "io.jckpt.samples.heat.HeatSolver", sortOptions = false,
+            usageHelpWidth = 100,
+            customSynopsis = {"bin/ckpt-run -np N -cp samples/target/classes \\",
+                "    io.jckpt.samples.heat.HeatSolver [OPTIONS]"},
+            description = {"A 2-D heat equation (Jacobi sweeps) on a row-block decomposition; rank 0 prints"
+                    + " the residual and the final checksum.", ""})
+    static final class Line {
+        @Option(names = "--nx", paramLabel = "N", description = "grid columns (default: ${DEFAULT-VALUE})") int nx = 256;
+        @Option(names = "--ny", paramLabel = "N", description = "grid rows (default: ${DEFAULT-VALUE})") int ny = 256;
+        @Option(names = "--iterations", paramLabel = "N", description = "Jacobi sweeps (default: ${DEFAULT-VALUE})")
         int iterations = 1000;
+        @Option(names = "--report", paramLabel = "N",
+                description = "print the residual every this many sweeps (default: ${DEFAULT-VALUE})")
         int report = 100;
+        @Option(names = "--ckpt-every", paramLabel = "N",
+                description = "checkpoint every this many sweeps, even (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
+        @Option(names = "--replicas", paramLabel = "M",
+                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
         int replicas = 1;
+        @Option(names = "--disk-ratio", paramLabel = "K",
+                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
         int diskRatio = 1000;
-        Path diskDirectory = null;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
+                + " no disk level)")
+        Path diskDirectory;
+        @Option(names = "--sleep-ms", paramLabel = "MS",
+                description = "pause per sweep, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
+        @Option(names = "--ctrl-replicas", paramLabel = "R:M",
+                description = "after checkpoint round R, change m to M with Ckpt.ctrl (applied from round R+1)")
+        String ctrlReplicas;
+        @Option(names = "--interval", paramLabel = "SPEC", description = "let jckpt decide when to checkpoint"
+                + " (Ckpt.needCheckpoint() after each pair of sweeps): calls:N, seconds:T, overhead:P or auto"
+                + " (instead of --ckpt-every)")
+        String interval;
+        @Option(names = "--node-mtbf", paramLabel = "SECONDS", description = "the MTBF of one node, for --interval auto"
+                + " (refined by the failures the job sees)")
+        Double nodeMtbfSeconds;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
+    }
+
+    /**
+     * @throws IllegalArgumentException a bad command line, in one line naming the option
+     * @throws CommandLines.HelpRequested for {@code --help}
+     */
+    static SolverOptions parse(String[] args) {
+        Line line = CommandLines.parse(new Line(), args);
         long ctrlRound = 0;
         int ctrlReplicas = -1;
-        IntervalPolicy interval = IntervalPolicy.manual();
-        Duration nodeMtbf = null;
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(name + " needs a value");
+        if (line.ctrlReplicas != null) {
+            String value = line.ctrlReplicas;
+            String[] parts = value.split(":");
+            if (parts.length != 2) {
+                throw new IllegalArgumentException("--ctrl-replicas needs ROUND:M, e.g. 5:2, not " + value);
             }
-            String value = args[++i];
-            switch (name) {
-                case "--nx" -> nx = Integer.parseInt(value);
-                case "--ny" -> ny = Integer.parseInt(value);
-                case "--iterations" -> iterations = Integer.parseInt(value);
-                case "--report" -> report = Integer.parseInt(value);
-                case "--ckpt-every" -> checkpointEvery = Integer.parseInt(value);
-                case "--replicas" -> replicas = Integer.parseInt(value);
-                case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
-                case "--disk-dir" -> diskDirectory = Paths.get(value);
-                case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
-                case "--interval" -> interval = IntervalPolicy.parse(value);
-                case "--node-mtbf" -> nodeMtbf = Duration.ofMillis(Math.round(Double.parseDouble(value) * 1000));
-                case "--ctrl-replicas" -> {
-                    String[] parts = value.split(":");
-                    if (parts.length != 2) {
-                        throw new IllegalArgumentException("--ctrl-replicas needs ROUND:M, e.g. 5:2, not " + value);
-                    }
-                    ctrlRound = Long.parseLong(parts[0]);
-                    ctrlReplicas = Integer.parseInt(parts[1]);
-                    if (ctrlRound < 1 || ctrlReplicas < 0) {
-                        throw new IllegalArgumentException("--ctrl-replicas needs a round >= 1 and m >= 0: " + value);
-                    }
-                }
-                default -> throw new IllegalArgumentException("unknown option " + name);
+            try {
+                ctrlRound = Long.parseLong(parts[0]);
+                ctrlReplicas = Integer.parseInt(parts[1]);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--ctrl-replicas needs ROUND:M, e.g. 5:2, not " + value);
+            }
+            if (ctrlRound < 1 || ctrlReplicas < 0) {
+                throw new IllegalArgumentException("--ctrl-replicas needs a round >= 1 and m >= 0: " + value);
             }
         }
-        if (iterations < 1 || report < 1 || sleepMillis < 0 || checkpointEvery < 0) {
+        IntervalPolicy interval = line.interval == null ? IntervalPolicy.manual() : IntervalPolicy.parse(line.interval);
+        Duration nodeMtbf = line.nodeMtbfSeconds == null ? null
+                : Duration.ofMillis(Math.round(line.nodeMtbfSeconds * 1000));
+        if (line.iterations < 1 || line.report < 1 || line.sleepMillis < 0 || line.checkpointEvery < 0) {
             throw new IllegalArgumentException("--iterations and --report must be positive, --sleep-ms and --ckpt-every"
                     + " not negative");
         }
-        if (checkpointEvery % 2 != 0) {
+        if (line.checkpointEvery % 2 != 0) {
             throw new IllegalArgumentException("--ckpt-every must be even (the solver checkpoints after pairs of sweeps)");
         }
-        return new SolverOptions(nx, ny, iterations, report, checkpointEvery, replicas, diskRatio, diskDirectory,
-                sleepMillis, ctrlRound, ctrlReplicas, interval, nodeMtbf);
+        return new SolverOptions(line.nx, line.ny, line.iterations, line.report, line.checkpointEvery, line.replicas,
+                line.diskRatio, line.diskDirectory, line.sleepMillis, ctrlRound, ctrlReplicas, interval, nodeMtbf);
     }
 
     boolean checkpointing() {

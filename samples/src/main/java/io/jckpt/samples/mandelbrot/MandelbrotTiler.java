@@ -2,6 +2,7 @@ package io.jckpt.samples.mandelbrot;
 
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
+import io.jckpt.samples.CommandLines;
 import java.util.Arrays;
 import java.util.Locale;
 import mpi.MPI;
@@ -42,7 +43,16 @@ public final class MandelbrotTiler {
 
     public static void main(String[] args) throws Exception {
         String[] appArgs = MPI.Init(args);
-        TilerOptions options = TilerOptions.parse(appArgs);
+        TilerOptions options;
+        try {
+            options = TilerOptions.parse(appArgs);
+        } catch (CommandLines.HelpRequested help) {
+            if (MPI.COMM_WORLD.Rank() == 0) {
+                System.out.print(help.usage());
+            }
+            MPI.Finalize();
+            return;
+        }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
         MandelbrotProblem problem = new MandelbrotProblem(options.width(), options.height(), options.tile(),

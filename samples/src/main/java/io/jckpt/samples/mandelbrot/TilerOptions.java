@@ -1,10 +1,13 @@
 package io.jckpt.samples.mandelbrot;
 
+import io.jckpt.samples.CommandLines;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * Command-line options of the Mandelbrot tiler, validated on parsing.
+ * Command-line options of the Mandelbrot tiler, read by picocli ({@link CommandLines}: {@code --opt value}
+ * or {@code --opt=value}, {@code --help}) and validated on parsing.
  *
  * <pre>
  * --width 320 --height 240   image size in pixels
@@ -23,50 +26,67 @@ import java.nio.file.Paths;
 record TilerOptions(int width, int height, int tile, int iterations, int batch, int report, int checkpointEvery,
                     int replicas, int diskRatio, Path diskDirectory, int sleepMillis, boolean preallocate) {
 
-    static TilerOptions parse(String[] args) {
+    /** The command line as picocli fills it in; the field values are the defaults. */
+    @Command(name = "io.jckpt.samples.mandelbrot.MandelbrotTiler", sortOptions = false,
+            usageHelpWidth = 100,
+            customSynopsis = {"bin/ckpt-run -np N -cp samples/target/classes \\",
+                "    io.jckpt.samples.mandelbrot.MandelbrotTiler [OPTIONS]"},
+            description = {"The Mandelbrot set in tiles: rank 0 hands out batches of tiles, the others compute them;"
+                    + " rank 0 prints the image's checksum.", ""})
+    static final class Line {
+        @Option(names = "--width", paramLabel = "PIXELS", description = "image width (default: ${DEFAULT-VALUE})")
         int width = 320;
+        @Option(names = "--height", paramLabel = "PIXELS", description = "image height (default: ${DEFAULT-VALUE})")
         int height = 240;
+        @Option(names = "--tile", paramLabel = "PIXELS",
+                description = "tile edge, the unit of work (default: ${DEFAULT-VALUE})")
         int tile = 32;
+        @Option(names = "--iterations", paramLabel = "N",
+                description = "at most this many iterations per pixel (default: ${DEFAULT-VALUE})")
         int iterations = 1000;
+        @Option(names = "--batch", paramLabel = "N", description = "tiles per round; rounds are the checkpointable"
+                + " steps (default: ${DEFAULT-VALUE})")
         int batch = 8;
+        @Option(names = "--report", paramLabel = "N",
+                description = "print progress every this many rounds (default: ${DEFAULT-VALUE})")
         int report = 1;
+        @Option(names = "--ckpt-every", paramLabel = "N",
+                description = "checkpoint every this many rounds (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
+        @Option(names = "--replicas", paramLabel = "M",
+                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
         int replicas = 1;
+        @Option(names = "--disk-ratio", paramLabel = "K",
+                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
         int diskRatio = 1000;
-        Path diskDirectory = null;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
+                + " no disk level)")
+        Path diskDirectory;
+        @Option(names = "--sleep-ms", paramLabel = "MS",
+                description = "pause per tile, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
-        boolean preallocate = true;
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(name + " needs a value");
-            }
-            String value = args[++i];
-            switch (name) {
-                case "--width" -> width = Integer.parseInt(value);
-                case "--height" -> height = Integer.parseInt(value);
-                case "--tile" -> tile = Integer.parseInt(value);
-                case "--iterations" -> iterations = Integer.parseInt(value);
-                case "--batch" -> batch = Integer.parseInt(value);
-                case "--report" -> report = Integer.parseInt(value);
-                case "--ckpt-every" -> checkpointEvery = Integer.parseInt(value);
-                case "--replicas" -> replicas = Integer.parseInt(value);
-                case "--disk-ratio" -> diskRatio = Integer.parseInt(value);
-                case "--disk-dir" -> diskDirectory = Paths.get(value);
-                case "--sleep-ms" -> sleepMillis = Integer.parseInt(value);
-                case "--preallocate" -> preallocate = parseBoolean(name, value);
-                default -> throw new IllegalArgumentException("unknown option " + name);
-            }
-        }
-        if (width < 1 || height < 1 || tile < 1 || iterations < 1 || batch < 1 || report < 1) {
+        @Option(names = "--preallocate", paramLabel = "true|false", description = "every tile's entry in the mosaic"
+                + " from the start (default: ${DEFAULT-VALUE})")
+        String preallocate = "true";
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
+    }
+
+    /**
+     * @throws IllegalArgumentException a bad command line, in one line naming the option
+     * @throws CommandLines.HelpRequested for {@code --help}
+     */
+    static TilerOptions parse(String[] args) {
+        Line line = CommandLines.parse(new Line(), args);
+        boolean preallocate = parseBoolean("--preallocate", line.preallocate);
+        if (line.width < 1 || line.height < 1 || line.tile < 1 || line.iterations < 1 || line.batch < 1 || line.report < 1) {
             throw new IllegalArgumentException("--width, --height, --tile, --iterations, --batch and --report must be"
                     + " positive");
         }
-        if (sleepMillis < 0 || checkpointEvery < 0) {
+        if (line.sleepMillis < 0 || line.checkpointEvery < 0) {
             throw new IllegalArgumentException("--sleep-ms and --ckpt-every must not be negative");
         }
-        return new TilerOptions(width, height, tile, iterations, batch, report, checkpointEvery, replicas, diskRatio,
-                diskDirectory, sleepMillis, preallocate);
+        return new TilerOptions(line.width, line.height, line.tile, line.iterations, line.batch, line.report,
+                line.checkpointEvery, line.replicas, line.diskRatio, line.diskDirectory, line.sleepMillis, preallocate);
     }
 
     private static boolean parseBoolean(String name, String value) {

@@ -7,6 +7,8 @@ import io.jckpt.testkit.LaunchedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,5 +36,40 @@ class DemoTest {
         String svg = Files.readString(out.resolve("demo-timeline.svg"));
         assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
         assertTrue(svg.contains("&#x2716;"), "the failure is drawn");
+    }
+
+    @Test
+    void helpPrintsTheOptionsAndATypoIsOneLine() throws Exception {
+        Path root = LaunchedJob.repoRoot();
+        String help = run(root, 0, "--help").stdout();
+        for (String option : new String[] {"--replicas", "--kill", "--total-loss", "--nx", "--ny", "--iterations",
+                "--ckpt-every", "--out", "--help"}) {
+            assertTrue(help.contains(option), option + " in\n" + help);
+        }
+        assertTrue(help.startsWith("Usage: bin/demo [OPTIONS]"), help);
+        Ended typo = run(root, 2, "--iteration=8");
+        assertEquals("", typo.stdout());
+        // the last line: bin/build may have said before that it compiles
+        List<String> lines = typo.stderr().lines().toList();
+        assertEquals("demo: unknown option --iteration=8 (did you mean --iterations?); see bin/demo --help",
+                lines.get(lines.size() - 1));
+    }
+
+    /** What bin/demo printed. */
+    private record Ended(String stdout, String stderr) {
+    }
+
+    /** Runs bin/demo to its end and checks its exit status. */
+    private Ended run(Path root, int status, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(root.resolve("bin/demo").toString()));
+        command.addAll(List.of(args));
+        Path stderr = out.resolve("stderr-" + args[0].replace('/', '_'));
+        Process demo = new ProcessBuilder(command).redirectError(stderr.toFile()).directory(root.toFile()).start();
+        demo.getOutputStream().close();
+        byte[] output = demo.getInputStream().readAllBytes(); // ends when the demo ends
+        assertTrue(demo.waitFor(60, TimeUnit.SECONDS));
+        Ended ended = new Ended(new String(output, StandardCharsets.UTF_8), Files.readString(stderr));
+        assertEquals(status, demo.exitValue(), ended.toString());
+        return ended;
     }
 }

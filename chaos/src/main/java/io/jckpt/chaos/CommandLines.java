@@ -1,0 +1,124 @@
+package io.jckpt.chaos;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+
+/**
+ * The campaign's and its rank program's command lines, read by picocli in the launcher's style
+ * ({@code bin/ckpt-run}): {@code --opt value} and {@code --opt=value}, {@code --help}, the last of a
+ * repeated option wins, and one short line for a mistake: "unknown option --rusn (did you mean --runs?);
+ * see bin/chaos --help". The programs' own checks come after, with their own messages. (The samples
+ * have the same small class: neither module depends on the other.)
+ */
+final class CommandLines {
+    private CommandLines() {
+    }
+
+    /** {@code --help}: the usage to print, after which the program ends with exit status 0. */
+    static final class HelpRequested extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String usage;
+
+        HelpRequested(String usage) {
+            super("--help", null, false, false);
+            this.usage = usage;
+        }
+
+        /** @return the usage text, options and defaults, ending with a line break */
+        String usage() {
+            return usage;
+        }
+    }
+
+    /**
+     * Reads a command line into an object annotated with picocli's {@code @Command} and {@code @Option}.
+     *
+     * @param options the annotated object, its fields holding the defaults
+     * @param args the arguments
+     * @return {@code options}, filled in
+     * @throws IllegalArgumentException one short line naming the mistake and ending "see NAME --help",
+     *     where NAME is the {@code @Command}'s name
+     * @throws HelpRequested for {@code --help}
+     */
+    static <T> T parse(T options, String[] args) {
+        CommandLine line = new CommandLine(options)
+                .setExpandAtFiles(false)             // an argument "@x" is a value like any other
+                .setOverwrittenOptionsAllowed(true); // the last of a repeated option wins
+        String see = "; see " + line.getCommandName() + " --help";
+        CommandLine.ParseResult result;
+        try {
+            result = line.parseArgs(args);
+        } catch (CommandLine.UnmatchedArgumentException e) {
+            String unknown = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
+            if (!unknown.startsWith("-")) {
+                throw new IllegalArgumentException("unexpected argument " + unknown + see);
+            }
+            int eq = unknown.indexOf('=');
+            List<String> suggestions = closest(eq < 0 ? unknown : unknown.substring(0, eq),
+                    line.getCommandSpec().optionsMap().keySet());
+            throw new IllegalArgumentException("unknown option " + unknown + (suggestions.isEmpty() ? ""
+                    : " (did you mean " + suggestions.stream().limit(3).collect(Collectors.joining(" or ")) + "?)")
+                    + see);
+        } catch (CommandLine.MissingParameterException e) {
+            String option = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o)
+                    ? "an option" : o.longestName();
+            throw new IllegalArgumentException(option + " needs a value" + see);
+        } catch (CommandLine.ParameterException e) {
+            String first = firstLine(e.getMessage());
+            throw new IllegalArgumentException(Character.toLowerCase(first.charAt(0)) + first.substring(1) + see);
+        }
+        if (result.isUsageHelpRequested()) {
+            throw new HelpRequested(line.getUsageMessage(CommandLine.Help.Ansi.OFF));
+        }
+        return options;
+    }
+
+    /** The option names at the smallest edit distance (at most 2, or a prefix) from a mistyped one. */
+    static List<String> closest(String typed, Collection<String> names) {
+        int best = Integer.MAX_VALUE;
+        List<String> closest = new ArrayList<>();
+        for (String name : names) {
+            int d = name.startsWith(typed) && typed.length() >= 4 ? 1 : distance(typed, name);
+            if (d > 2 || d > best) {
+                continue;
+            }
+            if (d < best) {
+                best = d;
+                closest.clear();
+            }
+            closest.add(name);
+        }
+        Collections.sort(closest);
+        return closest;
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+    private static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    private static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        return end < 0 ? text : text.substring(0, end);
+    }
+}

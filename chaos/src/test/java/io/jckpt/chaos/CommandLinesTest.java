@@ -1,0 +1,86 @@
+package io.jckpt.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The command lines of bin/chaos and of its rank program: both value forms, defaults, typos, --help. */
+class CommandLinesTest {
+    @Test
+    void campaignSettingsFromBothValueFormsAndTheQuickDefaults() {
+        Campaign.Settings quick = Campaign.Settings.parse(new String[] {"--quick", "--repo=/tmp/jckpt"});
+        assertEquals(30, quick.runs());
+        assertEquals(40, quick.iterations());
+        assertEquals(2048, quick.elements());
+        assertEquals(Path.of("/tmp/jckpt/out/chaos-quick"), quick.out());
+        Campaign.Settings s = Campaign.Settings.parse(new String[] {"--runs=5", "--seed", "7", "--scenarios=kill1,node1",
+                "--out", "/tmp/o", "--margin=2.5", "--ranks=6"});
+        assertEquals(5, s.runs());
+        assertEquals(7, s.seed());
+        assertEquals(List.of(Scenario.KILL1, Scenario.NODE1), s.scenarios());
+        assertEquals(Path.of("/tmp/o"), s.out());
+        assertEquals(2.5, s.marginSeconds());
+        assertEquals(6, s.ranks());
+        assertEquals(500, Campaign.Settings.parse(new String[0]).runs());
+    }
+
+    @Test
+    void campaignMistakesAreOneLineWithExitStatusTwo() throws Exception {
+        assertEquals("unknown option --rusn (did you mean --runs?); see bin/chaos --help",
+                assertThrows(IllegalArgumentException.class, () -> Campaign.Settings.parse(new String[] {"--rusn", "3"}))
+                        .getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Campaign.Settings.parse(new String[] {"--ranks=3"}))
+                .getMessage().startsWith("--ranks must be at least 4"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Campaign.Settings.parse(new String[] {"--scenarios", "kil1"})).getMessage()
+                .startsWith("unknown scenario 'kil1'"));
+        assertEquals(2, Campaign.run(new String[] {"--seed"}));
+    }
+
+    @Test
+    void campaignHelpListsTheOptionsAndTheScenarios() throws Exception {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int status;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            status = Campaign.run(new String[] {"--help"});
+        } finally {
+            System.setOut(stdout);
+        }
+        String help = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, help);
+        assertTrue(help.startsWith("Usage: bin/chaos [OPTIONS]"), help);
+        for (String option : new String[] {"--runs", "--seed", "--scenarios", "--out", "--quick", "--ranks", "--iterations",
+                "--elements", "--sleep", "--margin"}) {
+            assertTrue(help.contains(option), option + " in\n" + help);
+        }
+        assertTrue(help.contains("Scenarios:") && help.contains("kill2adj"), help);
+        assertTrue(!help.contains("--repo"), "an internal option stays hidden: " + help);
+    }
+
+    @Test
+    void rankProgramOptions() {
+        ChaosProgram.Options o = ChaosProgram.Options.parse(new String[] {"--iterations=12", "--disk", "/tmp/d",
+                "--kryo-unregistered", "--every=3"});
+        assertEquals(12, o.iterations());
+        assertEquals(3, o.every());
+        assertEquals(Path.of("/tmp/d"), o.disk());
+        assertTrue(o.kryoUnregistered());
+        assertEquals(4096, ChaosProgram.Options.parse(new String[0]).elements());
+        assertEquals("chaos program: unknown option --disk-ration (did you mean --disk-ratio?); see"
+                + " io.jckpt.chaos.ChaosProgram --help", assertThrows(IllegalArgumentException.class,
+                () -> ChaosProgram.Options.parse(new String[] {"--disk-ration", "2"})).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> ChaosProgram.Options.parse(new String[] {"--elements", "0"})).getMessage().contains("must be positive"));
+        assertTrue(assertThrows(CommandLines.HelpRequested.class,
+                () -> ChaosProgram.Options.parse(new String[] {"--help"})).usage().contains("--kryo-unregistered"));
+    }
+}
