@@ -45,7 +45,7 @@ class EventsFileTest {
         Set<String> types = new LinkedHashSet<>();
         all.forEach(e -> types.add(e.get("type").asText()));
         for (String expected : List.of("start", "settings", "ranks_running", "checkpoint", "progress", "disk_commit",
-                "injection", "failure", "recovery_start", "recovered", "rollback", "end")) {
+                "injection", "failure", "recovery_start", "recovered", "rollback", "rank_totals", "summary", "end")) {
             assertTrue(types.contains(expected), "no " + expected + " event in " + types);
         }
         assertEquals("start", all.get(0).get("type").asText());
@@ -66,6 +66,45 @@ class EventsFileTest {
         }
         assertTrue(all.stream().anyMatch(e -> e.get("type").asText().equals("checkpoint") && e.get("rank").asInt() == 2
                 && e.get("bytes").asLong() > 0), "every rank's checkpoints, with their bytes");
+    }
+
+    @Test
+    void theSummaryAddsUpEveryRanksTotalsAndTheRecovery(@TempDir Path tmp) throws Exception {
+        Path events = tmp.resolve("events.jsonl");
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--standby", "0",
+                "--kill", "2@round=5", "--events", events.toString(), "-cp", LaunchedJob.testClasses().toString(),
+                LOOP, "10", "30")) {
+            assertEquals(0, job.awaitExit(180_000), job.output());
+            List<String> lines = job.linesContaining("summary: ");
+            assertEquals(3, lines.size(), job.output());
+            assertTrue(lines.get(0).matches(".*summary: newest round 10; \\d+ checkpoints per rank in the last world \\(3 ranks"
+                    + " reported\\).*"), lines.get(0));
+            assertTrue(lines.get(1).contains("here() blocked p50 ") && lines.get(1).contains("checkpoint overhead "), lines.get(1));
+            assertTrue(lines.get(2).matches(".*summary: recovery into epoch 1: \\d+ ms from detection to the new world,"
+                    + " rolled back to round \\d+.*"), lines.get(2));
+        }
+        ObjectMapper json = new ObjectMapper();
+        JsonNode summary = null;
+        List<JsonNode> totals = new ArrayList<>();
+        for (String line : Files.readAllLines(events)) {
+            JsonNode e = json.readTree(line);
+            if (e.get("type").asText().equals("summary")) {
+                summary = e;
+            } else if (e.get("type").asText().equals("rank_totals")) {
+                totals.add(e);
+            }
+        }
+        assertEquals(3, totals.size(), "one per rank at close");
+        for (JsonNode t : totals) {
+            assertTrue(t.get("checkpoints").asLong() >= 4, "rounds 6-10 at least, in the new world: " + t);
+            assertTrue(t.get("here_p99_ms").asDouble() >= t.get("here_p50_ms").asDouble(), t.toString());
+        }
+        assertTrue(summary != null, "a summary event");
+        assertEquals(3, summary.get("ranks_reported").asInt());
+        assertEquals(1, summary.get("recoveries").size());
+        long restored = summary.get("recoveries").get(0).get("restored_round").asLong();
+        assertTrue(restored >= 4 && restored <= 5, "rank 2 was killed at round 5: " + summary);
+        assertTrue(summary.get("overhead_percent").asDouble() > 0, summary.toString());
     }
 
     private static JsonNode first(List<JsonNode> events, String type) {

@@ -89,7 +89,7 @@ public final class Job {
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     /** Adds up the job's events for the end-of-job summary. */
-    private final JobSummary summary = new JobSummary();
+    private final JobSummary summary;
     private final RankChannels channels;
     private final ExchangeCoordinator exchanges;
     private final RankLauncher launcher;
@@ -158,6 +158,7 @@ public final class Job {
         this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
         this.launcher = new RankLauncher(spec, home, logging, jobId, secret, console, events::add);
         this.standbys = new StandbyPool(id -> launcher.startStandby(id, epoch), console);
+        this.summary = new JobSummary(console::elapsedSeconds);
         this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add);
         this.exchanges = channels.exchanges();
         this.settings = new LauncherSettings(spec, System.getenv());

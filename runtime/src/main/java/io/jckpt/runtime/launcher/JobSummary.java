@@ -36,6 +36,14 @@ final class JobSummary implements Consumer<ReportedEvent> {
     private long newestRound;
     private long diskCommits;
     private int epoch;
+    private final java.util.function.DoubleSupplier clock;
+    /** When the newest MPJ world began running (seconds since the job started): the totals are its own. */
+    private double worldStartSeconds;
+
+    /** @param clock seconds since the job started */
+    JobSummary(java.util.function.DoubleSupplier clock) {
+        this.clock = clock;
+    }
 
     /** @return the totals line a rank sent, as an event, or null when {@code message} is not one */
     static ReportedEvent totals(int rank, String text, String message) {
@@ -67,8 +75,11 @@ final class JobSummary implements Consumer<ReportedEvent> {
                 failedAtByEpoch.put(epoch, newestRound);
             }
             case "rollback" -> restoredByEpoch.merge(epoch, number(f, "round").longValue(), Math::min);
-            case "recovered" -> recoveries.add(new Recovery(number(f, "epoch").intValue(), number(f, "world_ms").doubleValue(),
+            case "recovered" -> {
+                worldStartSeconds = clock.getAsDouble();
+                recoveries.add(new Recovery(number(f, "epoch").intValue(), number(f, "world_ms").doubleValue(),
                     failedAtByEpoch.getOrDefault(number(f, "epoch").intValue(), -1L), -1));
+            }
             default -> {
             }
         }
@@ -88,7 +99,9 @@ final class JobSummary implements Consumer<ReportedEvent> {
         double p50 = totals.values().stream().mapToDouble(Totals::p50Ms).max().orElse(0);
         double p99 = totals.values().stream().mapToDouble(Totals::p99Ms).max().orElse(0);
         double blocking = totals.values().stream().mapToDouble(Totals::blockingMs).max().orElse(0);
-        double overhead = runSeconds > 0 ? 100 * blocking / 1000 / runSeconds : 0;
+        // a rank's totals are those of its checkpointer, opened in the newest world
+        double worldSeconds = runSeconds - worldStartSeconds;
+        double overhead = worldSeconds > 0 ? 100 * blocking / 1000 / worldSeconds : 0;
         List<Map<String, Object>> lost = new ArrayList<>();
         for (Recovery r : recoveries) {
             long restored = restoredByEpoch.getOrDefault(r.epoch(), -1L);
@@ -104,13 +117,15 @@ final class JobSummary implements Consumer<ReportedEvent> {
         }
         String ranks = totals.size() + " rank" + (totals.size() == 1 ? "" : "s");
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
-                "summary: %s checkpoints per rank (%s reported), %d disk generations committed, %d disk rounds written,"
-                        + " %d failed", minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, ranks,
-                diskCommits, written, failed)));
+                "summary: newest round %d; %s checkpoints per rank in the %s world (%s reported); %d disk generations"
+                        + " committed, %d disk rounds written, %d failed", newestRound,
+                minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, recoveries.isEmpty() ? "job's"
+                        : "last", ranks, diskCommits, written, failed)));
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
                 "summary: image up to %s per rank; here() blocked p50 %.3f ms, p99 %.3f ms (slowest rank);"
-                        + " checkpoint overhead %.2f %% of the run (%.1f ms blocked of %.1f s)",
-                RankProgress.size(bytes), p50, p99, overhead, blocking, runSeconds)));
+                        + " checkpoint overhead %.2f %% (%.1f ms blocked in %.1f s%s)",
+                RankProgress.size(bytes), p50, p99, overhead, blocking, worldSeconds,
+                recoveries.isEmpty() ? "" : " of the last world")));
         for (Map<String, Object> r : lost) {
             long at = (Long) r.get("failed_at_round");
             long restored = (Long) r.get("restored_round");
@@ -122,6 +137,8 @@ final class JobSummary implements Consumer<ReportedEvent> {
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("run_s", runSeconds);
+        fields.put("newest_round", newestRound);
+        fields.put("last_world_s", worldSeconds);
         fields.put("ranks_reported", totals.size());
         fields.put("checkpoints_min", minCkpt);
         fields.put("checkpoints_max", maxCkpt);
