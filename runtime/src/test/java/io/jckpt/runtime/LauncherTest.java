@@ -160,7 +160,7 @@ class LauncherTest {
     void programExitCodeUnderRespawnFailsTheJob() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "-cp",
                 LaunchedJob.testClasses().toString(), RING, "4000", "1", "exit3")) {
-            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(3, job.awaitExit(RUN_MILLIS), "the rank's exit status is passed on\n" + job.output());
             String failure = job.awaitLine("FAILURE: rank 1 (pid ", 1_000).text();
             assertTrue(failure.contains("exited with code 3: a program error, not retried"), failure);
             assertTrue(job.linesContaining("recovering:").isEmpty(), job.output());
@@ -272,7 +272,7 @@ class LauncherTest {
     void rankThatExitsWithCode3IsNamed() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "-cp", LaunchedJob.testClasses().toString(), RING,
                 "1000", "1", "exit3")) {
-            assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
+            assertEquals(3, job.awaitExit(RUN_MILLIS), "the rank's exit status is passed on\n" + job.output());
             assertTrue(job.output().contains("FAILURE: rank 1 (pid"), job.output());
             assertTrue(job.output().contains("exited with code 3"), job.output());
             assertNoProcessLeft(job.jobId());

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * {@code ckpt-run}: the fault-aware launcher of jckpt jobs, like mpirun for MPJ Express programs.
- * Exit status: 0 when every rank completed, 1 when the job failed, 2 for bad input.
+ * Exit status: 0 when every rank completed, 1 when the job failed, 2 for bad input; the rank program's own
+ * status (2-125) when the job failed because a rank exited with it, as mpirun passes it on.
  * {@code ckpt-run --clean [--job-id ID]} removes the node-local stores of jobs whose launcher is
  * gone ({@link NodeLocalStores}), kept ones (explicit --job-id) included.
  */

@@ -18,7 +18,7 @@ import java.util.function.LongSupplier;
  */
 final class FailureTriage {
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
-    record HeldError(String description, String stackTrace, long sinceNanos) {
+    record HeldError(String description, String stackTrace, long sinceNanos, int exitStatus) {
         /**
          * Whether it happened while restoring a checkpoint: a {@code NotRecoverableException}, or
          * anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} in a recovery's epoch
@@ -91,6 +91,14 @@ final class FailureTriage {
      * @return the lines to print now
      */
     List<String> programError(int rank, String description, String stackTrace, int epoch) {
+        return programError(rank, description, stackTrace, epoch, 1);
+    }
+
+    /**
+     * As {@link #programError(int, String, String, int)}, with the status the rank's program exited with
+     * (1 for an exception out of main), which the launcher passes on when the job fails for it.
+     */
+    List<String> programError(int rank, String description, String stackTrace, int epoch, int exitStatus) {
         boolean processFailureRecent = lastProcessFailureEpoch == epoch
                 && clock.getAsLong() - lastProcessFailureNanos < programErrorGraceNanos;
         if (!pendingProcess.isEmpty() || processFailureRecent) {
@@ -98,10 +106,11 @@ final class FailureTriage {
         }
         HeldError was = held.get(rank);
         if (was == null) {
-            held.put(rank, new HeldError(description, stackTrace, clock.getAsLong()));
+            held.put(rank, new HeldError(description, stackTrace, clock.getAsLong(), exitStatus));
         } else if (was.stackTrace().isEmpty() && !stackTrace.isEmpty()) {
             // the rank's own report (what it threw) came after its exit status: it names the error better
-            held.put(rank, new HeldError(description, stackTrace, was.sinceNanos()));
+            held.put(rank, new HeldError(description, stackTrace, was.sinceNanos(),
+                    was.exitStatus() != 1 ? was.exitStatus() : exitStatus));
         }
         return List.of();
     }
@@ -167,8 +176,10 @@ final class FailureTriage {
      * @param rank       the first held error's rank
      * @param stackTrace its stack trace (empty when it only exited), printed before the failure line
      * @param reason     the failure's reason
+     * @param exitStatus the launcher's exit status for it: the rank program's own exit status (as mpirun
+     *                   passes it on) when it exited with one from 2 to 125, else 1
      */
-    record Verdict(int rank, String stackTrace, String reason) {
+    record Verdict(int rank, String stackTrace, String reason, int exitStatus) {
     }
 
     /**
@@ -199,7 +210,8 @@ final class FailureTriage {
             reason = error.description() + others + ": a program error, not retried (no rank process failed within "
                     + programErrorGraceNanos / 1_000_000L + " ms of it; --retry-program-errors recovers such errors too)";
         }
-        return new Verdict(first.getKey(), error.stackTrace(), reason);
+        int status = !recoveryFailed && error.exitStatus() >= 2 && error.exitStatus() <= 125 ? error.exitStatus() : 1;
+        return new Verdict(first.getKey(), error.stackTrace(), reason, status);
     }
 
     /** @return how long the supervisor may wait for its next event without missing a window */

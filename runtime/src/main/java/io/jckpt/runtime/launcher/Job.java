@@ -345,7 +345,7 @@ public final class Job {
                 }
                 if (exit.status() != 0) {
                     Integer status = onProgramError(reported.rank(), "rank " + reported.rank() + " " + exit.reason(),
-                            exit.detail());
+                            exit.detail(), exit.status());
                     if (status != null) {
                         return status;
                     }
@@ -380,7 +380,7 @@ public final class Job {
                 // echoes another rank's death; death by a signal: a process failure
                 Integer status = Signals.bySignal(exited.status())
                         ? onRankFailure(rank, describe(host, exited.status()))
-                        : onProgramError(rank, describe(host, exited.status()), "");
+                        : onProgramError(rank, describe(host, exited.status()), "", exited.status());
                 if (status != null) {
                     return status;
                 }
@@ -520,12 +520,12 @@ public final class Job {
      * like that failure, or under --on-failure fail the job fails naming that process failure), or
      * unless --retry-program-errors.
      */
-    private Integer onProgramError(int rank, String description, String stackTrace) {
+    private Integer onProgramError(int rank, String description, String stackTrace, int exitStatus) {
         if (spec.device() != Device.NIODEV
                 || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors())) {
             return onRankFailure(rank, description, false);
         }
-        for (String line : triage.programError(rank, description, stackTrace, epoch)) {
+        for (String line : triage.programError(rank, description, stackTrace, epoch, exitStatus)) {
             console.event(LauncherEvents.triageLine(line, rank, epoch));
         }
         return null;
@@ -539,7 +539,7 @@ public final class Job {
             // the only place a rank's stack trace is printed (RankMain prints just the one-line "threw")
             console.event("rank " + verdict.rank() + "'s program failed:\n" + verdict.stackTrace().stripTrailing());
         }
-        return fail(verdict.reason());
+        return fail(verdict.reason(), true, verdict.exitStatus());
     }
 
     /** How long the supervisor may wait for the next event: never past a pending decision. */
@@ -630,14 +630,19 @@ public final class Job {
 
     /** As {@link #fail(String)}; {@code announce} false when the failure had its FAILURE line already. */
     private int fail(String reason, boolean announce) {
+        return fail(reason, announce, EXIT_JOB_FAILED);
+    }
+
+    /** As {@link #fail(String, boolean)}, exiting with {@code exitStatus} (a rank program's own, passed on). */
+    private int fail(String reason, boolean announce, int exitStatus) {
         console.event(announce ? LauncherEvents.jobFailure("FAILURE: " + reason + "; stopping the job", reason)
                 : ReportedEvent.message("stopping the job: " + reason));
         long start = System.nanoTime();
         launcher.tearDown();
         summary.report(console.elapsedSeconds()).forEach(console::event);
         console.event(LauncherEvents.end(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
-                jobId, reason, (System.nanoTime() - start) / 1e6), false, EXIT_JOB_FAILED, recoveries, reason));
-        return EXIT_JOB_FAILED;
+                jobId, reason, (System.nanoTime() - start) / 1e6), false, exitStatus, recoveries, reason));
+        return exitStatus;
     }
 
     /**

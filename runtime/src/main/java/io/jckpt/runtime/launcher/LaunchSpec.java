@@ -84,7 +84,8 @@ public final class LaunchSpec {
             + "  --log-level LEVEL          the library's loggers (io.jckpt) with the launcher's slf4j-simple:\n"
             + "                             trace, debug, info, warn (default), error, off\n"
             + "  -h, --help / -V, --version this text / the jckpt version\n"
-            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input.\n"
+            + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input; a job that failed because a\n"
+            + "rank's program exited with its own status (System.exit(N), 2 <= N <= 125) exits with N, as mpirun.\n"
             + "ckpt-run --clean [--job-id ID]: remove the node-local stores of jobs whose launcher is gone\n"
             + "                             (those kept for a restart with --job-id too)";
 
