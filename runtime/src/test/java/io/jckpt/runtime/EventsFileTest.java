@@ -96,7 +96,7 @@ class EventsFileTest {
         }
         assertEquals(3, totals.size(), "one per rank at close");
         for (JsonNode t : totals) {
-            assertTrue(t.get("checkpoints").asLong() >= 4, "rounds 6-10 at least, in the new world: " + t);
+            assertTrue(t.get("checkpoints").asLong() >= 1, "the rounds after the restored one, in the new world: " + t);
             assertTrue(t.get("here_p99_ms").asDouble() >= t.get("here_p50_ms").asDouble(), t.toString());
         }
         assertTrue(summary != null, "a summary event");

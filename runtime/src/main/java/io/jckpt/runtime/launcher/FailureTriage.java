@@ -19,6 +19,11 @@ import java.util.function.LongSupplier;
 final class FailureTriage {
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     record HeldError(String description, String stackTrace, long sinceNanos, int exitStatus) {
+        /** An error without a status of its own (an exception out of main: 1). */
+        HeldError(String description, String stackTrace, long sinceNanos) {
+            this(description, stackTrace, sinceNanos, 1);
+        }
+
         /**
          * Whether it happened while restoring a checkpoint: a {@code NotRecoverableException}, or
          * anything thrown out of {@code Ckpt.open} or {@code Ckpt.rollback} in a recovery's epoch
