@@ -2,6 +2,7 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicaSlotDescriptor.*;
 
+import io.jckpt.spi.AgentThreads;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;

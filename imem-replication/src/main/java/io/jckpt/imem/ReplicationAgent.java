@@ -2,6 +2,7 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicationFrameDescriptor.*;
 
+import io.jckpt.spi.AgentThreads;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,6 +2,7 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicationFrameDescriptor.*;
 
+import io.jckpt.spi.AgentThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

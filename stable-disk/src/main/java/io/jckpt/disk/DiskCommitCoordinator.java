@@ -1,12 +1,19 @@
 package io.jckpt.disk;
 
+import io.jckpt.spi.AgentThreads;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.ArrayDeque;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +23,13 @@ import org.slf4j.LoggerFactory;
  * round whose rank files are all durable.
  *
  * <p>The coordinator sees completeness on the shared disk itself: a rank file gets its final name only
- * after write, force and rename. Each round this rank made durable is handed to one daemon thread
- * ({@code jckpt-disk-commit-r<rank>}) that polls {@link GenerationStore#commit} every
- * {@value #COMMIT_POLL_MILLIS} ms (sleeping between polls, never spinning) until it succeeds, a newer
- * round was committed, the commit timeout passes (a warning, counted as a failure), or every rank's
- * flushes are known to be over ({@link #flushesSettled(boolean)}: the round will never be complete, counted as
- * incomplete).
+ * after write, force and rename. Each round this rank made durable is handed, in order, to the commit
+ * agent ({@link AgentThreads}, thread {@code jckpt-disk-commit-r<rank>}, on the coordinator only): one
+ * {@link GenerationStore#commit} attempt per duty cycle, {@value #COMMIT_POLL_MILLIS} ms apart (its idle
+ * strategy sleeps between attempts, never spinning), until it succeeds, a newer round was committed,
+ * the commit timeout passes (a warning, counted as a failure), or every rank's flushes are known to be
+ * over ({@link #flushesSettled(boolean)}: the round will never be complete, counted as incomplete).
+ * With no round to commit the agent waits for one, at most {@value #IDLE_WAIT_MILLIS} ms at a time.
  *
  * <p>What happens is reported to a {@link Listener} (the checkpointer's stats) and, as one line each,
  * to the {@code events} and {@code warnings} consumers given at start. A failed flush's reason is
@@ -30,6 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class DiskCommitCoordinator implements AutoCloseable {
     /** Pause between two commit attempts of the same round. */
     public static final long COMMIT_POLL_MILLIS = 20;
+    /** Longest single wait of the commit agent for a round to commit. */
+    public static final long IDLE_WAIT_MILLIS = 100;
+    /** How long {@link #close(boolean, Duration)} lets the commit agent finish the rounds handed to it. */
+    private static final long COMMIT_CLOSE_MILLIS = TimeUnit.SECONDS.toMillis(10);
+    /** How long close then waits for the agent's current cycle (one attempt and a pause) to end. */
+    private static final long COMMIT_STOP_MILLIS = TimeUnit.SECONDS.toMillis(1);
     private static final Logger LOG = LoggerFactory.getLogger(DiskCommitCoordinator.class);
 
     /** Told what became of the disk rounds; called on the flusher and commit threads: short, never blocking. */
@@ -59,7 +73,16 @@ public final class DiskCommitCoordinator implements AutoCloseable {
     private final Listener listener;
     private final Consumer<String> events;
     private final Consumer<String> warnings;
-    private final ExecutorService committer;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition durable = lock.newCondition();
+    /** The durable rounds not yet taken by the commit agent, oldest first; guarded by {@link #lock}. */
+    private final ArrayDeque<Long> durableRounds = new ArrayDeque<>();
+    /** Set by close: the commit agent ends once it has no round left; guarded by {@link #lock}. */
+    private boolean closing;
+    /** Counted down when the commit agent has ended. */
+    private final CountDownLatch committerEnded = new CountDownLatch(1);
+    /** The commit agent; null on the ranks other than the coordinator. */
+    private final AgentRunner committer;
     private final DiskFlusher flusher;
     private volatile long lastCommitted;
     /** Set at close once every rank's flushes are done: a rank file not durable by then never will be. */
@@ -79,17 +102,15 @@ public final class DiskCommitCoordinator implements AutoCloseable {
         this.events = events;
         this.warnings = warnings;
         this.lastCommitted = disk.committedRounds().stream().mapToLong(Long::longValue).max().orElse(0);
-        this.committer = Executors.newSingleThreadExecutor(r -> {
-            final Thread t = new Thread(r, "jckpt-disk-commit-r" + rank);
-            t.setDaemon(true);
-            return t;
-        });
+        // the coordinator: the lowest rank
+        this.committer = rank == 0
+                ? AgentThreads.start(new Committer(), new SleepingMillisIdleStrategy(COMMIT_POLL_MILLIS)) : null;
         this.flusher = DiskFlusher.start(disk, OverlapPolicy.COALESCE, new FlushListener() {
             @Override
             public void onDurable(final FlushedGeneration generation) {
                 listener.onFlushed();
-                if (rank == 0) { // the coordinator: the lowest rank
-                    committer.execute(() -> commitWhenComplete(generation.round()));
+                if (committer != null) {
+                    handToCommitter(generation.round());
                 }
             }
 
@@ -110,7 +131,7 @@ public final class DiskCommitCoordinator implements AutoCloseable {
     }
 
     /**
-     * Starts the disk level of one rank: its commit thread and its flusher.
+     * Starts the disk level of one rank: its commit agent (rank 0) and its flusher.
      *
      * @param disk          this rank's generation store
      * @param rank          this rank (rank 0 commits)
@@ -185,7 +206,8 @@ public final class DiskCommitCoordinator implements AutoCloseable {
 
     /**
      * Stops the flusher (after waiting, bounded, for its work when {@code flushFirst}), then lets the
-     * commit thread finish its polls (at most 10 s) and stops it.
+     * commit agent finish the rounds handed to it (at most 10 s) and stops it (waiting at most 1 s
+     * more for its current attempt).
      *
      * @param flushFirst whether to wait for the flusher's pending work first
      * @param bound      how long to wait for it
@@ -199,57 +221,138 @@ public final class DiskCommitCoordinator implements AutoCloseable {
             }
         }
         flusher.close();
-        committer.shutdown();
-        try {
-            committer.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (committer != null) {
+            closeCommitter();
         }
     }
 
-    /** Stops the flusher and the commit thread without waiting for pending flushes. */
+    /** Stops the flusher and the commit agent without waiting for pending flushes. */
     @Override
     public void close() {
         close(false, Duration.ZERO);
     }
 
+    private void handToCommitter(final long round) {
+        lock.lock();
+        try {
+            durableRounds.addLast(round);
+            durable.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void closeCommitter() {
+        lock.lock();
+        try {
+            closing = true;
+            durable.signal();
+        } finally {
+            lock.unlock();
+        }
+        if (Thread.currentThread() == committer.thread()) {
+            return; // a listener on the commit thread: the agent ends itself once its rounds are done
+        }
+        try {
+            committerEnded.await(COMMIT_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        AgentThreads.close(committer, COMMIT_STOP_MILLIS); // at once if it has ended
+    }
+
     /**
-     * The coordinator (rank 0) commits a round once every rank's file of it is durable. Polls
-     * (bounded, no spinning) on the commit thread; a newer round supersedes.
+     * The coordinator's (rank 0's) commit agent: takes the durable rounds in order and commits each
+     * once every rank's file of it is durable, one attempt per duty cycle; a cycle whose attempt found
+     * the round incomplete does no work, so the idle strategy pauses {@value #COMMIT_POLL_MILLIS} ms
+     * before the next. At close it ends once no round is left.
      */
-    private void commitWhenComplete(final long toCommit) {
-        final long deadline = System.nanoTime() + commitTimeout.toNanos();
-        for (;;) {
-            if (toCommit <= lastCommitted) {
-                return;
-            }
-            try {
-                disk.commit(toCommit, size);
-                lastCommitted = toCommit;
-                listener.onCommitted(toCommit);
-                events.accept("disk generation of round " + toCommit + " committed");
-                return;
-            } catch (final StableDiskException e) {
-                if (flushesSettled) {
-                    // a rank coalesced this round into a newer one (its flusher skips rounds that
-                    // queue up), or its flush failed, and every flush is over: it will never be complete
-                    listener.onIncomplete(toCommit);
-                    LOG.debug("rank {}: disk round {} not committed at close: {}", rank, toCommit, e.getMessage());
-                    return;
+    private final class Committer implements Agent {
+        /** The round being committed, or -1. */
+        private long round = -1;
+        /** When its commit timeout passes ({@link System#nanoTime()}). */
+        private long deadline;
+
+        @Override
+        public String roleName() {
+            return "jckpt-disk-commit-r" + rank;
+        }
+
+        @Override
+        public int doWork() throws InterruptedException {
+            if (round < 0) {
+                round = nextRound();
+                if (round < 0) {
+                    return 0;
                 }
-                if (System.nanoTime() > deadline) {
-                    listener.onFailed();
-                    warnings.accept("disk generation of round " + toCommit + " not committed within "
-                            + commitTimeout.toMillis() + " ms: " + e.getMessage());
-                    return;
-                }
+                deadline = System.nanoTime() + commitTimeout.toNanos();
             }
+            final long current = round;
+            round = -1; // an error out of the attempt gives the round up (logged once by the runner)
+            if (attempt(current, deadline)) {
+                return 1;
+            }
+            round = current;
+            return 0;
+        }
+
+        @Override
+        public void onClose() {
+            committerEnded.countDown();
+        }
+
+        /** @return the oldest durable round not yet taken; -1 when none came within the idle wait */
+        private long nextRound() throws InterruptedException {
+            lock.lock();
             try {
-                Thread.sleep(COMMIT_POLL_MILLIS);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                if (durableRounds.isEmpty() && !closing) {
+                    durable.await(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                }
+                if (!durableRounds.isEmpty()) {
+                    return durableRounds.removeFirst();
+                }
+                if (closing) {
+                    throw new AgentTerminationException(); // every round handed over is done
+                }
+                return -1;
+            } finally {
+                lock.unlock();
             }
+        }
+    }
+
+    /**
+     * One commit attempt of the coordinator (rank 0): commits {@code toCommit} if every rank's file of
+     * it is durable; a newer round committed supersedes it.
+     *
+     * @return whether the round is done with (committed, superseded, incomplete for good, or past its
+     *         deadline); false when it is to be tried again after the pause
+     */
+    private boolean attempt(final long toCommit, final long deadline) {
+        if (toCommit <= lastCommitted) {
+            return true;
+        }
+        try {
+            disk.commit(toCommit, size);
+            lastCommitted = toCommit;
+            listener.onCommitted(toCommit);
+            events.accept("disk generation of round " + toCommit + " committed");
+            return true;
+        } catch (final StableDiskException e) {
+            if (flushesSettled) {
+                // a rank coalesced this round into a newer one (its flusher skips rounds that
+                // queue up), or its flush failed, and every flush is over: it will never be complete
+                listener.onIncomplete(toCommit);
+                LOG.debug("rank {}: disk round {} not committed at close: {}", rank, toCommit, e.getMessage());
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                listener.onFailed();
+                warnings.accept("disk generation of round " + toCommit + " not committed within "
+                        + commitTimeout.toMillis() + " ms: " + e.getMessage());
+                return true;
+            }
+            return false;
         }
     }
 }

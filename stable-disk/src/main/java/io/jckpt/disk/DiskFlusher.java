@@ -1,5 +1,6 @@
 package io.jckpt.disk;
 
+import io.jckpt.spi.AgentThreads;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -14,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The background flush of one rank: an Agrona {@link Agent} run by an {@link AgentRunner} on its own
- * named daemon thread ({@code jckpt-disk-flusher-JOB-rRANK}) that writes disk rounds from the rank's
- * local checkpoint copy through a {@link GenerationStore}, so the caller never waits for the disk.
+ * named daemon thread ({@code jckpt-disk-flusher-JOB-rRANK}, {@link AgentThreads}) that writes disk
+ * rounds from the rank's local checkpoint copy through a {@link GenerationStore}, so the caller never
+ * waits for the disk.
  * {@link #submit} only hands the image over and returns.
  *
  * <p>Duty cycle: take the pending round, write it durably, release the image, tell the
@@ -49,7 +51,8 @@ public final class DiskFlusher implements AutoCloseable {
     private final Condition work = lock.newCondition();
     private final Condition idle = lock.newCondition();
     private final String name;
-    private final AgentRunner runner;
+    /** Set by {@link #start} right after the constructor, before this flusher is returned (so before any submit). */
+    private volatile AgentRunner runner;
     private Request pending;
     private Request inFlight;
     private boolean running = true;
@@ -67,12 +70,6 @@ public final class DiskFlusher implements AutoCloseable {
         this.closeTimeout = closeTimeout;
         final DiskStoreConfig config = store.config();
         this.name = "jckpt-disk-flusher-" + config.jobId() + "-r" + config.rank();
-        // an error escaping a cycle (the listener's are caught) is logged with the rank's thread name
-        this.runner = new AgentRunner(NoOpIdleStrategy.INSTANCE, error -> {
-            if (!(error instanceof AgentTerminationException)) {
-                LOG.error("{}: {}", name, error.toString(), error);
-            }
-        }, null, new Flush());
     }
 
     /**
@@ -99,11 +96,9 @@ public final class DiskFlusher implements AutoCloseable {
     public static DiskFlusher start(final GenerationStore store, final OverlapPolicy policy, final FlushListener listener,
                                     final Duration closeTimeout) {
         final DiskFlusher flusher = new DiskFlusher(store, policy, listener, closeTimeout);
-        AgentRunner.startOnThread(flusher.runner, runnable -> {
-            final Thread thread = new Thread(runnable);
-            thread.setDaemon(true);
-            return thread;
-        });
+        // an error escaping a cycle (the listener's are caught) is logged with the rank's thread name;
+        // no idle strategy: the cycle's own bounded wait for work is the idling
+        flusher.runner = AgentThreads.start(flusher.new Flush(), NoOpIdleStrategy.INSTANCE);
         return flusher;
     }
 
@@ -243,29 +238,9 @@ public final class DiskFlusher implements AutoCloseable {
         if (Thread.currentThread() == runner.thread()) {
             return; // a listener on the flusher thread: its cycle ends and sees running false
         }
-        // AgentRunner.close waits, and after each timeout runs the action, interrupts and waits again:
-        // the first timeout interrupts the write, the second ends the wait (bounded)
-        final boolean[] interrupted = new boolean[1];
-        try {
-            runner.close((int) Math.max(1, Math.min(Integer.MAX_VALUE, closeTimeout.toMillis())), stuck -> {
-                if (interrupted[0]) {
-                    throw new CloseGaveUp();
-                }
-                interrupted[0] = true;
-                LOG.warn("{}: write still running after {}, interrupting it", name, closeTimeout);
-            });
-        } catch (final CloseGaveUp e) {
-            LOG.error("{} did not stop", name);
-        }
-    }
-
-    /** Ends {@link #close()}'s wait for a thread that outlived its interrupt. */
-    private static final class CloseGaveUp extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        CloseGaveUp() {
-            super(null, null, false, false);
-        }
+        // the first timeout interrupts the write (warned, with the thread's name: aborts the write and
+        // removes its temporary file), the second ends the wait (bounded)
+        AgentThreads.close(runner, closeTimeout.toMillis(), () -> { });
     }
 
     /** The flusher's agent: one duty cycle per {@link #doWork()}, the bounded idle wait inside it. */

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ class DiskCommitCoordinatorTest {
         final List<Long> committed = new CopyOnWriteArrayList<>();
         final List<Long> incomplete = new CopyOnWriteArrayList<>();
         final CountDownLatch fates = new CountDownLatch(1);
+        final AtomicReference<Thread> committedOn = new AtomicReference<>();
 
         @Override
         public void onFlushed() {
@@ -46,6 +48,7 @@ class DiskCommitCoordinatorTest {
 
         @Override
         public void onCommitted(long round) {
+            committedOn.set(Thread.currentThread());
             committed.add(round);
             fates.countDown();
         }
@@ -138,6 +141,46 @@ class DiskCommitCoordinatorTest {
         } finally {
             c.close(true, WAIT);
         }
+    }
+
+    @Test
+    void onlyRankZeroHasACommitAgentAndItIsGoneAfterClose() throws Exception {
+        GenerationStore store0 = GenerationStore.openUsable(DiskStoreConfig.of(root, "agent", 0, 2));
+        GenerationStore store1 = GenerationStore.openUsable(DiskStoreConfig.of(root, "agent", 1, 2));
+        Recorder recorder = new Recorder();
+        Recorder other = new Recorder();
+        List<String> events = new CopyOnWriteArrayList<>();
+        CountDownLatch event = new CountDownLatch(1);
+        DiskCommitCoordinator c0 = DiskCommitCoordinator.start(store0, 0, 2, WAIT, new SlotPins(), recorder, e -> {
+            events.add(e);
+            event.countDown();
+        }, events::add);
+        DiskCommitCoordinator c1 = DiskCommitCoordinator.start(store1, 1, 2, WAIT, new SlotPins(), other, events::add,
+                events::add);
+        try {
+            assertTrue(threadNamed("jckpt-disk-commit-r0"), "rank 0's commit agent");
+            assertFalse(threadNamed("jckpt-disk-commit-r1"), "the other ranks commit nothing");
+            c0.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)), new Object(), new Object());
+            assertTrue(c0.awaitIdle(WAIT)); // rank 0's file is durable: its agent polls for rank 1's
+            c1.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)), new Object(), new Object());
+            assertTrue(c1.awaitIdle(WAIT));
+            assertTrue(event.await(20, TimeUnit.SECONDS), "committed once rank 1's file is durable");
+            assertEquals(List.of(4L), recorder.committed);
+            assertEquals(List.of("disk generation of round 4 committed"), events);
+            assertEquals("jckpt-disk-commit-r0", recorder.committedOn.get().getName());
+            assertTrue(recorder.committedOn.get().isDaemon());
+            assertEquals(List.of(), other.committed);
+            assertEquals(1, other.flushed.get());
+        } finally {
+            c1.close(true, WAIT);
+            c0.close(true, WAIT);
+        }
+        assertFalse(recorder.committedOn.get().isAlive(), "stopped by close");
+        assertTrue(store0.committedRounds().contains(4L));
+    }
+
+    private static boolean threadNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals(name));
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.jckpt.CkptOptions;
 import io.jckpt.CkptStateException;
 import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.policy.interval.IntervalDecision;
+import io.jckpt.spi.AgentThreads;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankCollective;
@@ -12,33 +13,50 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 
 /**
  * The slot-size agreement of growing slots when it does not ride on the replication ring: each here()
- * hands one exchange to a background thread ({@code jckpt-size-agreement-r<rank>}) saying whether this
- * rank's image fit (16 bytes: 0 or the image length, then rank 0's interval decision), and the next
- * here() collects it ({@link #take}); a rank whose image did not fit skipped the round, so that round
- * is complete nowhere ({@link #newestWrittenEverywhere}).
+ * hands one exchange to a background agent ({@link AgentThreads}, thread
+ * {@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit (16 bytes: 0 or the image
+ * length, then rank 0's interval decision), and the next here() collects it ({@link #take}); a rank
+ * whose image did not fit skipped the round, so that round is complete nowhere
+ * ({@link #newestWrittenEverywhere}).
  *
  * <p>At most one agreement is in flight; it is joined (bounded) before any other exchange of the
- * rank, so that the exchanges stay in the same order on every rank. The thread is made at the first
- * use and stopped by {@link #close()}. The decision logic ({@link #needs}, {@link #largest},
- * {@link #sizedFor}) is pure.
+ * rank, so that the exchanges stay in the same order on every rank. The agent runs the exchanges
+ * handed to it one at a time, waiting for the next at most {@value #IDLE_WAIT_MILLIS} ms per duty
+ * cycle; it is started at the first use and stopped by {@link #close()}. The decision logic
+ * ({@link #needs}, {@link #largest}, {@link #sizedFor}) is pure.
  */
 final class SizeAgreement {
     /** Slot capacities are multiples of this. */
     static final long CAPACITY_ALIGN = 4096;
+    /** Longest single wait of the agent for an exchange to run. */
+    static final long IDLE_WAIT_MILLIS = 100;
+    /** How long {@link #close()} waits for the agent to stop. */
+    private static final long CLOSE_WAIT_MILLIS = TimeUnit.SECONDS.toMillis(5);
+    /** Handed to the agent by {@link #close()} to end its wait for work at once; never run. */
+    private static final FutureTask<byte[][]> WAKE = new FutureTask<>(() -> null);
 
     private final int rank;
     private final int epoch;
     private final RankCollective exchange;
-    /** The background thread running the agreements; made at the first use. */
-    private ExecutorService thread;
+    /** The agreements handed to the agent, not yet taken by it. */
+    private final LinkedBlockingQueue<FutureTask<byte[][]>> handedOver = new LinkedBlockingQueue<>();
+    /** The agreement the agent runs now, or null: close() interrupts it. */
+    private volatile FutureTask<byte[][]> running;
+    /** Set by close(): the agent runs no further agreement. */
+    private volatile boolean closed;
+    /** The agent running the agreements; started at the first use. */
+    private AgentRunner agent;
     /** The agreement of the newest round, in flight; joined before any other exchange. */
     private Future<byte[][]> inFlight;
     /** Its result, once joined and not yet used by the next here(). */
@@ -89,7 +107,7 @@ final class SizeAgreement {
 
     /**
      * Hands the size agreement of round {@code round + 1} (called in here() before the round is counted)
-     * to the background thread. Bounded like here()'s own wait for the previous round: the slowest rank
+     * to the background agent. Bounded like here()'s own wait for the previous round: the slowest rank
      * may reach this here() up to hereWaitTimeout later.
      *
      * @param round    the current round
@@ -98,18 +116,18 @@ final class SizeAgreement {
      * @param options  the bounds
      */
     void start(long round, long overflow, long decision, CkptOptions options) {
-        if (thread == null) {
-            thread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "jckpt-size-agreement-r" + rank);
-                t.setDaemon(true);
-                return t;
-            });
+        if (closed) {
+            throw new CkptStateException("rank " + rank + ": the size agreement of round " + (round + 1)
+                    + " started after the checkpointer released its threads");
+        }
+        if (agent == null) {
+            agent = AgentThreads.start(new Exchanges());
         }
         byte[] mine = encode(overflow, decision);
         agreementRound = round + 1;
         Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
         long about = agreementRound;
-        inFlight = thread.submit(() -> {
+        FutureTask<byte[][]> task = new FutureTask<>(() -> {
             // this thread is not fenced like the program's: a late task of an abandoned world must not
             // take part in the next world's exchanges
             JobServices services = JobServices.current();
@@ -119,6 +137,8 @@ final class SizeAgreement {
             }
             return exchange.allgather(Collective.of(Collective.Kind.SIZE_AGREEMENT, about), mine, bound);
         });
+        inFlight = task;
+        handedOver.add(task);
     }
 
     /**
@@ -204,15 +224,54 @@ final class SizeAgreement {
                 ? ByteBuffer.wrap(agreed[0]).getLong(8) : IntervalDecision.NONE;
     }
 
-    /** Stops the thread: an exchange of an abandoned world or a crash never completes (waits at most 5 s). */
+    /**
+     * Stops the agent, interrupting the agreement it runs: an exchange of an abandoned world or a crash
+     * never completes (waits at most 5 s). Agreements handed over and not started are dropped.
+     */
     void close() {
-        if (thread != null) {
-            thread.shutdownNow();
-            try {
-                thread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        closed = true;
+        if (agent == null) {
+            return;
+        }
+        FutureTask<byte[][]> current = running;
+        if (current != null) {
+            current.cancel(true);
+        }
+        handedOver.clear();
+        handedOver.add(WAKE);
+        AgentThreads.close(agent, CLOSE_WAIT_MILLIS);
+    }
+
+    /** The agent: runs the agreements handed to it, one per duty cycle, until closed. */
+    private final class Exchanges implements Agent {
+        @Override
+        public String roleName() {
+            return "jckpt-size-agreement-r" + rank;
+        }
+
+        @Override
+        public int doWork() throws InterruptedException {
+            FutureTask<byte[][]> next = handedOver.poll(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            if (closed) {
+                throw new AgentTerminationException();
             }
+            if (next == null) {
+                return 0;
+            }
+            running = next;
+            if (closed) { // close() may have looked for the running agreement just before it was set
+                running = null;
+                throw new AgentTerminationException();
+            }
+            try {
+                next.run();
+            } finally {
+                running = null;
+                // a join that timed out cancelled its agreement by interrupting it: that ends the
+                // agreement, not the agent (close ends the agent with its flag)
+                Thread.interrupted();
+            }
+            return 1;
         }
     }
 }

@@ -10,12 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
+import io.jckpt.CkptStateException;
 import io.jckpt.policy.interval.IntervalDecision;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -96,6 +99,85 @@ class SizeAgreementTest {
             assertEquals(70_000, needs[1]);
             assertFalse(a.carriesDecisionOf(9), "taken: no decision travels any more");
             assertEquals(IntervalDecision.NONE, a.decisionOf(9, OPTIONS));
+        } finally {
+            a.close();
+        }
+    }
+
+    /** Rank 0 of one: an exchange blocks (interruptibly) until {@code answer} is counted down. */
+    private static final class Blocking implements RankCollective {
+        final List<Thread> ranOn = new CopyOnWriteArrayList<>();
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch interrupted = new CountDownLatch(1);
+        volatile CountDownLatch answer = new CountDownLatch(1);
+
+        @Override
+        public int rank() {
+            return 0;
+        }
+
+        @Override
+        public int worldSize() {
+            return 1;
+        }
+
+        @Override
+        public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
+            ranOn.add(Thread.currentThread());
+            entered.countDown();
+            try {
+                if (!answer.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("never answered");
+                }
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                Thread.currentThread().interrupt();
+                throw new CkptException("interrupted during " + call.describe(), e);
+            }
+            return new byte[][] {mine};
+        }
+    }
+
+    @Test
+    void theAgreementRunsOnANamedAgentThatCloseInterruptsAndStops() throws Exception {
+        Blocking ranks = new Blocking();
+        SizeAgreement a = new SizeAgreement(0, 0, ranks);
+        try {
+            a.start(1, 0, IntervalDecision.NONE, OPTIONS);
+            assertTrue(ranks.entered.await(20, TimeUnit.SECONDS));
+            Thread agent = ranks.ranOn.get(0);
+            assertEquals("jckpt-size-agreement-r0", agent.getName());
+            assertTrue(agent.isDaemon());
+        } finally {
+            a.close(); // the exchange never completes: close interrupts it
+        }
+        Thread agent = ranks.ranOn.get(0);
+        agent.join(TimeUnit.SECONDS.toMillis(20));
+        assertFalse(agent.isAlive(), "stopped by close");
+        assertEquals(0, ranks.interrupted.getCount(), "the blocked exchange was interrupted");
+        assertThrows(CkptStateException.class, () -> a.start(2, 0, IntervalDecision.NONE, OPTIONS),
+                "no agreement after close");
+    }
+
+    @Test
+    void aJoinThatTimesOutCancelsItsAgreementAndTheAgentRunsTheNext() throws Exception {
+        // join waits exchangeTimeout + hereWaitTimeout + 1 s
+        CkptOptions quick = CkptOptions.builder().exchangeTimeout(Duration.ofMillis(100))
+                .hereWaitTimeout(Duration.ZERO).build();
+        Blocking ranks = new Blocking();
+        SizeAgreement a = new SizeAgreement(0, 0, ranks);
+        try {
+            a.start(1, 0, IntervalDecision.NONE, quick);
+            CkptException e = assertThrows(CkptException.class, () -> a.join(2, quick));
+            assertEquals("rank 0: the size agreement of round 2 did not complete", e.getMessage());
+            assertTrue(ranks.interrupted.await(20, TimeUnit.SECONDS),
+                    "the timed-out exchange was cancelled by interrupting it");
+            ranks.answer = new CountDownLatch(0);
+            a.start(2, 0, 42, quick);
+            assertEquals(42, a.decisionOf(3, quick), "the next agreement ran");
+            assertEquals(2, ranks.ranOn.size());
+            assertSame(ranks.ranOn.get(0), ranks.ranOn.get(1),
+                    "on the same agent: the interrupt ended one exchange only");
         } finally {
             a.close();
         }

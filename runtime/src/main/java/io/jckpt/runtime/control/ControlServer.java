@@ -1,7 +1,7 @@
 package io.jckpt.runtime.control;
 
-import io.jckpt.imem.AgentThreads;
 import io.jckpt.imem.JobSecret;
+import io.jckpt.spi.AgentThreads;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;

@@ -1,7 +1,7 @@
 package io.jckpt.runtime.rank;
 
-import io.jckpt.imem.AgentThreads;
 import io.jckpt.runtime.control.ControlProtocol;
+import io.jckpt.spi.AgentThreads;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.Agent;

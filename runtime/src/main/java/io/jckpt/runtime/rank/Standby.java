@@ -2,11 +2,11 @@ package io.jckpt.runtime.rank;
 
 import io.jckpt.CkptOptions;
 import io.jckpt.JobSettings;
-import io.jckpt.imem.AgentThreads;
 import io.jckpt.runtime.control.ControlClient;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.RecoverFrame;
+import io.jckpt.spi.AgentThreads;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.jckpt.imem;
+package io.jckpt.spi;
 
 import java.util.concurrent.ThreadFactory;
 import org.agrona.concurrent.Agent;
@@ -10,9 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * jckpt's one model for background threads: each is an Agrona {@link Agent} run by an
- * {@link AgentRunner} on its own daemon thread named after the agent's {@link Agent#roleName() role}
- * (which names the job's rank, e.g. {@code jckpt-ring-replication-3}), started and stopped here.
+ * jckpt's one model for background threads, in every module (the replication ring, the stores'
+ * preparers, the disk flusher and commit thread, the size agreement, the launcher's and ranks' control
+ * threads): each is an Agrona {@link Agent} run by an {@link AgentRunner} on its own daemon thread
+ * named after the agent's {@link Agent#roleName() role} (which names the job's rank, e.g.
+ * {@code jckpt-ring-replication-3}), started and stopped here.
  *
  * <ul>
  *   <li>Blocking work stays blocking, bounded: an agent's {@code doWork} waits for its work itself

@@ -1,4 +1,4 @@
-package io.jckpt.imem;
+package io.jckpt.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
