@@ -1,5 +1,7 @@
 package io.jckpt.advisor;
 
+import io.jckpt.cli.CommandLines;
+
 import io.jckpt.advisor.FailureModel.Placement;
 import io.jckpt.advisor.FailureModel.Scheme;
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package io.jckpt.chaos;
 
+import io.jckpt.cli.CommandLines;
+
 import io.jckpt.CkptOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;

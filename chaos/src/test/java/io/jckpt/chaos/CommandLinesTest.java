@@ -1,5 +1,7 @@
 package io.jckpt.chaos;
 
+import io.jckpt.cli.CommandLines;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -71,7 +71,7 @@ final class LauncherOptions {
             result = line.parseArgs(args);
         } catch (CommandLine.UnmatchedArgumentException e) {
             String unknown = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
-            List<String> suggestions = closest(unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown,
+            List<String> suggestions = io.jckpt.cli.CommandLines.closest(unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown,
                     line.getCommandSpec().optionsMap().keySet());
             throw new UsageException("unknown option " + unknown + (suggestions.isEmpty() ? ""
                     : " (did you mean " + suggestions.stream().limit(3).collect(Collectors.joining(" or ")) + "?)")
@@ -90,46 +90,6 @@ final class LauncherOptions {
             throw UsageException.helpRequested(versionText);
         }
         return options;
-    }
-
-    /** The option names at the smallest edit distance (at most 2, or a prefix) from a mistyped one. */
-    static List<String> closest(String typed, java.util.Collection<String> names) {
-        int best = Integer.MAX_VALUE;
-        List<String> closest = new ArrayList<>();
-        for (String name : names) {
-            int d = name.startsWith(typed) && typed.length() >= 4 ? 1 : distance(typed, name);
-            if (d > 2 || d > best) {
-                continue;
-            }
-            if (d < best) {
-                best = d;
-                closest.clear();
-            }
-            closest.add(name);
-        }
-        java.util.Collections.sort(closest);
-        return closest;
-    }
-
-    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-    private static int distance(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) {
-            d[i][0] = i;
-        }
-        for (int j = 0; j <= b.length(); j++) {
-            d[0][j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
     }
 
     private static String firstLine(String text) {

@@ -1,6 +1,8 @@
 package io.jckpt.samples.cg;
 
-import io.jckpt.samples.CommandLines;
+import io.jckpt.cli.CommandLines;
+
+
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

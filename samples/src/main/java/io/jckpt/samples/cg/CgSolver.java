@@ -1,8 +1,10 @@
 package io.jckpt.samples.cg;
 
+import io.jckpt.cli.CommandLines;
+
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
-import io.jckpt.samples.CommandLines;
+
 import java.util.Locale;
 import mpi.MPI;
 import mpi.MPIException;

@@ -1,6 +1,8 @@
 package io.jckpt.samples.demo;
 
-import io.jckpt.samples.CommandLines;
+import io.jckpt.cli.CommandLines;
+
+
 import io.jckpt.samples.heat.HeatProblem;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,9 +1,11 @@
 package io.jckpt.samples.heat;
 
+import io.jckpt.cli.CommandLines;
+
 import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
 import io.jckpt.CtrlOptions;
-import io.jckpt.samples.CommandLines;
+
 import java.util.Locale;
 import mpi.MPI;
 

@@ -1,7 +1,9 @@
 package io.jckpt.samples.heat;
 
+import io.jckpt.cli.CommandLines;
+
 import io.jckpt.IntervalPolicy;
-import io.jckpt.samples.CommandLines;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Command;

@@ -1,6 +1,8 @@
 package io.jckpt.samples.mandelbrot;
 
-import io.jckpt.samples.CommandLines;
+import io.jckpt.cli.CommandLines;
+
+
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,10 +1,12 @@
 package io.jckpt.samples.cg;
 
+import io.jckpt.cli.CommandLines;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.samples.CommandLines;
+
 import org.junit.jupiter.api.Test;
 
 /** The CG solver's command line: defaults, both value forms, the checks, typos and --help. */

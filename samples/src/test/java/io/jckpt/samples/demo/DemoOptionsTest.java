@@ -1,11 +1,13 @@
 package io.jckpt.samples.demo;
 
+import io.jckpt.cli.CommandLines;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.samples.CommandLines;
+
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

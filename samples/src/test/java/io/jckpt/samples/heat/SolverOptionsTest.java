@@ -1,12 +1,14 @@
 package io.jckpt.samples.heat;
 
+import io.jckpt.cli.CommandLines;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.IntervalPolicy;
-import io.jckpt.samples.CommandLines;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

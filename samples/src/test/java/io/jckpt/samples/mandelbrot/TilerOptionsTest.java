@@ -1,11 +1,13 @@
 package io.jckpt.samples.mandelbrot;
 
+import io.jckpt.cli.CommandLines;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.samples.CommandLines;
+
 import org.junit.jupiter.api.Test;
 
 /** The Mandelbrot tiler's command line: defaults, both value forms, the checks, typos and --help. */

@@ -1,4 +1,4 @@
-package io.jckpt.chaos;
+package io.jckpt.cli;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,18 +8,18 @@ import java.util.stream.Collectors;
 import picocli.CommandLine;
 
 /**
- * The campaign's and its rank program's command lines, read by picocli in the launcher's style
- * ({@code bin/ckpt-run}): {@code --opt value} and {@code --opt=value}, {@code --help}, the last of a
- * repeated option wins, and one short line for a mistake: "unknown option --rusn (did you mean --runs?);
- * see bin/chaos --help". The programs' own checks come after, with their own messages. (The samples
- * have the same small class: neither module depends on the other.)
+ * jckpt's one command-line style, read by picocli: {@code --opt value} and {@code --opt=value},
+ * {@code --help}, the last of a repeated option wins, and one short line for a mistake: "unknown option
+ * --iteratons (did you mean --iterations?); see NAME --help". The launcher ({@code bin/ckpt-run}), the
+ * samples, the fault campaign and the advisor use it; each program's own checks (ranges, combinations)
+ * come after, with their own messages.
  */
-final class CommandLines {
+public final class CommandLines {
     private CommandLines() {
     }
 
     /** {@code --help}: the usage to print, after which the program ends with exit status 0. */
-    static final class HelpRequested extends RuntimeException {
+    public static final class HelpRequested extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final String usage;
 
@@ -29,7 +29,7 @@ final class CommandLines {
         }
 
         /** @return the usage text, options and defaults, ending with a line break */
-        String usage() {
+        public String usage() {
             return usage;
         }
     }
@@ -44,8 +44,23 @@ final class CommandLines {
      *     where NAME is the {@code @Command}'s name
      * @throws HelpRequested for {@code --help}
      */
-    static <T> T parse(T options, String[] args) {
+    public static <T> T parse(T options, String[] args) {
+        return parse(options, args, false);
+    }
+
+    /**
+     * As {@link #parse(Object, String[])}; with {@code stopAtPositional} every argument from the first
+     * positional one on is positional (a launcher's program and its own arguments). A {@code --version}
+     * request returns normally: the caller reads its own flag.
+     *
+     * @param options          the annotated object
+     * @param args             the arguments
+     * @param stopAtPositional whether options end at the first positional argument
+     * @return {@code options}, filled in
+     */
+    public static <T> T parse(T options, String[] args, boolean stopAtPositional) {
         CommandLine line = new CommandLine(options)
+                .setStopAtPositional(stopAtPositional)
                 .setExpandAtFiles(false)             // an argument "@x" is a value like any other
                 .setOverwrittenOptionsAllowed(true); // the last of a repeated option wins
         String see = "; see " + line.getCommandName() + " --help";
@@ -69,7 +84,8 @@ final class CommandLines {
             throw new IllegalArgumentException(option + " needs a value" + see);
         } catch (CommandLine.ParameterException e) {
             String first = firstLine(e.getMessage());
-            throw new IllegalArgumentException(Character.toLowerCase(first.charAt(0)) + first.substring(1) + see);
+            throw new IllegalArgumentException(first.isEmpty() ? "bad command line" + see
+                    : Character.toLowerCase(first.charAt(0)) + first.substring(1) + see);
         }
         if (result.isUsageHelpRequested()) {
             throw new HelpRequested(line.getUsageMessage(CommandLine.Help.Ansi.OFF));
@@ -77,8 +93,12 @@ final class CommandLines {
         return options;
     }
 
-    /** The option names at the smallest edit distance (at most 2, or a prefix) from a mistyped one. */
-    static List<String> closest(String typed, Collection<String> names) {
+    /**
+     * @param typed a mistyped option
+     * @param names the command's option names
+     * @return the option names at the smallest edit distance (at most 2, or that it begins) from it
+     */
+    public static List<String> closest(String typed, Collection<String> names) {
         int best = Integer.MAX_VALUE;
         List<String> closest = new ArrayList<>();
         for (String name : names) {
