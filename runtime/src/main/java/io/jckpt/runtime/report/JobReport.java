@@ -211,6 +211,13 @@ public final class JobReport {
                     + "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#dde8f3\"/></g>\n",
                     r, r, y + LANE / 2 + 4, r, LEFT, y, PLOT, LANE));
         }
+        JsonNode running = first("ranks_running");
+        double started = running == null ? end : running.path("t").asDouble();
+        for (int r = 0; r < ranks; r++) {
+            h.append(fmt("<rect class=\"starting\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e2e2e2\">"
+                    + "<title>starting: every rank connected at %.3f s</title></rect>\n", LEFT, laneY(r),
+                    x(started) - LEFT, LANE, started));
+        }
         // the time axis
         double step = niceStep(end / 10);
         h.append(fmt("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", LEFT,
@@ -271,9 +278,10 @@ public final class JobReport {
                     int y = laneY(e.path("rank").asInt());
                     boolean disk = e.path("source").asText().equals("disk");
                     h.append(fmt("<circle class=\"rollback\" cx=\"%.1f\" cy=\"%d\" r=\"6\" fill=\"%s\" stroke=\"#fff\">"
-                            + "<title>rank %d restored round %d from %s (%s) at %.3f s</title></circle>\n", xe,
+                            + "<title>rank %d restored round %d from %s%s at %.3f s</title></circle>\n", xe,
                             y + LANE / 2, disk ? "#975a16" : "#2f855a", e.path("rank").asInt(),
-                            e.path("round").asLong(), esc(e.path("source").asText()), esc(e.path("how").asText()), t));
+                            e.path("round").asLong(), esc(e.path("source").asText()),
+                            e.path("how").asText().isEmpty() ? "" : " (" + esc(e.path("how").asText()) + ")", t));
                 }
                 case "standby_takeover" -> {
                     int y = laneY(e.path("rank").asInt());
@@ -371,11 +379,15 @@ public final class JobReport {
         double w = Math.max(2, x(to) - x0);
         int y = 30 + row * 16;
         String text = fmt("%s %.3f s to %.3f s (%.0f ms)", label, from, to, (to - from) * 1000);
+        boolean left = x0 + w > LEFT + PLOT - 220; // near the right edge: the label goes before the bar
+        double labelX = left ? x0 - 3 : x0 + w + 3;
+        String anchor = left ? "end" : "start";
         h.append(fmt("<g class=\"phase\" data-phase=\"%s\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" "
                 + "fill=\"%s\"><title>%s</title></rect><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-                + "fill=\"%s\" fill-opacity=\"0.18\"/><text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s</text></g>\n",
+                + "fill=\"%s\" fill-opacity=\"0.18\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" font-size=\"11\">%s</text>"
+                + "</g>\n",
                 esc(label.split(" ")[0]), x0, y, w, colour, esc(text), x0, laneY(0), w, lanesBottom - laneY(0), colour,
-                x0 + w + 3, y + 11, esc(fmt("%s (%.0f ms)", label, (to - from) * 1000))));
+                labelX, y + 11, anchor, esc(fmt("%s (%.0f ms)", label, (to - from) * 1000))));
     }
 
     /** The newest round any rank reported before {@code t}. */
@@ -424,6 +436,7 @@ public final class JobReport {
 
     private static void legend(StringBuilder h) {
         h.append("<ul class=\"legend\" id=\"legend\">\n");
+        item(h, "#e2e2e2", "starting (until every rank connected)");
         item(h, "#dde8f3", "rank lane (running)");
         item(h, "#2b6cb0", "checkpoint round reported (hover: round, bytes, here())");
         item(h, "#6b46c1", "disk generation committed");

@@ -39,8 +39,9 @@ final class Summary {
                 case "recovered" -> row(t, when("new MPJ world", at), String.format(Locale.ROOT,
                         "epoch %d, %.0f ms from detection", e.path("epoch").asInt(), e.path("world_ms").asDouble()));
                 case "rollback" -> row(t, when("rollback done", at), String.format(Locale.ROOT,
-                        "rank %d restored round %d from %s (%s)", e.path("rank").asInt(), e.path("round").asLong(),
-                        e.path("source").asText(), e.path("how").asText()));
+                        "rank %d restored round %d from %s%s", e.path("rank").asInt(), e.path("round").asLong(),
+                        e.path("source").asText(), e.path("how").asText().isEmpty() ? ""
+                                : " (" + e.path("how").asText() + ")"));
                 case "end" -> row(t, when("job end", at), e.path("status").asText() + ", "
                         + e.path("recoveries").asInt() + " recoveries");
                 default -> {
