@@ -75,8 +75,14 @@ public final class JobReport {
         try {
             write(events, out);
             System.out.println("report page: " + out.toAbsolutePath());
-        } catch (IOException | RuntimeException e) {
+        } catch (java.nio.file.NoSuchFileException e) {
+            System.err.println("ckpt-report: no such file: " + e.getFile());
+            System.exit(1);
+        } catch (IOException e) {
             System.err.println("ckpt-report: " + e.getMessage());
+            System.exit(1);
+        } catch (RuntimeException e) {
+            System.err.println("ckpt-report: " + e);
             System.exit(1);
         }
     }
