@@ -114,11 +114,24 @@ final class JobConsole implements AutoCloseable {
         }
     }
 
+    /** The job's report page, {@code report.html} next to its events file: best effort, one warning when it fails. */
+    private void writeReport(java.nio.file.Path eventsFile) {
+        java.nio.file.Path page = io.jckpt.runtime.report.JobReport.besideEvents(eventsFile);
+        try {
+            io.jckpt.runtime.report.JobReport.write(eventsFile, page);
+        } catch (IOException | RuntimeException | LinkageError e) {
+            err.println(String.format(Locale.ROOT, "[ckpt-run %8.3fs] WARNING: report page %s not written (%s)",
+                    elapsedSeconds(), page, e));
+            err.flush();
+        }
+    }
+
     @Override
     public synchronized void close() {
         flush();
         if (events != null) {
             events.close();
+            writeReport(events.file());
         }
         if (log != null) {
             try {

@@ -1,8 +1,8 @@
 package io.jckpt.samples.demo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.cli.CommandLines;
-
-
 import io.jckpt.samples.heat.HeatProblem;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -14,16 +14,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * The README's main job: the heat solver on 4 ranks under {@code bin/ckpt-run}, a rank killed with
  * SIGKILL part-way (its node's memory wiped too, by default), recovered in place, and the result
- * compared with a failure-free sequential run. Shows what happens as it happens, prints a summary
- * and writes a timeline picture (SVG).
+ * compared with a failure-free sequential run. Shows what happens as it happens, then reads the job's
+ * events file (JSON Lines, {@code docs/events.md}) for its summary and prints where the launcher's report
+ * page (timeline, summary, here() times) is: {@code OUT/demo-job/report.html}.
  *
  * <pre>
  * bin/demo [--replicas m] [--kill SPEC] [--total-loss] [--nx N] [--ny N] [--iterations N] [--ckpt-every N]
@@ -32,20 +31,15 @@ import picocli.CommandLine.Option;
  * (read by picocli: {@code --opt=value} too; a mistyped option is one line naming the closest ones, exit status 2)
  */
 public final class Demo {
-    private static final Pattern TIME = Pattern.compile("^\\[ckpt-run +([0-9.]+)s\\] (.*)$");
-
     private Demo() {
-    }
-
-    /** One launcher event: seconds since the job started, and its text. */
-    record Event(double seconds, String text) {
     }
 
     /** The demo's command line as picocli fills it in ({@code bin/demo --help}); the field values are the defaults. */
     @Command(name = "bin/demo", sortOptions = false, usageHelpWidth = 100, customSynopsis = "bin/demo [OPTIONS]",
             description = {"The heat solver on 4 ranks under bin/ckpt-run: one rank killed with SIGKILL part-way"
                     + " (its node-local memory wiped too), recovered in place, the result compared with a"
-                    + " failure-free sequential run; prints a summary and writes OUT/demo-timeline.svg.",
+                    + " failure-free sequential run; prints a summary from the job's events file and the path of its"
+                    + " report page, OUT/demo-job/report.html.",
                     "Exit status: 0 recovered and identical, 1 not, 2 bad options.", ""})
     static final class Options {
         @Option(names = "--replicas", paramLabel = "M",
@@ -65,7 +59,7 @@ public final class Demo {
                 description = "checkpoint every this many sweeps, even (default: ${DEFAULT-VALUE})")
         int every = 20;
         @Option(names = "--out", paramLabel = "DIR",
-                description = "where the timeline and the disk level go (default: ${DEFAULT-VALUE})")
+                description = "where the job's events, its report page and the disk level go (default: ${DEFAULT-VALUE})")
         Path out = Paths.get("out");
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
 
@@ -111,6 +105,9 @@ public final class Demo {
         }
         Files.createDirectories(out);
         Path disk = out.resolve("demo-disk");
+        Path eventsFile = out.resolve("demo-job").resolve("events.jsonl").toAbsolutePath();
+        Files.deleteIfExists(eventsFile);
+        Files.deleteIfExists(eventsFile.resolveSibling("report.html"));
 
         System.out.printf(Locale.ROOT, "== reference: the same %d x %d grid, %d sweeps, sequentially, no failure%n", nx, ny,
                 iterations);
@@ -121,7 +118,7 @@ public final class Demo {
 
         Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
         List<String> command = new ArrayList<>(List.of(root.resolve("bin/ckpt-run").toString(), "-np",
-                Integer.toString(ranks), "--on-failure", "respawn", "--kill", kill, "-cp",
+                Integer.toString(ranks), "--on-failure", "respawn", "--kill", kill, "--events", eventsFile.toString(), "-cp",
                 root.resolve("samples/target/classes").toString(), "io.jckpt.samples.heat.HeatSolver",
                 "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
                 "--ckpt-every", Integer.toString(every), "--replicas", Integer.toString(replicas), "--report", "200",
@@ -132,17 +129,12 @@ public final class Demo {
         System.out.printf("== %d ranks under bin/ckpt-run, m = %d, injected failure: %s%n", ranks, replicas, kill);
         System.out.println("$ " + String.join(" ", command));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        List<Event> events = new ArrayList<>();
         String checksum = null;
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 System.out.println(line);
-                Matcher m = TIME.matcher(line);
-                if (m.matches()) {
-                    events.add(new Event(Double.parseDouble(m.group(1)), m.group(2)));
-                }
-                int at = line.indexOf("] checksum ");
+                int at = line.indexOf("] checksum "); // the program's own result line
                 if (at > 0) {
                     checksum = line.substring(at + "] checksum ".length()).split(" ")[0];
                 }
@@ -152,25 +144,38 @@ public final class Demo {
             process.destroyForcibly();
         }
         int status = process.exitValue();
-        Path svg = out.resolve("demo-timeline.svg");
-        Files.writeString(svg, Timeline.svg(events, ranks, kill));
+        List<JsonNode> events = readEvents(eventsFile);
         System.out.println();
         System.out.println(Summary.table(events, reference, checksum, status));
-        System.out.println("timeline picture: " + svg.toAbsolutePath());
+        Path page = eventsFile.resolveSibling("report.html");
+        System.out.println(Files.isRegularFile(page) ? "report page (timeline, summary, here() times): " + page.toUri()
+                : "no report page at " + page + " (see the launcher's warning above)");
         boolean ok = status == 0 && reference.equals(checksum);
         System.out.println(ok ? "demo: OK, the checksum after the failure and recovery equals the failure-free reference"
                 : "demo: FAILED (launcher exit status " + status + ", checksum " + checksum + " vs " + reference + ")");
         System.exit(ok ? 0 : 1);
     }
 
-    static String bytesFromEvents(List<Event> events) {
-        for (Event e : events) {
-            Matcher m = Pattern.compile("checkpoint round \\d+: (.*) per rank").matcher(e.text());
-            if (m.find()) {
-                return m.group(1);
+    /**
+     * The launcher's events ({@code docs/events.md}); none when the file is missing (the launcher warned).
+     * A last line cut short is left out.
+     */
+    static List<JsonNode> readEvents(Path file) throws java.io.IOException {
+        List<JsonNode> events = new ArrayList<>();
+        if (!Files.isRegularFile(file)) {
+            return events;
+        }
+        ObjectMapper json = new ObjectMapper();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            try {
+                JsonNode e = json.readTree(line);
+                if (e != null && e.isObject()) {
+                    events.add(e);
+                }
+            } catch (com.fasterxml.jackson.core.JsonProcessingException cutShort) {
+                break;
             }
         }
-        return "?";
+        return events;
     }
-
 }

@@ -1,49 +1,65 @@
 package io.jckpt.samples.demo;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-/** The demo's closing table, from the launcher's events. */
+/** The demo's closing table, from the launcher's events file (schema 1, {@code docs/events.md}). */
 final class Summary {
     private Summary() {
     }
 
-    static String table(List<Demo.Event> events, String reference, String checksum, int status) {
+    static String table(List<JsonNode> events, String reference, String checksum, int status) {
         StringBuilder t = new StringBuilder("| what | value |\n|---|---|\n");
-        row(t, "checkpoint image per rank", Demo.bytesFromEvents(events));
-        double blockedSum = 0;
-        int blockedCount = 0;
-        Pattern here = Pattern.compile("here\\(\\) blocked ([0-9.]+) ms");
-        for (Demo.Event e : events) {
-            Matcher m = here.matcher(e.text());
-            if (m.find() && !e.text().contains("round 1:")) {
-                blockedSum += Double.parseDouble(m.group(1));
-                blockedCount++;
+        JsonNode summary = null;
+        long firstBytes = -1;
+        for (JsonNode e : events) {
+            if (type(e).equals("summary")) {
+                summary = e;
+            } else if (type(e).equals("checkpoint") && firstBytes < 0) {
+                firstBytes = e.path("bytes").asLong();
             }
         }
-        if (blockedCount > 0) {
-            row(t, "here() blocking time (rank 0, mean of samples)", String.format(Locale.ROOT, "%.3f ms", blockedSum / blockedCount));
+        long bytes = summary != null ? summary.path("image_bytes_max").asLong() : firstBytes;
+        row(t, "checkpoint image per rank", bytes < 0 ? "?" : bytes + " bytes");
+        if (summary != null) {
+            row(t, "here() blocking time p50 / p99 (slowest rank)", String.format(Locale.ROOT, "%.3f ms / %.3f ms",
+                    summary.path("here_p50_ms").asDouble(), summary.path("here_p99_ms").asDouble()));
+            row(t, "checkpoint overhead (newest world)", String.format(Locale.ROOT, "%.2f %%",
+                    summary.path("overhead_percent").asDouble()));
+            row(t, "disk generations committed", summary.path("disk_commits").asText());
         }
-        for (Demo.Event e : events) {
-            String text = e.text();
-            if (text.startsWith("injecting failure")) {
-                row(t, String.format(Locale.ROOT, "failure injected at %.3f s", e.seconds()), text.substring("injecting failure ".length()));
-            } else if (text.startsWith("FAILURE")) {
-                row(t, String.format(Locale.ROOT, "failure detected at %.3f s", e.seconds()), text.substring("FAILURE: ".length()));
-            } else if (text.startsWith("recovered:")) {
-                row(t, String.format(Locale.ROOT, "new MPJ world at %.3f s", e.seconds()), text.substring("recovered: ".length()));
-            } else if (text.contains(": restored round")) {
-                row(t, String.format(Locale.ROOT, "rollback done at %.3f s", e.seconds()), text);
-            } else if (text.contains("finished")) {
-                row(t, String.format(Locale.ROOT, "job end at %.3f s", e.seconds()), text);
+        for (JsonNode e : events) {
+            double at = e.path("t").asDouble();
+            switch (type(e)) {
+                case "injection" -> row(t, when("failure injected", at), e.path("spec").asText() + ": ranks "
+                        + e.path("ranks") + (e.path("wipe").asBoolean() ? ", node-local store wiped" : "")
+                        + " (newest round " + e.path("round").asLong() + ")");
+                case "failure" -> row(t, when("failure detected", at), e.path("reason").asText());
+                case "recovered" -> row(t, when("new MPJ world", at), String.format(Locale.ROOT,
+                        "epoch %d, %.0f ms from detection", e.path("epoch").asInt(), e.path("world_ms").asDouble()));
+                case "rollback" -> row(t, when("rollback done", at), String.format(Locale.ROOT,
+                        "rank %d restored round %d from %s%s", e.path("rank").asInt(), e.path("round").asLong(),
+                        e.path("source").asText(), e.path("how").asText().isEmpty() ? ""
+                                : " (" + e.path("how").asText() + ")"));
+                case "end" -> row(t, when("job end", at), e.path("status").asText() + ", "
+                        + e.path("recoveries").asInt() + " recoveries");
+                default -> {
+                }
             }
         }
         row(t, "reference checksum (sequential, no failure)", reference);
         row(t, "checksum with failure and recovery", checksum == null ? "(none)" : checksum);
         row(t, "launcher exit status", Integer.toString(status));
         return t.toString();
+    }
+
+    private static String type(JsonNode e) {
+        return e.path("type").asText();
+    }
+
+    private static String when(String what, double seconds) {
+        return String.format(Locale.ROOT, "%s at %.3f s", what, seconds);
     }
 
     private static void row(StringBuilder t, String what, String value) {

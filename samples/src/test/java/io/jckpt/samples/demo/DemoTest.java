@@ -13,13 +13,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's main job, at a small size: it recovers, says OK, and draws its timeline. */
+/** The README's main job, at a small size: it recovers, says OK, sums up its events and points to its report page. */
 class DemoTest {
     @TempDir
     Path out;
 
     @Test
-    void demoRecoversAndMatchesTheReferenceAndDrawsTheTimeline() throws Exception {
+    void demoRecoversAndMatchesTheReferenceAndPointsToTheReportPage() throws Exception {
         Path root = LaunchedJob.repoRoot();
         Process demo = new ProcessBuilder(root.resolve("bin/demo").toString(), "--nx", "96", "--ny", "64",
                 "--iterations", "400", "--ckpt-every", "10", "--out", out.toString())
@@ -33,9 +33,18 @@ class DemoTest {
                 text);
         assertTrue(text.contains("rank 2: restored round") && text.contains("from memory (RECEIVE)"), text);
         assertTrue(text.contains("| launcher exit status | 0 |"), text);
-        String svg = Files.readString(out.resolve("demo-timeline.svg"));
-        assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
-        assertTrue(svg.contains("&#x2716;"), "the failure is drawn");
+        Path events = out.resolve("demo-job/events.jsonl");
+        Path page = out.resolve("demo-job/report.html").toAbsolutePath();
+        assertTrue(text.contains("report page (timeline, summary, here() times): " + page.toUri()), text);
+        assertTrue(Files.readString(events).contains("\"type\":\"summary\""), "the job's events file");
+        // the summary table comes from the events: the injection, the rollback with its source, the end
+        assertTrue(text.matches("(?s).*\\| failure injected at [0-9.]+ s \\| 2@round=\\d+:wipe: ranks \\[2\\].*"), text);
+        assertTrue(text.matches("(?s).*\\| rollback done at [0-9.]+ s \\| rank 2 restored round \\d+ from memory "
+                + "\\(receive\\) \\|.*"), text);
+        assertTrue(text.contains("| job end at ") && text.contains("completed, 1 recoveries |"), text);
+        String html = Files.readString(page);
+        assertTrue(html.startsWith("<!DOCTYPE html>") && html.contains("id=\"lane-3\"") && html.contains("class=\"failure\""),
+                "the report page draws the four ranks and the failure");
     }
 
     @Test
