@@ -71,7 +71,7 @@ final class HandWrittenBench {
     }
 
     private static List<String> launch(String policy, List<String> solver) {
-        List<String> a = new ArrayList<>(List.of("-np", "4", "--on-failure", policy));
+        List<String> a = new ArrayList<>(List.of("--no-report", "-np", "4", "--on-failure", policy));
         a.addAll(solver);
         return a;
     }

@@ -263,7 +263,7 @@ final class IntervalBench {
             result.byRate.put(mtbf, points);
         }
         for (int rep = 0; rep < c.baselineReps(); rep++) {
-            List<String> args = new ArrayList<>(List.of("-np", Integer.toString(RANKS), "-cp", cp, MAIN));
+            List<String> args = new ArrayList<>(List.of("--no-report", "-np", Integer.toString(RANKS), "-cp", cp, MAIN));
             args.addAll(LaunchedBench.heatArgs(c.nx(), c.nx(), c.iterations(), 0, 0, 0, REPORT_EVERY));
             Run r = launch(args, c.timeoutMillis(), "reference-" + rep);
             if (!r.ok()) {
@@ -294,7 +294,7 @@ final class IntervalBench {
     }
 
     private Run once(Config c, Point p, long seed) throws Exception {
-        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(RANKS), "--on-failure", "respawn",
+        List<String> args = new ArrayList<>(List.of("--no-report", "-np", Integer.toString(RANKS), "--on-failure", "respawn",
                 // no warm standby: a standby's warm-up after each recovery would take CPU from the computation
                 "--standby", "0", "--max-recoveries", "1000", "--mtbf", seconds(p.mtbf), "--seed", Long.toString(seed),
                 "-cp", cp, MAIN));

@@ -72,7 +72,7 @@ final class LaunchedBench {
         }
         for (int rep = 0; rep < reps; rep++) {
             for (Variant v : variants.values()) {
-                List<String> args = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
+                List<String> args = new ArrayList<>(List.of("--no-report", "-np", "4", "-cp", cp, MAIN));
                 args.addAll(heatArgs(nx, nx, iterations, v.every, v.m, 0, iterations));
                 try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
                     int status = job.awaitExit(180_000);
@@ -223,7 +223,7 @@ final class LaunchedBench {
         for (Case c : cases) {
             String grid = c.nx() + "x" + c.ny();
             if (!expected.containsKey(grid)) {
-                List<String> reference = new ArrayList<>(List.of("-np", "4", "-cp", cp, MAIN));
+                List<String> reference = new ArrayList<>(List.of("--no-report", "-np", "4", "-cp", cp, MAIN));
                 reference.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, 0, 1, 0, RECOVERY_ITERATIONS));
                 try (LaunchedJob job = LaunchedJob.start(repo, reference, Map.of())) {
                     job.awaitExit(180_000);
@@ -251,7 +251,7 @@ final class LaunchedBench {
     }
 
     private Recovery recoverOnce(Case c, String expected) throws Exception {
-        List<String> args = new ArrayList<>(List.of("-np", "4", "--on-failure", c.policy(), "--standby",
+        List<String> args = new ArrayList<>(List.of("--no-report", "-np", "4", "--on-failure", c.policy(), "--standby",
                 Integer.toString(c.standbys())));
         int killSweep = RECOVERY_EVERY * RECOVERY_ROUND;
         if (!c.pid()) {

@@ -677,7 +677,7 @@ public final class Job {
                 : (spec.outputDirectory() != null ? spec.outputDirectory() : java.nio.file.Path.of("out", jobId))
                 .resolve("events.jsonl");
         try {
-            console.recordEventsIn(new EventLog(file));
+            console.recordEventsIn(new EventLog(file), !spec.noReport());
         } catch (IOException e) {
             console.event("WARNING: no events file: " + file + " cannot be created (" + e.getMessage() + ")");
         }

@@ -21,6 +21,7 @@ final class JobConsole implements AutoCloseable {
     private final BufferedWriter log;
     private final long startNanos = System.nanoTime();
     private EventLog events;
+    private boolean report;
     private final java.util.List<java.util.function.Consumer<ReportedEvent>> observers = new java.util.ArrayList<>();
 
     JobConsole(PrintStream out, PrintStream err, boolean quiet, Path logFile) throws IOException {
@@ -42,7 +43,18 @@ final class JobConsole implements AutoCloseable {
      * @param log the job's events file
      */
     synchronized void recordEventsIn(EventLog log) {
+        recordEventsIn(log, true);
+    }
+
+    /**
+     * As {@link #recordEventsIn(EventLog)}; {@code report} false: no report page at close ({@code --no-report}).
+     *
+     * @param log    the job's events file
+     * @param report whether close writes report.html beside it
+     */
+    synchronized void recordEventsIn(EventLog log, boolean report) {
         this.events = log;
+        this.report = report;
     }
 
     /**
@@ -131,7 +143,9 @@ final class JobConsole implements AutoCloseable {
         flush();
         if (events != null) {
             events.close();
-            writeReport(events.file());
+            if (report) {
+                writeReport(events.file());
+            }
         }
         if (log != null) {
             try {

@@ -68,6 +68,7 @@ public final class LaunchSpec {
             + "  --log FILE                 copy everything to FILE\n"
             + "  --output-dir DIR           the job's output directory (default out/JOB_ID): its events.jsonl\n"
             + "  --events FILE              the job's events as JSON Lines (default DIR/events.jsonl; docs/events.md)\n"
+            + "  --no-report                no report.html beside the events at the end of the job\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
             + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
@@ -126,6 +127,8 @@ public final class LaunchSpec {
     private Path eventsFile;
     /** {@code --output-dir DIR}, or null: out/JOB_ID. */
     private Path outputDirectory;
+    /** {@code --no-report}: no report.html at the end. */
+    private boolean noReport;
 
     /** Most warm standbys a job may keep. */
     static final int MAX_STANDBYS = 16;
@@ -301,6 +304,7 @@ public final class LaunchSpec {
                 retryProgramErrors, settings, logLevel);
         spec.ringOrder = ringOrder;
         spec.eventsFile = o.events == null ? null : Paths.get(o.events).toAbsolutePath().normalize();
+        spec.noReport = o.noReport;
         spec.outputDirectory = o.outputDirectory == null ? null : Paths.get(o.outputDirectory).toAbsolutePath().normalize();
         return spec;
     }
@@ -335,6 +339,11 @@ public final class LaunchSpec {
     /** @return where the job's events go ({@code --events FILE}), or null for events.jsonl in the output directory */
     public Path eventsFile() {
         return eventsFile;
+    }
+
+    /** @return whether the report page is left out ({@code --no-report}: benchmarks, where its cost would count) */
+    public boolean noReport() {
+        return noReport;
     }
 
     /** @return the job's output directory ({@code --output-dir DIR}), or null for {@code out/<job id>} */

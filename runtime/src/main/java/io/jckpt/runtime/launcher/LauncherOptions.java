@@ -27,6 +27,7 @@ final class LauncherOptions {
     @Option(names = {"-q", "--quiet"}) boolean quiet;
     @Option(names = "--log") String log;
     @Option(names = "--events") String events;
+    @Option(names = "--no-report") boolean noReport;
     @Option(names = "--output-dir") String outputDirectory;
     @Option(names = "--jvm-opt") List<String> jvmOptions = new ArrayList<>();
     @Option(names = "--start-timeout") String startTimeout;
