@@ -50,6 +50,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
  * owner (the caller for its own rank, the replication agent for the others).
+ *
+ * <p><b>Size</b> (past 600 lines): one place owns the node-local store's files (their layout, creation,
+ * verification at open, the version each owner's copy is in) so that no other class maps or deletes them;
+ * the mapping of images beyond 2 GiB in windows is a fifth of it.
  */
 public final class ReplicaStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);

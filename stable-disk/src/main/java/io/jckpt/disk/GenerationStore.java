@@ -56,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * Thread safety: the store keeps no mutable state of its own; methods may be called from any
  * thread, but {@link #write} and {@link #pruneOwnFiles} of one rank belong to one thread at a time
  * (the rank's flusher).
+ *
+ * <p><b>Size</b> (past 600 lines): the two-generation protocol (write, force, rename, commit marker,
+ * verification, retraction, pruning) is kept in one class so that its crash-safety argument can be read
+ * in one place; a third of it is that Javadoc.
  */
 public final class GenerationStore {
     private static final Logger LOG = LoggerFactory.getLogger(GenerationStore.class);

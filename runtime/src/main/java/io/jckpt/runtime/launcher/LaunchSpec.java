@@ -26,6 +26,10 @@ import java.util.jar.Manifest;
  *          [--jvm-opt OPT]... [--start-timeout SECONDS] MainClass [args...]
  * </pre>
  * (the full list in {@code HELP}; picocli reads the line: {@link LauncherOptions}).
+ *
+ * <p><b>Size</b> (past 600 lines): about 100 lines are the {@code --help} text and 200 the accessors' Javadoc;
+ * the validation of each option with its own message is the rest. The value should become a record
+ * built by a validating builder (the ring order, events and report options are set after construction).
  */
 public final class LaunchSpec {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */

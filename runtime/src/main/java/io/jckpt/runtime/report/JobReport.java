@@ -22,6 +22,9 @@ import java.util.TreeMap;
  *
  * <p>The launcher writes {@code report.html} next to the events file when a job ends;
  * {@code bin/ckpt-report EVENTS [OUT]} (this class's {@link #main}) writes one again from any events file.
+ *
+ * <p><b>Size</b> (past 600 lines): most of it is the page's markup and style, written inline so that the
+ * page stays one self-contained file; the reading of the events and the layout of the lanes are short.
  */
 public final class JobReport {
     /** The events schema this page reads. */
