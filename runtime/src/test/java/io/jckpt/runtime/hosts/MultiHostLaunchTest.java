@@ -99,7 +99,8 @@ class MultiHostLaunchTest {
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", rsh(),
                 "--map-by", "node", "--on-failure", "respawn", "--replicas", "1",
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "40", "100")) {
-            job.awaitLine("checkpoint round", 120_000);
+            // three progress lines (one a second at most): rounds are complete with their copies on every rank
+            job.awaitLines("checkpoint round", 3, 120_000);
             // by node: ranks 2 and 5 run on the third host
             assertEquals(1, job.linesContaining(lost.address() + ": ranks 2,5").size(), job.output());
             lost.loseNode();
