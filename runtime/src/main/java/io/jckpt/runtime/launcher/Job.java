@@ -530,6 +530,9 @@ public final class Job {
      * recovered as the echo of one (or with --retry-program-errors).
      */
     private Integer onRankFailure(int rank, String description, boolean processFailure) {
+        if (spec.remote() && processFailure) {
+            fenceRemote(rank);
+        }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
@@ -537,6 +540,18 @@ public final class Job {
             console.event(LauncherEvents.triageLine(line, rank, epoch));
         }
         return null;
+    }
+
+    /**
+     * Killing the agent of a remote rank (its ssh client) leaves the remote JVM running: closing the
+     * failed rank's control connection stops it, since a rank halts as soon as its control connection
+     * ends (and, should the connection be cut instead, its epoch fences it out of the new world).
+     */
+    private void fenceRemote(int rank) {
+        ControlConnection connection = channels.control(rank);
+        if (connection != null) {
+            connection.close();
+        }
     }
 
     /**
