@@ -432,6 +432,15 @@ public final class Job {
 
                     @Override
                     public void wipe(int rank) {
+                        if (spec.remote()) {
+                            // the rank's own host's store; its JVM is stopped first (its agent's death did not)
+                            fenceRemote(rank);
+                            String store = settings.memoryDirectory().resolve(jobId).resolve("rank-" + rank).toString();
+                            if (!launcher.runOn(rankHosts.get(rank), java.util.List.of("rm", "-rf", "--", store), HOST_PROBE_MILLIS)) {
+                                console.event("WARNING: could not wipe " + store + " on " + rankHosts.get(rank));
+                            }
+                            return;
+                        }
                         NodeLocalStores.wipe(settings.memoryDirectory(), jobId, rank);
                     }
 

@@ -118,8 +118,13 @@ final class RankLauncher {
 
     /** @return whether {@code host} answers a command through the remote shell within {@code millis} */
     boolean reachable(String host, long millis) {
+        return runOn(host, List.of("true"), millis);
+    }
+
+    /** @return whether {@code command} ran on {@code host} through the remote shell and exited 0 within {@code millis} */
+    boolean runOn(String host, List<String> command, long millis) {
         try {
-            Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), List.of("true")))
+            Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), command))
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             if (!p.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
