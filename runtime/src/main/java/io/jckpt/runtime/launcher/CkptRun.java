@@ -33,12 +33,48 @@ public final class CkptRun {
             System.err.println("ckpt-run: " + e.getMessage());
             return Job.EXIT_USAGE;
         }
-        try (JobConsole console = new JobConsole(System.out, System.err, spec.quiet(), spec.logFile())) {
-            return new Job(spec, JckptHome.locate(), console).run();
+        JckptHome home;
+        try {
+            home = JckptHome.locate();
         } catch (Exception e) {
             System.err.println("ckpt-run: cannot run the job: " + e);
             return Job.EXIT_JOB_FAILED;
         }
+        if (spec.remote()) {
+            try {
+                preflight(spec, home);
+            } catch (UsageException e) {
+                System.err.println("ckpt-run: " + e.getMessage());
+                return Job.EXIT_USAGE;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Job.EXIT_JOB_FAILED;
+            }
+        }
+        try (JobConsole console = new JobConsole(System.out, System.err, spec.quiet(), spec.logFile())) {
+            return new Job(spec, home, console).run();
+        } catch (Exception e) {
+            System.err.println("ckpt-run: cannot run the job: " + e);
+            return Job.EXIT_JOB_FAILED;
+        }
+    }
+
+    /** How long one host may take to answer the preflight probe. */
+    static final long PREFLIGHT_MILLIS = 20_000;
+
+    /**
+     * Before any rank starts: every host (job and spare) reachable with the remote shell, with the
+     * launcher's Java, the jckpt home and every class path entry at the same paths.
+     */
+    private static void preflight(LaunchSpec spec, JckptHome home) throws UsageException, InterruptedException {
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        paths.add(home.home().toString());
+        paths.addAll(home.libClassPath());
+        paths.addAll(spec.classPath());
+        java.util.List<String> hosts = new java.util.ArrayList<>(spec.mapping().hostNames());
+        spec.mapping().spares().forEach(h -> hosts.add(h.name()));
+        new io.jckpt.runtime.hosts.HostPreflight(spec.remoteShell(), JckptHome.javaExecutable(),
+                System.getProperty("java.version"), paths, PREFLIGHT_MILLIS).check(hosts);
     }
 
     /** {@code --clean [--job-id ID]}: one line per store removed (or kept because its launcher runs). */

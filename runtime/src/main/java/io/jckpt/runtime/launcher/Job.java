@@ -72,6 +72,10 @@ public final class Job {
      */
     static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     private static final long TEARDOWN_MILLIS = 2_000;
+    /** The exit status of ssh (and most agents) when the connection or the host is lost. */
+    static final int REMOTE_SHELL_LOST = 255;
+    /** How long a host may take to answer the remote shell at a recovery before it counts as lost. */
+    static final long HOST_PROBE_MILLIS = 10_000;
     /**
      * How long ranks may take to exit once every rank completed and was told so (they halt within
      * milliseconds); a rank still there then (stopped, hung in its exit) is SIGKILLed: the result stands.
@@ -85,7 +89,13 @@ public final class Job {
     private final JobConsole console;
     private final String jobId;
     private final JobSecret secret = JobSecret.random();
+    /** Where the control server and the port exchange listen: 127.0.0.1 on one host, else {@code --bind} or its default. */
     private final InetAddress loopback;
+    private final String bindAddress;
+    /** The host each rank runs on now (respawns may move a rank off a lost host); supervisor thread. */
+    private final java.util.List<String> rankHosts;
+    /** Hosts found lost (they did not answer the remote shell at a recovery). */
+    private final java.util.Set<String> lostHosts = new java.util.HashSet<>();
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     /** Adds up the job's events for the end-of-job summary. */
@@ -154,7 +164,9 @@ public final class Job {
             this.jobId = HexFormat.of().formatHex(id);
         }
         this.injector = new FailureInjector(spec.kills(), spec.mtbfSeconds(), spec.seed(), spec.worldSize());
-        this.loopback = InetAddress.getByName(LaunchSpec.LOOPBACK);
+        this.bindAddress = spec.bindAddress();
+        this.loopback = InetAddress.getByName(bindAddress);
+        this.rankHosts = new java.util.ArrayList<>(spec.hosts());
         this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
         this.launcher = new RankLauncher(spec, home, logging, jobId, secret, console, events::add);
         this.standbys = new StandbyPool(id -> launcher.startStandby(id, epoch), console);
@@ -168,6 +180,7 @@ public final class Job {
     int run() throws IOException {
         try (ControlServer control = new ControlServer(loopback, jobId, secret, spec.worldSize(), channels)) {
             launcher.controlPort(control.port());
+            launcher.controlHost(bindAddress);
             openEvents();
             console.observe(summary);
             String startLine = "job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
@@ -184,6 +197,12 @@ public final class Job {
             console.event(LauncherEvents.settings("checkpoint settings (the program's own builder calls win): "
                     + settings.line(), settings.fields()));
             console.event("logging: " + logging.description());
+            if (spec.remote()) {
+                console.event("hosts: " + spec.mapping().describe() + "; remote shell: " + spec.remoteShell()
+                        + "; the launcher listens on " + bindAddress);
+                console.event(spec.placement().summary());
+                spec.placement().warning().ifPresent(w -> console.event("WARNING: " + w));
+            }
             // this launcher owns the job's node-local stores from now on; stores of jobs whose
             // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
             NodeLocalStores.claim(settings.memoryDirectory(), jobId, spec.jobId() != null);
@@ -213,6 +232,11 @@ public final class Job {
                     // onSignal deleted or kept them
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
+                    if (spec.remote()) {
+                        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
+                        hosts.removeAll(lostHosts);
+                        launcher.wipeRemoteStores(hosts, settings.memoryDirectory());
+                    }
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                             + " (ckpt-run --clean --job-id " + jobId + " removes them)");
@@ -224,12 +248,13 @@ public final class Job {
     }
 
     private PortExchange newExchange() throws IOException {
-        return new PortExchange(loopback, spec.hosts(), spec.startTimeoutMillis(),
+        return new PortExchange(loopback, java.util.List.copyOf(rankHosts), spec.startTimeoutMillis(),
                 "jckpt-port-exchange-" + jobId + "-" + epoch);
     }
 
     private void startNiodevRank(int rank, boolean respawned) throws IOException {
-        currentHost.put(rank, launcher.startRank(rank, epoch, respawned, exchange.mpjConf(LaunchSpec.LOOPBACK)));
+        currentHost.put(rank, launcher.startRank(rank, epoch, respawned, exchange.mpjConf(bindAddress),
+                spec.remote() ? rankHosts.get(rank) : null));
         spawnEpoch.put(rank, epoch);
         channels.heard(rank);
     }
@@ -378,7 +403,8 @@ public final class Job {
                 }
                 // System.exit(n) or a JVM that could not start: the program's own doing, unless it
                 // echoes another rank's death; death by a signal: a process failure
-                Integer status = Signals.bySignal(exited.status())
+                // through a remote shell, 255 is the agent's own failure: the host or the session is gone
+                Integer status = Signals.bySignal(exited.status()) || (spec.remote() && exited.status() == REMOTE_SHELL_LOST)
                         ? onRankFailure(rank, describe(host, exited.status()))
                         : onProgramError(rank, describe(host, exited.status()), "", exited.status());
                 if (status != null) {
@@ -406,6 +432,15 @@ public final class Job {
 
                     @Override
                     public void wipe(int rank) {
+                        if (spec.remote()) {
+                            // the rank's own host's store; its JVM is stopped first (its agent's death did not)
+                            fenceRemote(rank);
+                            String store = settings.memoryDirectory().resolve(jobId).resolve("rank-" + rank).toString();
+                            if (!launcher.runOn(rankHosts.get(rank), java.util.List.of("rm", "-rf", "--", store), HOST_PROBE_MILLIS)) {
+                                console.event("WARNING: could not wipe " + store + " on " + rankHosts.get(rank));
+                            }
+                            return;
+                        }
                         NodeLocalStores.wipe(settings.memoryDirectory(), jobId, rank);
                     }
 
@@ -440,7 +475,7 @@ public final class Job {
         ControlConnection connection = channels.control(rank);
         if (spawned != null && spawned < epoch && connection != null) {
             try {
-                connection.send(ControlProtocol.RECOVER, new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK),
+                connection.send(ControlProtocol.RECOVER, new RecoverFrame(epoch, exchange.mpjConf(bindAddress),
                         lastFailed).encode());
             } catch (IOException e) {
                 // it died meanwhile: its exit starts another recovery
@@ -504,6 +539,9 @@ public final class Job {
      * recovered as the echo of one (or with --retry-program-errors).
      */
     private Integer onRankFailure(int rank, String description, boolean processFailure) {
+        if (spec.remote() && processFailure) {
+            fenceRemote(rank);
+        }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
             return fail(description);
         }
@@ -511,6 +549,18 @@ public final class Job {
             console.event(LauncherEvents.triageLine(line, rank, epoch));
         }
         return null;
+    }
+
+    /**
+     * Killing the agent of a remote rank (its ssh client) leaves the remote JVM running: closing the
+     * failed rank's control connection stops it, since a rank halts as soon as its control connection
+     * ends (and, should the connection be cut instead, its epoch fences it out of the new world).
+     */
+    private void fenceRemote(int rank) {
+        ControlConnection connection = channels.control(rank);
+        if (connection != null) {
+            connection.close();
+        }
     }
 
     /**
@@ -583,12 +633,18 @@ public final class Job {
         epoch++;
         completed.clear();
         exchanges.startEpoch(epoch);
+        if (spec.remote()) {
+            String problem = placeRespawns(failed);
+            if (problem != null) {
+                return fail(what + "; " + problem, false);
+            }
+        }
         exchange.close();
         exchange = newExchange();
         recovery = new RecoveryReport(epoch, spec.worldSize(), detected);
         console.event(LauncherEvents.recoveryStart(RecoveryReport.startLine(epoch, failed, spec.worldSize()), epoch, failed));
         lastFailed = failed;
-        byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(LaunchSpec.LOOPBACK), failed).encode();
+        byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(bindAddress), failed).encode();
         // replacements first: a replacement has the longest way into the new world
         for (int rank : failed) {
             StandbyPool.Standby standby = standbys.take();
@@ -609,6 +665,49 @@ public final class Job {
             }
         }
         return -1;
+    }
+
+    /**
+     * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it still answers
+     * the remote shell, else a live job host with a free slot or a spare host. Moves them in
+     * {@link #rankHosts}; returns why some rank cannot be placed, or null.
+     */
+    private String placeRespawns(int[] failed) {
+        java.util.Set<String> suspects = new java.util.TreeSet<>();
+        for (int rank : failed) {
+            suspects.add(rankHosts.get(rank));
+        }
+        for (String host : suspects) {
+            if (!lostHosts.contains(host) && !launcher.reachable(host, HOST_PROBE_MILLIS)) {
+                lostHosts.add(host);
+                console.event("host " + host + " lost: it does not answer `" + spec.remoteShell() + "`");
+            }
+        }
+        java.util.Map<String, Integer> capacities = new java.util.LinkedHashMap<>(spec.mapping().capacities());
+        java.util.List<io.jckpt.runtime.hosts.Host> spares = new java.util.ArrayList<>();
+        for (io.jckpt.runtime.hosts.Host spare : spec.mapping().spares()) {
+            if (capacities.containsKey(spare.name()) || rankHosts.contains(spare.name())) {
+                continue;
+            }
+            spares.add(spare);
+        }
+        for (String h : rankHosts) {
+            capacities.putIfAbsent(h, 1); // a spare that joined the job
+        }
+        java.util.List<Integer> failedRanks = java.util.Arrays.stream(failed).boxed().toList();
+        io.jckpt.runtime.hosts.RespawnPlan plan = io.jckpt.runtime.hosts.RespawnPlanner.plan(
+                java.util.List.copyOf(rankHosts), capacities, spares, lostHosts, failedRanks,
+                spec.placement().ring(), spec.placement().replicas());
+        if (!plan.complete()) {
+            return "no host can take " + plan.unplaced();
+        }
+        for (io.jckpt.runtime.hosts.RespawnTarget target : plan.targets()) {
+            if (!target.host().equals(rankHosts.get(target.rank()))) {
+                console.event(target.describe());
+            }
+            rankHosts.set(target.rank(), target.host());
+        }
+        return null;
     }
 
     private void reportRecovered() throws IOException {

@@ -9,6 +9,10 @@ import java.util.ArrayList;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.JobSettings;
 import io.jckpt.spi.RingOrder;
+import io.jckpt.runtime.hosts.CopyPlacement;
+import io.jckpt.runtime.hosts.RankMapping;
+import io.jckpt.runtime.hosts.RemoteShell;
+import java.net.InetAddress;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -88,6 +92,17 @@ public final class LaunchSpec {
             + "  --max-memory BYTES         cap of a rank's node-local store, e.g. 512m, 4g (default 1/4 of RAM)\n"
             + "  --log-level LEVEL          the library's loggers (io.jckpt) with the launcher's slf4j-simple:\n"
             + "                             trace, debug, info, warn (default), error, off\n"
+            + "Several hosts (docs/launcher.md, \"Several hosts\"; every host needs the same Java, jckpt home and class\n"
+            + "path at the same paths):\n"
+            + "  --hostfile FILE            hosts, one a line: host [slots=N] (aliases -machinefile, -hostfile)\n"
+            + "  --host LIST                h1,h2:2 (alias -H); none of both: the SLURM allocation, else this host\n"
+            + "  --map-by slot|node         fill each host in turn (default), or deal ranks round-robin\n"
+            + "  --ranks-per-node K         at most K ranks per host (alias -npernode)\n"
+            + "  --spare-hosts LIST         hosts kept for respawns\n"
+            + "  --rsh CMD                  how a command runs on a host (default ssh -o BatchMode=yes; {host} marks\n"
+            + "                             where the host goes, else it is appended)\n"
+            + "  --bind ADDR                where the launcher listens for its ranks (default: 127.0.0.1 when every host\n"
+            + "                             is a loopback address, else this host's address on the route to them)\n"
             + "  -h, --help / -V, --version this text / the jckpt version\n"
             + "Exit status: 0 every rank completed, 1 the job failed, 2 bad input; a job that failed because a\n"
             + "rank's program exited with its own status (System.exit(N), 2 <= N <= 125) exits with N, as mpirun.\n"
@@ -112,7 +127,7 @@ public final class LaunchSpec {
     private final boolean quiet;
     private final Path logFile;
     private final List<String> jvmOptions;
-    private final List<String> hosts;
+    private List<String> hosts;
     private final long startTimeoutMillis;
     private final FailurePolicy onFailure;
     private final int maxRecoveries;
@@ -129,6 +144,12 @@ public final class LaunchSpec {
     private RingOrder ringOrder;
     /** {@code --events FILE}, or null: events.jsonl in the output directory. */
     private Path eventsFile;
+    /** Where each rank runs ({@code --hostfile}, {@code --host}, SLURM), or null: every rank here. */
+    private RankMapping mapping;
+    private RemoteShell remoteShell;
+    private CopyPlacement placement;
+    /** {@code --bind ADDR}, or null for {@link #bindAddress()}'s default. */
+    private String bind;
     /** {@code --output-dir DIR}, or null: out/JOB_ID. */
     private Path outputDirectory;
     /** {@code --no-report}: no report.html at the end. */
@@ -303,10 +324,47 @@ public final class LaunchSpec {
             detectors.add(0, new HeartbeatDetector(DEFAULT_HEARTBEAT_MILLIS));
         }
         RingOrder ringOrder = o.ringOrder == null ? null : parseRingOrder(o.ringOrder, np);
+        io.jckpt.runtime.hosts.HostOptions hostOptions = new io.jckpt.runtime.hosts.HostOptions();
+        String[] hostArgs = o.hostArguments();
+        for (int i = 0; i < hostArgs.length; i += 2) {
+            hostOptions.accept(hostArgs, i);
+        }
+        boolean remote = hostOptions.hosts(System.getenv()).isPresent();
+        RankMapping mapping = hostOptions.map(np, System.getenv());
+        if (!remote && (o.rsh != null || o.bind != null)) {
+            throw new UsageException((o.rsh != null ? "--rsh" : "--bind") + " needs hosts: --hostfile, --host or a SLURM allocation");
+        }
+        if (remote) {
+            if (device != Device.NIODEV) {
+                throw new UsageException("--dev multicore runs every rank in one JVM: it cannot use --hostfile/--host");
+            }
+            if (standbys != null && standbys > 0) {
+                throw new UsageException("--standby is not supported yet with several hosts (a standby runs on the launcher's host)");
+            }
+            standbyCount = 0;
+            if (o.bind != null) {
+                try {
+                    InetAddress.getByName(o.bind);
+                } catch (java.net.UnknownHostException e) {
+                    throw new UsageException("--bind " + o.bind + ": unknown address");
+                }
+            }
+        }
         LaunchSpec spec = new LaunchSpec(np, device, classPath, mainClass, programArgs, quiet, log, jvmOptions,
                 startTimeoutMillis, onFailure, maxRecoveries, kills, jobId, mtbf, seed, detectors, standbyCount,
                 retryProgramErrors, settings, logLevel);
         spec.ringOrder = ringOrder;
+        if (remote) {
+            spec.mapping = mapping;
+            spec.remoteShell = o.rsh == null ? RemoteShell.SSH : RemoteShell.parse(o.rsh);
+            spec.bind = o.bind;
+            spec.hosts = mapping.hostOfRank();
+            int replicas = settings.containsKey(JobSettings.Setting.REPLICAS)
+                    ? Integer.parseInt(settings.get(JobSettings.Setting.REPLICAS)) : 1;
+            spec.placement = ringOrder == null ? CopyPlacement.plan(mapping, replicas)
+                    : CopyPlacement.evaluate(ringOrder, mapping.hostOfRank(), replicas);
+            spec.ringOrder = spec.placement.ring();
+        }
         spec.eventsFile = o.events == null ? null : Paths.get(o.events).toAbsolutePath().normalize();
         spec.noReport = o.noReport;
         spec.outputDirectory = o.outputDirectory == null ? null : Paths.get(o.outputDirectory).toAbsolutePath().normalize();
@@ -338,6 +396,59 @@ public final class LaunchSpec {
             }
         }
         return b.toString();
+    }
+
+    /** @return whether ranks run on hosts named by --hostfile, --host or SLURM (through the remote shell) */
+    public boolean remote() {
+        return mapping != null;
+    }
+
+    /** @return where each rank runs and the spare hosts, or null when every rank runs on the launcher's host */
+    public RankMapping mapping() {
+        return mapping;
+    }
+
+    /** @return how commands run on a host ({@code --rsh}), or null on the launcher's host only */
+    public RemoteShell remoteShell() {
+        return remoteShell;
+    }
+
+    /** @return the copies' placement over the hosts, or null on the launcher's host only */
+    public CopyPlacement placement() {
+        return placement;
+    }
+
+    /**
+     * @return the address the control server and the port exchange listen on: {@code --bind}, else
+     * 127.0.0.1 on one host or when every host is a loopback address, else the launcher's address
+     * on the route to the first host
+     */
+    public String bindAddress() {
+        if (bind != null) {
+            return bind;
+        }
+        if (mapping == null) {
+            return LOOPBACK;
+        }
+        try {
+            InetAddress first = null;
+            for (String host : mapping.hostNames()) {
+                InetAddress a = InetAddress.getByName(host);
+                if (!a.isLoopbackAddress()) {
+                    first = a;
+                    break;
+                }
+            }
+            if (first == null) {
+                return LOOPBACK;
+            }
+            try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+                probe.connect(first, 9); // sends nothing: picks the local address of the route
+                return probe.getLocalAddress().getHostAddress();
+            }
+        } catch (IOException e) {
+            return LOOPBACK;
+        }
     }
 
     /** @return where the job's events go ({@code --events FILE}), or null for events.jsonl in the output directory */

@@ -46,8 +46,36 @@ final class LauncherOptions {
     @Option(names = "--memory-dir") String memoryDir;
     @Option(names = "--max-memory") String maxMemory;
     @Option(names = "--log-level") String logLevel;
+    @Option(names = {"--hostfile", "-hostfile", "-machinefile", "--machinefile"}) String hostfile;
+    @Option(names = {"--host", "-host", "-H"}) String hostList;
+    @Option(names = "--map-by") String mapBy;
+    @Option(names = {"--ranks-per-node", "-npernode", "--npernode"}) String ranksPerNode;
+    @Option(names = "--spare-hosts") String spareHosts;
+    @Option(names = "--rsh") String rsh;
+    @Option(names = "--bind") String bind;
     /** Testing aid, not in --help (docs/launcher.md): the replication ring's order, until host placement sets it. */
     @Option(names = "--ring-order", hidden = true) String ringOrder;
+    /**
+     * The host options as the hand parser {@link io.jckpt.runtime.hosts.HostOptions#accept} reads them:
+     * one validation and one set of messages for both.
+     */
+    String[] hostArguments() {
+        List<String> args = new ArrayList<>();
+        add(args, "--hostfile", hostfile);
+        add(args, "--host", hostList);
+        add(args, "--map-by", mapBy);
+        add(args, "--ranks-per-node", ranksPerNode);
+        add(args, "--spare-hosts", spareHosts);
+        return args.toArray(new String[0]);
+    }
+
+    private static void add(List<String> args, String option, String value) {
+        if (value != null) {
+            args.add(option);
+            args.add(value);
+        }
+    }
+
     @Option(names = {"-h", "--help"}, usageHelp = true) boolean help;
     @Option(names = {"-V", "--version"}, versionHelp = true) boolean version;
     /** The main class and the program's arguments, or only the arguments after {@code -jar APP.jar}. */

@@ -34,10 +34,25 @@ final class RankHost {
      */
     static RankHost start(String name, List<Integer> ranks, List<String> command, Map<String, String> environment,
                           String prefix, JobConsole console, IntConsumer onExit) throws IOException {
+        return start(name, ranks, command, environment, null, prefix, console, onExit);
+    }
+
+    /**
+     * As above; {@code stdin}, when not null, is written to the process's standard input before it is
+     * closed (the job secret for a remote shell, which reads it there: never on a command line).
+     */
+    static RankHost start(String name, List<Integer> ranks, List<String> command, Map<String, String> environment,
+                          String stdin, String prefix, JobConsole console, IntConsumer onExit) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(environment);
         Process process = builder.start();
-        process.getOutputStream().close(); // ranks read no standard input
+        try (java.io.OutputStream in = process.getOutputStream()) { // ranks read no standard input
+            if (stdin != null) {
+                in.write(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            // the agent died at once: its exit reports the failure
+        }
         OutputPump out = new OutputPump(process.getInputStream(), prefix, false, console, "jckpt-out-" + name);
         OutputPump err = new OutputPump(process.getErrorStream(), prefix, true, console, "jckpt-err-" + name);
         RankHost host = new RankHost(name, ranks, process, out, err);

@@ -33,6 +33,7 @@ final class RankLauncher {
     private final Consumer<JobEvent> events;
     private final List<RankHost> hosts = new CopyOnWriteArrayList<>();
     private volatile int controlPort;
+    private volatile String controlHost = LaunchSpec.LOOPBACK;
     private volatile boolean tearingDown;
 
     /**
@@ -55,10 +56,88 @@ final class RankLauncher {
         this.controlPort = port;
     }
 
+    /** The launcher's control server listens on {@code host} (its bind address): ranks connect there. */
+    void controlHost(String host) {
+        this.controlHost = host;
+    }
+
     /** Starts the JVM of niodev rank {@code rank} in {@code epoch}, in the MPJ world {@code mpjConf} describes. */
     RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf) throws IOException {
-        return startHost("rank-" + rank + "-epoch-" + epoch, List.of(rank), javaCommand(RankMain.class.getName()),
-                rankEnvironment(rank, epoch, respawned, mpjConf), "[rank " + rank + "] ");
+        return startRank(rank, epoch, respawned, mpjConf, null);
+    }
+
+    /**
+     * As above, on {@code host} through the remote shell when it is not null ({@link LaunchSpec#remote()}):
+     * the job secret goes to the remote shell's standard input, the rest of the environment on its
+     * command line; the remote JVM's output comes back through the agent's pipes.
+     */
+    RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf, String host) throws IOException {
+        Map<String, String> env = rankEnvironment(rank, epoch, respawned, mpjConf);
+        String name = "rank-" + rank + "-epoch-" + epoch;
+        List<String> command = javaCommand(RankMain.class.getName());
+        if (host == null) {
+            return startHost(name, List.of(rank), command, env, null, "[rank " + rank + "] ");
+        }
+        env.put(RankEnvironment.HOST_ADDRESS, host);
+        String secretHex = env.remove(RankEnvironment.SECRET);
+        List<String> remote = spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command);
+        return startHost(name + "@" + host, List.of(rank), remote, Map.of(),
+                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex)), "[rank " + rank + "] ");
+    }
+
+    /**
+     * Best effort, bounded: removes the job's node-local store directory on every host through the
+     * remote shell (each host's own /dev/shm; a host that is gone has nothing left to remove).
+     */
+    void wipeRemoteStores(java.util.Collection<String> hostNames, java.nio.file.Path memoryDirectory) {
+        List<Process> cleaners = new ArrayList<>();
+        String dir = memoryDirectory.resolve(jobId).toString();
+        for (String host : hostNames) {
+            try {
+                cleaners.add(new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(),
+                        List.of("rm", "-rf", "--", dir))).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start());
+            } catch (IOException e) {
+                console.event("WARNING: cannot clean " + dir + " on " + host + ": " + e.getMessage());
+            }
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (Process p : cleaners) {
+            try {
+                if (!p.waitFor(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L),
+                        java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /** @return whether {@code host} answers a command through the remote shell within {@code millis} */
+    boolean reachable(String host, long millis) {
+        return runOn(host, List.of("true"), millis);
+    }
+
+    /** @return whether {@code command} ran on {@code host} through the remote shell and exited 0 within {@code millis} */
+    boolean runOn(String host, List<String> command, long millis) {
+        try {
+            Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), command))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Starts the one JVM that hosts every rank (multicore device). */
@@ -71,14 +150,14 @@ final class RankLauncher {
         for (int rank = 0; rank < spec.worldSize(); rank++) {
             ranks.add(rank);
         }
-        return startHost("multicore", ranks, javaCommand(MulticoreHost.class.getName()), env, "");
+        return startHost("multicore", ranks, javaCommand(MulticoreHost.class.getName()), env, null, "");
     }
 
     /** Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}). */
     RankHost startStandby(int id, int epoch) throws IOException {
         Map<String, String> env = commonEnvironment(epoch);
         env.put(RankEnvironment.STANDBY, Integer.toString(id));
-        return startHost("standby-" + id, List.of(), javaCommand(RankMain.class.getName()), env,
+        return startHost("standby-" + id, List.of(), javaCommand(RankMain.class.getName()), env, null,
                 "[standby " + id + "] ");
     }
 
@@ -97,7 +176,7 @@ final class RankLauncher {
         env.put(RankEnvironment.SIZE, Integer.toString(spec.worldSize()));
         env.put(RankEnvironment.JOB_ID, jobId);
         env.put(RankEnvironment.SECRET, secret.toHex());
-        env.put(RankEnvironment.CONTROL, LaunchSpec.LOOPBACK + ":" + controlPort);
+        env.put(RankEnvironment.CONTROL, controlHost + ":" + controlPort);
         env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
         env.put(RankEnvironment.DEVICE, spec.device().cliName());
         env.put(RankEnvironment.ON_FAILURE, spec.onFailure() == LaunchSpec.FailurePolicy.FAIL ? "fail" : "respawn");
@@ -137,9 +216,9 @@ final class RankLauncher {
     }
 
     private RankHost startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
-                               String prefix) throws IOException {
+                               String stdin, String prefix) throws IOException {
         RankHost[] self = new RankHost[1];
-        RankHost host = RankHost.start(name, ranks, command, env, prefix, console,
+        RankHost host = RankHost.start(name, ranks, command, env, stdin, prefix, console,
                 status -> events.accept(new JobEvent.HostExited(self[0], status)));
         self[0] = host;
         hosts.add(host);

@@ -24,6 +24,11 @@ public final class RankEnvironment {
     /** The replication ring's order ({@link RingOrder#text()}; unset: the identity, rank order). */
     public static final String RING_ORDER = RankContext.ENV_RING_ORDER;
     public static final String DEVICE = "JCKPT_DEVICE";
+    /**
+     * The address of the rank's host as the other hosts reach it (the launcher's mapping); the rank's
+     * replication endpoint binds it. Unset: 127.0.0.1 (every rank on the launcher's host).
+     */
+    public static final String HOST_ADDRESS = "JCKPT_HOST_ADDRESS";
     public static final String MPJ_CONF = "JCKPT_MPJ_CONF";
     public static final String MPJ_CLASSPATH = "JCKPT_MPJ_CLASSPATH";
     public static final String APP_CLASSPATH = "JCKPT_APP_CLASSPATH";

@@ -62,7 +62,8 @@ final class RuntimeJobServices implements JobServices, RankCollective {
 
     @Override
     public String bindHost() {
-        return "127.0.0.1";
+        String host = System.getenv(RankEnvironment.HOST_ADDRESS);
+        return host == null || host.isEmpty() ? "127.0.0.1" : host;
     }
 
     @Override
