@@ -1,5 +1,8 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.RankCollective;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -9,10 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The in-memory level's recovery steps on one rank, over a {@link StatusExchange}: exchange the
- * verified status of every store, compute the (identical) plan, and run the transfers. The policy
- * layer calls {@link #plan} first; if the plan is NOT_RECOVERABLE it goes to the disk level instead,
- * else it calls {@link #restore} and then reads the returned slot's image.
+ * The in-memory level's recovery steps on one rank, over the job's {@link RankCollective}: exchange the
+ * verified status of every store, compute the (identical) plan, and run the transfers. Each step that
+ * exchanges takes the {@link Collective} its exchanges make (the caller's kind and round: every rank
+ * makes the same calls in the same order, which the collective checks). The policy layer calls
+ * {@link #plan} first; if the plan is NOT_RECOVERABLE it goes to the disk level instead, else it calls
+ * {@link #restore} and then reads the returned slot's image.
  */
 public final class ImemRecovery {
     private ImemRecovery() {
@@ -21,33 +26,37 @@ public final class ImemRecovery {
     /**
      * Exchanges every rank's store status and plans the rollback (a collective: every rank calls it).
      *
-     * @param exchange the allgather
+     * @param exchange the ranks' collective
+     * @param call     the collective every exchange of this step makes
      * @param store    this rank's store (every copy is re-verified)
      * @param fresh    whether this process was re-spawned
      * @param timeout  bound on the exchange
      * @return the plan, identical on every rank
-     * @throws IOException if the exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout)
-            throws IOException {
-        return plan(exchange, store, fresh, timeout, new RecoverySteps(false));
+    public static RollbackPlan plan(RankCollective exchange, Collective call, ReplicaStore store, boolean fresh,
+                                    Duration timeout) throws IOException {
+        return plan(exchange, call, store, fresh, timeout, new RecoverySteps(false));
     }
 
     /**
      * Exchanges every rank's store status and plans the rollback (a collective), recording the steps.
      *
-     * @param exchange the allgather
+     * @param exchange the ranks' collective
+     * @param call     the collective every exchange of this step makes
      * @param store    this rank's store
      * @param fresh    whether this process was re-spawned
      * @param timeout  bound on the exchange
      * @param steps    records the times; its {@code trustVerification} says whether copies verified
      *                 at the store's open are read again
      * @return the plan, identical on every rank
-     * @throws IOException if the exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static RollbackPlan plan(StatusExchange exchange, ReplicaStore store, boolean fresh, Duration timeout,
-                                    RecoverySteps steps) throws IOException {
-        return plan(exchange, store.rank(), List.of(store), fresh, timeout, steps, null, store.config().ring());
+    public static RollbackPlan plan(RankCollective exchange, Collective call, ReplicaStore store, boolean fresh,
+                                    Duration timeout, RecoverySteps steps) throws IOException {
+        return plan(exchange, call, store.rank(), List.of(store), fresh, timeout, steps, null, store.config().ring());
     }
 
     /**
@@ -56,23 +65,26 @@ public final class ImemRecovery {
      * the slot capacity; its status is the union of their copies (their rounds do not overlap). A rank
      * whose node-local memory was lost passes no store.
      *
-     * @param exchange the allgather
+     * @param exchange the ranks' collective
+     * @param call     the collective every exchange of this step makes
      * @param rank     this rank
      * @param stores   this rank's stores, possibly none (every copy is re-verified)
      * @param fresh    whether this process was re-spawned
      * @param timeout  bound on the exchange
      * @return the plan, identical on every rank
-     * @throws IOException if the exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                    Duration timeout) throws IOException {
-        return plan(exchange, rank, stores, fresh, timeout, new RecoverySteps(false));
+    public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
+                                    boolean fresh, Duration timeout) throws IOException {
+        return plan(exchange, call, rank, stores, fresh, timeout, new RecoverySteps(false));
     }
 
     /**
-     * As {@link #plan(StatusExchange, int, List, boolean, Duration)}, recording the steps.
+     * As {@link #plan(RankCollective, Collective, int, List, boolean, Duration)}, recording the steps.
      *
-     * @param exchange the allgather
+     * @param exchange the ranks' collective
+     * @param call     the collective every exchange of this step makes
      * @param rank     this rank
      * @param stores   this rank's stores, possibly none
      * @param fresh    whether this process was re-spawned
@@ -80,11 +92,12 @@ public final class ImemRecovery {
      * @param steps    records the times; its {@code trustVerification} says whether copies verified
      *                 at the stores' open are read again
      * @return the plan, identical on every rank
-     * @throws IOException if the exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                    Duration timeout, RecoverySteps steps) throws IOException {
-        return plan(exchange, rank, stores, fresh, timeout, steps, null);
+    public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
+                                    boolean fresh, Duration timeout, RecoverySteps steps) throws IOException {
+        return plan(exchange, call, rank, stores, fresh, timeout, steps, null);
     }
 
     /**
@@ -107,11 +120,12 @@ public final class ImemRecovery {
     }
 
     /**
-     * As {@link #plan(StatusExchange, int, List, boolean, Duration, RecoverySteps)}, with the first
+     * As {@link #plan(RankCollective, Collective, int, List, boolean, Duration, RecoverySteps)}, with the first
      * step's statuses already gathered ({@link #newestCopiesStatus} of every rank, indexed by rank),
      * or {@code null} to exchange them.
      *
-     * @param exchange        the allgather (used only when the first plan is not conclusive)
+     * @param exchange        the ranks' collective (used only when the first plan is not conclusive)
+     * @param call            the collective every exchange of this step makes
      * @param rank            this rank
      * @param stores          this rank's stores, possibly none
      * @param fresh           whether this process was re-spawned
@@ -119,19 +133,22 @@ public final class ImemRecovery {
      * @param steps           records the times
      * @param newestStatuses  every rank's newest-copies status, or null
      * @return the plan, identical on every rank
-     * @throws IOException if an exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                    Duration timeout, RecoverySteps steps, byte[][] newestStatuses) throws IOException {
-        return plan(exchange, rank, stores, fresh, timeout, steps, newestStatuses, null);
+    public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
+                                    boolean fresh, Duration timeout, RecoverySteps steps, byte[][] newestStatuses)
+            throws IOException {
+        return plan(exchange, call, rank, stores, fresh, timeout, steps, newestStatuses, null);
     }
 
     /**
-     * As {@link #plan(StatusExchange, int, List, boolean, Duration, RecoverySteps, byte[][])} on the
+     * As {@link #plan(RankCollective, Collective, int, List, boolean, Duration, RecoverySteps, byte[][])} on the
      * given replication ring: a rank that lost its copy receives from its nearest holder after it on
      * that ring. Every rank must pass the same ring, the one its stores were made with.
      *
-     * @param exchange        the allgather (used only when the first plan is not conclusive)
+     * @param exchange        the ranks' collective (used only when the first plan is not conclusive)
+     * @param call            the collective every exchange of this step makes
      * @param rank            this rank
      * @param stores          this rank's stores, possibly none; each made for {@code ring}
      * @param fresh           whether this process was re-spawned
@@ -140,11 +157,13 @@ public final class ImemRecovery {
      * @param newestStatuses  every rank's newest-copies status, or null
      * @param ring            the job's ring, or null for the identity (rank order)
      * @return the plan, identical on every rank
-     * @throws IOException if an exchange fails or a rank's status does not decode
+     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      * @throws IllegalArgumentException if a store is another rank's or was made for another ring
      */
-    public static RollbackPlan plan(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                    Duration timeout, RecoverySteps steps, byte[][] newestStatuses, RankRing ring)
+    public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
+                                    boolean fresh, Duration timeout, RecoverySteps steps, byte[][] newestStatuses,
+                                    RankRing ring)
             throws IOException {
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
@@ -157,7 +176,8 @@ public final class ImemRecovery {
             }
         }
         if (!steps.trustVerification) {
-            return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.AGAIN, null, ring);
+            return planOnce(exchange, call, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.AGAIN, null,
+                    ring);
         }
         // First with the copies verified so far (per owner the newest intact one, after an open with
         // NEWEST_PER_OWNER). That plan is taken when it restores, every surviving rank restores
@@ -168,11 +188,11 @@ public final class ImemRecovery {
         // all take the second exchange or none.
         List<RankStatus> seen = new ArrayList<>();
         RollbackPlan first = newestStatuses != null ? planFrom(newestStatuses, steps, seen, ring)
-                : planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen, ring);
+                : planOnce(exchange, call, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.NONE, seen, ring);
         if (first.recoverable() && conclusive(first, seen)) {
             return first;
         }
-        return planOnce(exchange, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.ONCE, null, ring);
+        return planOnce(exchange, call, rank, stores, fresh, timeout, steps, ReplicaStore.CopyRead.ONCE, null, ring);
     }
 
     private static boolean conclusive(RollbackPlan plan, List<RankStatus> statuses) {
@@ -190,9 +210,9 @@ public final class ImemRecovery {
     }
 
     /** One status exchange and plan, with the copies as {@code read} says; the statuses go to {@code seen} when not null. */
-    private static RollbackPlan planOnce(StatusExchange exchange, int rank, List<ReplicaStore> stores, boolean fresh,
-                                         Duration timeout, RecoverySteps steps, ReplicaStore.CopyRead read,
-                                         List<RankStatus> seen, RankRing ring)
+    private static RollbackPlan planOnce(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
+                                         boolean fresh, Duration timeout, RecoverySteps steps,
+                                         ReplicaStore.CopyRead read, List<RankStatus> seen, RankRing ring)
             throws IOException {
         long t0 = System.nanoTime();
         List<CopyStatus> copies = new ArrayList<>();
@@ -201,7 +221,7 @@ public final class ImemRecovery {
         }
         byte[] mine = RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
         long t1 = System.nanoTime();
-        byte[][] all = exchange.allgather(mine, timeout);
+        byte[][] all = exchange.allgather(call, mine, timeout);
         long t2 = System.nanoTime();
         steps.statusExchangeNanos += t2 - t1;
         steps.planNanos += t1 - t0;
@@ -235,18 +255,20 @@ public final class ImemRecovery {
     /**
      * Exchanges the data endpoints' addresses (a collective).
      *
-     * @param exchange the allgather
+     * @param exchange the ranks' collective
+     * @param call     the collective every exchange of this step makes
      * @param endpoint this rank's endpoint
      * @param timeout  bound on the exchange
      * @return every rank's address, indexed by rank
-     * @throws IOException if the exchange fails
+     * @throws IOException if an address does not decode (a failed exchange throws the collective's
+     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
      */
-    public static InetSocketAddress[] addresses(StatusExchange exchange, DataEndpoint endpoint, Duration timeout)
-            throws IOException {
+    public static InetSocketAddress[] addresses(RankCollective exchange, Collective call, DataEndpoint endpoint,
+                                                Duration timeout) throws IOException {
         InetSocketAddress a = endpoint.address();
         byte[] ip = a.getAddress().getAddress();
         byte[] mine = ByteBuffer.allocate(8 + ip.length).putInt(a.getPort()).putInt(ip.length).put(ip).array();
-        byte[][] all = exchange.allgather(mine, timeout);
+        byte[][] all = exchange.allgather(call, mine, timeout);
         InetSocketAddress[] out = new InetSocketAddress[all.length];
         for (int r = 0; r < all.length; r++) {
             ByteBuffer b = ByteBuffer.wrap(all[r]);

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.LocalRankCollective;
+import io.jckpt.spi.RankCollective;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -29,6 +32,9 @@ import org.junit.jupiter.api.Test;
  * when rank 1's node-local store survived (it restores locally) and when it was wiped (it receives).
  */
 class KilledRankTest {
+    /** The collective of the tests' recovery steps. */
+    private static final Collective TEST = Collective.of(Collective.Kind.TEST);
+
     private Path root;
 
     @BeforeEach
@@ -129,16 +135,16 @@ class KilledRankTest {
         ReplicaStore.wipe(root.resolve("rank-1"));
         stores[1] = ReplicaStore.open(new ReplicaStoreConfig(root.resolve("rank-1"), 1, n, m, 2, capacity, 1L << 30));
         eps[1] = DataEndpoint.bindLoopback(1, secret);
-        InMemoryExchange exchange = new InMemoryExchange(n);
+        List<LocalRankCollective> exchange = LocalRankCollective.group(n);
         ExecutorService rb = TestRing.pool("jckpt-test-killed-rollback", n);
         try {
             List<Future<long[]>> fs = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 final int rank = r;
                 fs.add(rb.submit(() -> {
-                    StatusExchange ex = exchange.forRank(rank);
-                    RollbackPlan p = ImemRecovery.plan(ex, stores[rank], rank == 1, Duration.ofSeconds(10));
-                    InetSocketAddress[] addrs = ImemRecovery.addresses(ex, eps[rank], Duration.ofSeconds(10));
+                    RankCollective ex = exchange.get(rank);
+                    RollbackPlan p = ImemRecovery.plan(ex, TEST, stores[rank], rank == 1, Duration.ofSeconds(10));
+                    InetSocketAddress[] addrs = ImemRecovery.addresses(ex, TEST, eps[rank], Duration.ofSeconds(10));
                     ReplicaSlot s = ImemRecovery.restore(p, stores[rank], eps[rank], addrs, Duration.ofSeconds(20));
                     assertArrayEquals(RingReplicationTest.image(rank, p.round(), size), RingReplicationTest.read(s));
                     return new long[] {p.round(), p.action(rank).kind().ordinal(), p.action(rank).source()};

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.LocalRankCollective;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -177,22 +179,16 @@ class ReplicaStoreTest {
     /** Every rank opens its store as a recovery does and plans; checks the exchanges made; returns the round. */
     private static long planBoth(ReplicaStoreConfig[] cfg, int exchangesExpected) throws Exception {
         int n = cfg.length;
-        InMemoryExchange exchange = new InMemoryExchange(n);
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        List<LocalRankCollective> exchange = LocalRankCollective.group(n);
         java.util.concurrent.ExecutorService pool = TestRing.pool("jckpt-test-plan", n);
         try {
             List<java.util.concurrent.Future<RollbackPlan>> plans = new java.util.ArrayList<>();
             for (int r = 0; r < n; r++) {
                 int rank = r;
                 plans.add(pool.submit(() -> {
-                    StatusExchange ex = exchange.forRank(rank);
-                    StatusExchange counted = (mine, t) -> {
-                        calls.incrementAndGet();
-                        return ex.allgather(mine, t);
-                    };
                     try (ReplicaStore s = ReplicaStore.open(cfg[rank], ReplicaStore.Verification.NEWEST_PER_OWNER)) {
-                        RollbackPlan p = ImemRecovery.plan(counted, s, false, java.time.Duration.ofSeconds(10),
-                                new RecoverySteps(true));
+                        RollbackPlan p = ImemRecovery.plan(exchange.get(rank), Collective.of(Collective.Kind.TEST), s,
+                                false, java.time.Duration.ofSeconds(10), new RecoverySteps(true));
                         assertNotNull(s.find(rank, p.round()), "rank " + rank + " holds its copy of the plan's round");
                         // both survived with their stores: each restores its own copy, no transfer
                         assertEquals(RestoreAction.Kind.LOCAL, p.action(rank).kind(), p.toString());
@@ -206,7 +202,7 @@ class ReplicaStoreTest {
                 assertTrue(p.recoverable(), p.toString());
                 assertEquals(round, p.round());
             }
-            assertEquals(exchangesExpected * n, calls.get());
+            assertEquals(exchangesExpected * n, exchange.stream().mapToLong(LocalRankCollective::exchanges).sum());
             return round;
         } finally {
             pool.shutdownNow();

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.spi.Collective;
+import io.jckpt.spi.LocalRankCollective;
+import io.jckpt.spi.RankCollective;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
@@ -23,6 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /** Replicate rounds, lose ranks (and their stores), exchange status, plan, transfer, compare. */
 class RollbackEndToEndTest {
+    /** The collective of the tests' recovery steps. */
+    private static final Collective TEST = Collective.of(Collective.Kind.TEST);
+
     private Path root;
 
     @BeforeEach
@@ -63,17 +69,19 @@ class RollbackEndToEndTest {
             ring.endpoints[r] = DataEndpoint.bindLoopback(r, ring.secret);
         }
         // status exchange, plan and transfers, every rank on its own thread, as in a real job
-        InMemoryExchange exchange = new InMemoryExchange(ring.n);
+        List<LocalRankCollective> exchange = LocalRankCollective.group(ring.n);
         ExecutorService pool = TestRing.pool("jckpt-test-rollback", ring.n);
         List<Future<byte[]>> restored = new ArrayList<>();
         try {
             for (int r = 0; r < ring.n; r++) {
                 final int rank = r;
                 restored.add(pool.submit(() -> {
-                    StatusExchange ex = exchange.forRank(rank);
-                    RollbackPlan plan = ImemRecovery.plan(ex, ring.stores[rank], failed.contains(rank), Duration.ofSeconds(10));
+                    RankCollective ex = exchange.get(rank);
+                    RollbackPlan plan = ImemRecovery.plan(ex, TEST, ring.stores[rank], failed.contains(rank),
+                            Duration.ofSeconds(10));
                     assertTrue(plan.recoverable(), plan.toString());
-                    InetSocketAddress[] addresses = ImemRecovery.addresses(ex, ring.endpoints[rank], Duration.ofSeconds(10));
+                    InetSocketAddress[] addresses = ImemRecovery.addresses(ex, TEST, ring.endpoints[rank],
+                            Duration.ofSeconds(10));
                     ReplicaSlot slot = ImemRecovery.restore(plan, ring.stores[rank], ring.endpoints[rank], addresses,
                             Duration.ofSeconds(20));
                     assertEquals(plan.round(), slot.round());

@@ -193,8 +193,7 @@ final class RestoreStep {
             for (int r = 0; r < newest.length; r++) {
                 newest[r] = statuses.get(r).copiesStatus();
             }
-            plan = ImemRecovery.plan((bytes, bound) -> exchange.allgather(
-                    Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), bytes, bound), rank(), survivors,
+            plan = ImemRecovery.plan(exchange, Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), rank(), survivors,
                     context.isNewRank(), options.exchangeTimeout(), steps, newest, layouts.ring());
         }
         DiskSelection selection = plan != null && plan.recoverable() ? null : selectDisk();
