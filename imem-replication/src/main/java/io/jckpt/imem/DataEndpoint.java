@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -71,7 +73,7 @@ public final class DataEndpoint implements AutoCloseable {
     }
 
     /**
-     * Joins the identity ring (rank order): {@link #joinRing(RankRing, InetSocketAddress, Duration)}.
+     * Joins the identity ring (rank order): {@link #joinRing(RingOrder, InetSocketAddress, Duration)}.
      *
      * @param ranks   n (>= 2)
      * @param next    the address of (rank+1)%n
@@ -83,7 +85,7 @@ public final class DataEndpoint implements AutoCloseable {
         if (ranks < 2) {
             throw new IllegalArgumentException("a ring needs at least 2 ranks");
         }
-        return joinRing(RankRing.identity(ranks), next, timeout);
+        return joinRing(RingOrder.identity(ranks), next, timeout);
     }
 
     /**
@@ -97,7 +99,7 @@ public final class DataEndpoint implements AutoCloseable {
      * @return the links
      * @throws ReplicationException if a peer is unreachable, not authenticated, or too slow
      */
-    public RingLinks joinRing(RankRing ring, InetSocketAddress next, Duration timeout) throws IOException {
+    public RingLinks joinRing(RingOrder ring, InetSocketAddress next, Duration timeout) throws IOException {
         if (ring.size() < 2) {
             throw new IllegalArgumentException("a ring needs at least 2 ranks");
         }

@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
 
@@ -163,13 +165,13 @@ public final class ImemRecovery {
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
                                     boolean fresh, Duration timeout, RecoverySteps steps, byte[][] newestStatuses,
-                                    RankRing ring)
+                                    RingOrder ring)
             throws IOException {
         for (ReplicaStore store : stores) {
             if (store.rank() != rank) {
                 throw new IllegalArgumentException("store of rank " + store.rank() + " passed as rank " + rank + "'s");
             }
-            RankRing made = store.config().ring();
+            RingOrder made = store.config().ring();
             if (ring != null ? !made.equals(ring) : !made.isIdentity()) {
                 throw new IllegalArgumentException("rank " + rank + ": store made for the ring " + made.text()
                         + ", planned on the ring " + (ring != null ? ring.text() : "of rank order"));
@@ -212,7 +214,7 @@ public final class ImemRecovery {
     /** One status exchange and plan, with the copies as {@code read} says; the statuses go to {@code seen} when not null. */
     private static RollbackPlan planOnce(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
                                          boolean fresh, Duration timeout, RecoverySteps steps,
-                                         ReplicaStore.CopyRead read, List<RankStatus> seen, RankRing ring)
+                                         ReplicaStore.CopyRead read, List<RankStatus> seen, RingOrder ring)
             throws IOException {
         long t0 = System.nanoTime();
         List<CopyStatus> copies = new ArrayList<>();
@@ -229,7 +231,7 @@ public final class ImemRecovery {
     }
 
     /** The plan from every rank's status (indexed by rank); the statuses go to {@code seen} when not null. */
-    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen, RankRing ring)
+    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen, RingOrder ring)
             throws ReplicationException {
         long t2 = System.nanoTime();
         List<RankStatus> statuses = new ArrayList<>(all.length);

@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.nio.file.Path;
 
 /**
@@ -18,7 +20,7 @@ import java.nio.file.Path;
  *                     predecessors
  */
 public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept,
-                                 long slotCapacity, long memoryCap, RankRing ring) {
+                                 long slotCapacity, long memoryCap, RingOrder ring) {
     /** Validates the fields. */
     public ReplicaStoreConfig {
         if (ranks < 1) {
@@ -50,7 +52,7 @@ public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replic
     /** A configuration on the identity ring (rank order). */
     public ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept, long slotCapacity,
                               long memoryCap) {
-        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ranks < 1 ? null : RankRing.identity(ranks));
+        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ranks < 1 ? null : RingOrder.identity(ranks));
     }
 
     /** @return the bytes the store needs: (m+1) x versionsKept x slot file size */

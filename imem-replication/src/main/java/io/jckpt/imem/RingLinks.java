@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 
@@ -13,7 +15,7 @@ import java.nio.channels.SocketChannel;
  * @param toNext   connection to the next rank on the ring
  * @param fromPrev connection from the previous rank on the ring
  */
-public record RingLinks(int rank, RankRing ring, SocketChannel toNext, SocketChannel fromPrev) implements AutoCloseable {
+public record RingLinks(int rank, RingOrder ring, SocketChannel toNext, SocketChannel fromPrev) implements AutoCloseable {
     /** @return n */
     public int ranks() {
         return ring.size();

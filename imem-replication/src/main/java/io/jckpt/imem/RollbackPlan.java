@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -33,7 +35,7 @@ public final class RollbackPlan {
         this.lost = lost;
     }
 
-    static RollbackPlan recoverable(long round, List<RestoreAction> actions, RankRing ring) {
+    static RollbackPlan recoverable(long round, List<RestoreAction> actions, RingOrder ring) {
         int n = actions.size();
         List<List<Integer>> sends = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

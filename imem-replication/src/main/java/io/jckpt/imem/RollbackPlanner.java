@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -38,7 +40,7 @@ public final class RollbackPlanner {
         if (statuses.isEmpty()) {
             throw new IllegalArgumentException("no ranks");
         }
-        return plan(statuses, RankRing.identity(statuses.size()));
+        return plan(statuses, RingOrder.identity(statuses.size()));
     }
 
     /**
@@ -51,7 +53,7 @@ public final class RollbackPlanner {
      * @throws IllegalArgumentException if the ranks are not exactly 0..n-1, a copy names an owner
      *                                  outside 0..n-1, or the ring is not of n ranks
      */
-    public static RollbackPlan plan(List<RankStatus> statuses, RankRing ring) {
+    public static RollbackPlan plan(List<RankStatus> statuses, RingOrder ring) {
         int n = statuses.size();
         if (n == 0) {
             throw new IllegalArgumentException("no ranks");
@@ -111,7 +113,7 @@ public final class RollbackPlanner {
         return RollbackPlan.notRecoverable(bestRound, lost);
     }
 
-    private static RestoreAction choose(RankStatus[] byRank, RankRing ring, int rank, long round) {
+    private static RestoreAction choose(RankStatus[] byRank, RingOrder ring, int rank, long round) {
         int n = byRank.length;
         for (int d = 0; d < n; d++) {
             int holder = ring.successor(rank, d);

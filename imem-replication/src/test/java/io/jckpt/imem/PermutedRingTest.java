@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * two-level-policy's RingOrderRecoveryTest shows it.)
  */
 class PermutedRingTest {
-    private static final RankRing SPREAD = RankRing.of(0, 2, 4, 1, 3, 5);
+    private static final RingOrder SPREAD = RingOrder.of(0, 2, 4, 1, 3, 5);
     private Path root;
 
     @BeforeEach

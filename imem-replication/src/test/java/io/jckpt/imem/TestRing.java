@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.spi.RingOrder;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -18,7 +20,7 @@ final class TestRing implements AutoCloseable {
     final int n;
     final int m;
     /** The replication ring (identity unless a test passes one). */
-    final RankRing ring;
+    final RingOrder ring;
     final Path root;
     final ReplicaStore[] stores;
     final DataEndpoint[] endpoints;
@@ -28,10 +30,10 @@ final class TestRing implements AutoCloseable {
     boolean backgroundCrc;
 
     TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy) throws Exception {
-        this(root, n, m, slotCapacity, zeroCopy, RankRing.identity(n));
+        this(root, n, m, slotCapacity, zeroCopy, RingOrder.identity(n));
     }
 
-    TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy, RankRing ring) throws Exception {
+    TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy, RingOrder ring) throws Exception {
         this.n = n;
         this.m = m;
         this.ring = ring;
@@ -68,11 +70,11 @@ final class TestRing implements AutoCloseable {
 
     /** Every rank joins the identity ring concurrently. */
     static List<RingLinks> join(DataEndpoint[] eps, int n, Duration timeout) throws Exception {
-        return join(eps, RankRing.identity(n), timeout);
+        return join(eps, RingOrder.identity(n), timeout);
     }
 
     /** Every rank joins {@code ring} concurrently. */
-    static List<RingLinks> join(DataEndpoint[] eps, RankRing ring, Duration timeout) throws Exception {
+    static List<RingLinks> join(DataEndpoint[] eps, RingOrder ring, Duration timeout) throws Exception {
         int n = ring.size();
         ExecutorService pool = pool("jckpt-test-join", n);
         try {

@@ -1,6 +1,7 @@
 package io.jckpt.policy;
 
-import io.jckpt.imem.RankRing;
+import io.jckpt.spi.RingOrder;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -53,14 +54,14 @@ final class StoreLayoutDescriptor {
     }
 
     /** What a descriptor says: the layout and the ring its store was made on. */
-    record Decoded(StoreLayout layout, RankRing ring) {
+    record Decoded(StoreLayout layout, RingOrder ring) {
     }
 
     static int length(int ranks) {
         return RING_OFFSET + 4 * ranks + 4;
     }
 
-    static byte[] encode(StoreLayout layout, RankRing ring) {
+    static byte[] encode(StoreLayout layout, RingOrder ring) {
         int n = ring.size();
         int crcOffset = RING_OFFSET + 4 * n;
         ByteBuffer b = ByteBuffer.allocate(length(n)).order(ByteOrder.LITTLE_ENDIAN);
@@ -120,17 +121,17 @@ final class StoreLayoutDescriptor {
         StoreLayout layout = new StoreLayout(b.getLong(FIRST_ROUND_OFFSET), b.getInt(REPLICAS_OFFSET),
                 b.getInt(REQUESTED_REPLICAS_OFFSET), b.getLong(SLOT_CAPACITY_OFFSET), b.getInt(VERSIONS_KEPT_OFFSET));
         if (version == VERSION_WITHOUT_RING) {
-            return new Decoded(layout, RankRing.identity(ranks));
+            return new Decoded(layout, RingOrder.identity(ranks));
         }
         int[] order = new int[b.getInt(RING_SIZE_OFFSET)];
         for (int p = 0; p < order.length; p++) {
             order[p] = b.getInt(RING_OFFSET + 4 * p);
         }
-        return new Decoded(layout, RankRing.of(order));
+        return new Decoded(layout, RingOrder.of(order));
     }
 
     /** Writes the descriptor into {@code dir} atomically, owner-only. */
-    static void write(Path dir, StoreLayout layout, RankRing ring) throws IOException {
+    static void write(Path dir, StoreLayout layout, RingOrder ring) throws IOException {
         Path tmp = dir.resolve(FILE + ".tmp");
         Files.deleteIfExists(tmp);
         Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));

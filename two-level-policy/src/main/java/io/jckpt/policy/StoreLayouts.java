@@ -2,7 +2,6 @@ package io.jckpt.policy;
 
 import io.jckpt.CkptException;
 import io.jckpt.StorageException;
-import io.jckpt.imem.RankRing;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaStoreConfig;
 import io.jckpt.spi.RingOrder;
@@ -33,13 +32,13 @@ final class StoreLayouts {
     private final int ranks;
     private final int versionsKept;
     private final long memoryCap;
-    private final RankRing ring;
+    private final RingOrder ring;
 
     /** A layout of this node with its store open. */
     record Held(StoreLayout layout, ReplicaStore store) {
     }
 
-    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap, RankRing ring) {
+    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap, RingOrder ring) {
         if (ring.size() != ranks) {
             throw new IllegalArgumentException("ring " + ring.text() + " of " + ring.size() + " ranks for " + ranks + " ranks");
         }
@@ -52,7 +51,7 @@ final class StoreLayouts {
     }
 
     /** @return the job's replication ring: every layout's store is made on it, and it is recorded in their descriptors */
-    RankRing ring() {
+    RingOrder ring() {
         return ring;
     }
 

@@ -1,5 +1,7 @@
 package io.jckpt.policy;
 
+import io.jckpt.spi.RingOrder;
+
 import io.jckpt.Checkpointer;
 import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
@@ -15,7 +17,6 @@ import io.jckpt.disk.DiskCommitCoordinator;
 import io.jckpt.disk.SlotPins;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.JobSecret;
-import io.jckpt.imem.RankRing;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.PhaseMachine.Phase;
@@ -104,7 +105,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.registry = new TagRegistry(adapters);
         Path storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + rank);
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
-                options.maxMemoryBytes(), RankRing.of(context.ring().ranks()));
+                options.maxMemoryBytes(), context.ring());
         this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret));
         InetSocketAddress[] endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);

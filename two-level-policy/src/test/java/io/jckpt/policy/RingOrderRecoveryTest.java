@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.CkptException;
 import io.jckpt.NotRecoverableException;
-import io.jckpt.imem.RankRing;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.spi.RingOrder;
 import java.nio.ByteBuffer;
@@ -98,7 +97,7 @@ class RingOrderRecoveryTest {
     @Test
     void theDescriptorRecordsTheRingAndAnOldOneMeansRankOrder() {
         StoreLayout l = new StoreLayout(4, 1, 2, 8192, 2);
-        RankRing ring = RankRing.of(0, 2, 4, 1, 3, 5);
+        RingOrder ring = RingOrder.of(0, 2, 4, 1, 3, 5);
         StoreLayoutDescriptor.Decoded d = StoreLayoutDescriptor.decode(StoreLayoutDescriptor.encode(l, ring), 6);
         assertEquals(l, d.layout());
         assertEquals(ring, d.ring());
@@ -111,7 +110,7 @@ class RingOrderRecoveryTest {
         b.putInt(36, (int) crc.getValue());
         d = StoreLayoutDescriptor.decode(b.array(), 6);
         assertEquals(l, d.layout());
-        assertEquals(RankRing.identity(6), d.ring());
+        assertEquals(RingOrder.identity(6), d.ring());
         byte[] bad = StoreLayoutDescriptor.encode(l, ring);
         bad[44] ^= 1; // a rank of the ring
         assertTrue(assertThrows(IllegalArgumentException.class, () -> StoreLayoutDescriptor.decode(bad, 6)).getMessage()
