@@ -52,6 +52,7 @@ public final class CkptRun {
             }
         }
         try (JobConsole console = new JobConsole(System.out, System.err, spec.quiet(), spec.logFile())) {
+            console.rankOutput(spec.noPrefix(), spec.outputDirectory());
             return new Job(spec, home, console).run();
         } catch (Exception e) {
             System.err.println("ckpt-run: cannot run the job: " + e);

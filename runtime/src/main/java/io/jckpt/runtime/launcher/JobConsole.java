@@ -21,6 +21,10 @@ final class JobConsole implements AutoCloseable {
     private final BufferedWriter log;
     private final long startNanos = System.nanoTime();
     private EventLog events;
+    private boolean noPrefix;
+    private java.nio.file.Path rankOutputs;
+    private final java.util.Map<Integer, BufferedWriter> rankFiles = new java.util.HashMap<>();
+    private static final java.util.regex.Pattern RANK_TAG = java.util.regex.Pattern.compile("^\\[rank (\\d+)\\] ");
     private boolean report;
     private final java.util.List<java.util.function.Consumer<ReportedEvent>> observers = new java.util.ArrayList<>();
 
@@ -93,14 +97,51 @@ final class JobConsole implements AutoCloseable {
         }
     }
 
+    /**
+     * How rank lines are shown and kept: {@code noPrefix} drops the {@code [rank r]} tag on the console
+     * ({@code --no-prefix}); with {@code directory} each rank's lines also go to {@code rank-R.out} there
+     * ({@code --output-dir}), untagged, stdout and stderr in the order they arrived.
+     *
+     * @param noPrefix  whether the console shows lines without their tag
+     * @param directory where the per-rank files go, or null for none
+     */
+    synchronized void rankOutput(boolean noPrefix, java.nio.file.Path directory) {
+        this.noPrefix = noPrefix;
+        this.rankOutputs = directory;
+    }
+
     /** A line a rank printed; {@code prefix} is "[rank r] " or empty when the line carries its own. */
     synchronized void rankLine(String prefix, String line, boolean stderr) {
         String full = prefix + line;
+        java.util.regex.Matcher tag = RANK_TAG.matcher(full);
+        boolean tagged = tag.find();
         if (!quiet) {
             PrintStream stream = stderr ? err : out;
-            stream.println(full);
+            stream.println(noPrefix && tagged ? full.substring(tag.end()) : full);
         }
         toLog(full);
+        if (rankOutputs != null && tagged) {
+            toRankFile(Integer.parseInt(tag.group(1)), full.substring(tag.end()));
+        }
+    }
+
+    private void toRankFile(int rank, String line) {
+        try {
+            BufferedWriter w = rankFiles.get(rank);
+            if (w == null) {
+                Files.createDirectories(rankOutputs);
+                w = Files.newBufferedWriter(rankOutputs.resolve("rank-" + rank + ".out"), StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+                rankFiles.put(rank, w);
+            }
+            w.write(line);
+            w.newLine();
+            w.flush();
+        } catch (IOException e) {
+            err.println("[ckpt-run] WARNING: rank " + rank + "'s output file in " + rankOutputs + " cannot be written ("
+                    + e.getMessage() + "); its lines stay on the console only");
+            rankOutputs = null;
+        }
     }
 
     synchronized void flush() {
@@ -141,6 +182,13 @@ final class JobConsole implements AutoCloseable {
     @Override
     public synchronized void close() {
         flush();
+        for (BufferedWriter w : rankFiles.values()) {
+            try {
+                w.close();
+            } catch (IOException ignored) {
+                // best effort, as the log
+            }
+        }
         if (events != null) {
             events.close();
             if (report) {

@@ -74,9 +74,11 @@ public final class LaunchSpec {
             + "                             restores; its node-local stores are kept until then or --clean)\n"
             + "  -q, --quiet                hide rank output (events stay)\n"
             + "  --log FILE                 copy everything to FILE\n"
-            + "  --output-dir DIR           the job's output directory (default out/JOB_ID): its events.jsonl\n"
+            + "  --output-dir DIR           the job's output directory (default out/JOB_ID): its events.jsonl, and\n"
+            + "                             when given, each rank's output in DIR/rank-R.out\n"
             + "  --events FILE              the job's events as JSON Lines (default DIR/events.jsonl; docs/events.md)\n"
             + "  --no-report                no report.html beside the events at the end of the job\n"
+            + "  --no-prefix                rank lines on the console without their [rank r] tag\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
             + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
@@ -154,6 +156,8 @@ public final class LaunchSpec {
     private Path outputDirectory;
     /** {@code --no-report}: no report.html at the end. */
     private boolean noReport;
+    /** {@code --no-prefix}: rank lines on the console without their [rank r] tag. */
+    private boolean noPrefix;
 
     /** Most warm standbys a job may keep. */
     static final int MAX_STANDBYS = 16;
@@ -309,6 +313,13 @@ public final class LaunchSpec {
         for (String file : cpFiles) {
             classPath.addAll(readClassPathFile(Paths.get(file)));
         }
+        if (jar == null && o.classPath != null) {
+            for (String entry : splitClassPath(cp)) {
+                if (!new File(entry).exists()) {
+                    throw new UsageException("-cp: class path entry " + entry + " does not exist");
+                }
+            }
+        }
         requireMainClass(mainClass, classPath, cp);
         if (log != null) {
             Path parent = log.toAbsolutePath().getParent();
@@ -367,6 +378,7 @@ public final class LaunchSpec {
         }
         spec.eventsFile = o.events == null ? null : Paths.get(o.events).toAbsolutePath().normalize();
         spec.noReport = o.noReport;
+        spec.noPrefix = o.noPrefix;
         spec.outputDirectory = o.outputDirectory == null ? null : Paths.get(o.outputDirectory).toAbsolutePath().normalize();
         return spec;
     }
@@ -454,6 +466,11 @@ public final class LaunchSpec {
     /** @return where the job's events go ({@code --events FILE}), or null for events.jsonl in the output directory */
     public Path eventsFile() {
         return eventsFile;
+    }
+
+    /** @return whether rank lines are shown without their {@code [rank r]} tag ({@code --no-prefix}) */
+    public boolean noPrefix() {
+        return noPrefix;
     }
 
     /** @return whether the report page is left out ({@code --no-report}: benchmarks, where its cost would count) */

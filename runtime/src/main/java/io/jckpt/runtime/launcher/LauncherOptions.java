@@ -28,6 +28,7 @@ final class LauncherOptions {
     @Option(names = "--log") String log;
     @Option(names = "--events") String events;
     @Option(names = "--no-report") boolean noReport;
+    @Option(names = "--no-prefix") boolean noPrefix;
     @Option(names = "--output-dir") String outputDirectory;
     @Option(names = "--jvm-opt") List<String> jvmOptions = new ArrayList<>();
     @Option(names = "--start-timeout") String startTimeout;

@@ -60,6 +60,8 @@ class LauncherCliTest {
         assertError("-np N is required; see ckpt-run --help", "-cp", CP, MAIN);
         assertError("no main class given", "-np", "2", "-cp", CP);
         assertError("main class org.example.Missing not found on class path", "-np", "2", "-cp", CP, "org.example.Missing");
+        assertError("-cp: class path entry /nonexistent/app.jar does not exist", "-np", "2", "-cp",
+                CP + java.io.File.pathSeparator + "/nonexistent/app.jar", MAIN);
     }
 
     private static void assertError(String expected, String... args) {
