@@ -27,6 +27,9 @@ import java.util.concurrent.Executors;
  * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval]
  *           [--out FILE]
  * </pre>
+ *
+ * <p><b>Size</b> (past 600 lines): it is the report's table of contents: each section's run, its prose and
+ * its key figures in order; the measurements live in the section classes it calls.
  */
 public final class BenchSuite {
     static final int B400 = 400;
