@@ -6,7 +6,6 @@ import io.jckpt.spi.CheckpointerProviders;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
 
-import javax.management.ObjectName;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +30,7 @@ public final class Ckpt {
     /** close() only swaps the instance under the lock; an open in progress may hold it longer. */
     private static final Duration CLOSE_LOCK_BOUND = Duration.ofSeconds(60);
     /** The open checkpointer's JMX name (null when none, or when its registration failed). */
-    private static ObjectName mbean;
+    private static CkptMBeans.Registration mbean;
     private static volatile Checkpointer current;
     private static volatile boolean wasClosed;
 
@@ -102,7 +101,9 @@ public final class Ckpt {
                 // instance belongs to the abandoned world; its checkpoints live on in the stores
                 Checkpointer abandoned = current;
                 current = null;
-                CkptMBeans.unregister(mbean);
+                if (mbean != null) {
+                    mbean.close();
+                }
                 mbean = null;
                 abandoned.close();
             }
@@ -115,7 +116,7 @@ public final class Ckpt {
                     () -> "provider " + provider.name() + " returned null");
             current = c;
             wasClosed = false;
-            mbean = CkptMBeans.register(context, c::stats);
+            mbean = CkptMBeans.registerInBackground(context, c::stats);
             if (services != null && context.rank() == 0 && context.epoch() == 0) {
                 // the job's log says once which settings are in effect and where each came from
                 services.event("checkpoint settings: " + options.settingsSummary());
@@ -290,7 +291,9 @@ public final class Ckpt {
             if (c != null) {
                 wasClosed = true;
             }
-            CkptMBeans.unregister(mbean);
+            if (mbean != null) {
+                mbean.close();
+            }
             mbean = null;
         } finally {
             LOCK.unlock();

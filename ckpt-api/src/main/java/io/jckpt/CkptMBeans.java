@@ -57,6 +57,46 @@ final class CkptMBeans {
         }
     }
 
+    /**
+     * Registers the bean of a checkpointer just opened on a short-lived thread of its own
+     * ({@code jckpt-jmx-r<rank>}): a JVM's first use of the platform MBean server costs 0.1-0.3 s of
+     * class loading and set-up, which must not delay open() (a recovery's critical path, four fresh JVMs
+     * at once after a relaunch). The thread ends once the bean is registered.
+     *
+     * @param context the rank
+     * @param stats   the checkpointer's stats
+     * @return the registration, to {@link Registration#close()} when the checkpointer closes
+     */
+    static Registration registerInBackground(RankContext context, Supplier<CkptStats> stats) {
+        Registration registration = new Registration();
+        Thread thread = new Thread(() -> registration.complete(context, stats), "jckpt-jmx-r" + context.rank());
+        thread.setDaemon(true);
+        thread.start();
+        return registration;
+    }
+
+    /** A bean being registered, or registered: closing it unregisters it, or keeps it from being registered. */
+    static final class Registration {
+        private ObjectName name;
+        private boolean closed;
+
+        private void complete(RankContext context, Supplier<CkptStats> stats) {
+            ManagementFactory.getPlatformMBeanServer(); // the slow part, outside the lock
+            synchronized (this) {
+                if (!closed) {
+                    name = register(context, stats);
+                }
+            }
+        }
+
+        /** Unregisters the bean, or makes the pending registration a no-op. Never blocks on the set-up. */
+        synchronized void close() {
+            closed = true;
+            unregister(name);
+            name = null;
+        }
+    }
+
     /** @param name a name from {@link #register}, or null */
     static void unregister(ObjectName name) {
         if (name == null) {

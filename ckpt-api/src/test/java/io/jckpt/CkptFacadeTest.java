@@ -80,6 +80,12 @@ class CkptFacadeTest {
         Checkpointer c = Ckpt.open(options, RANK0);
         assertSame(c, Ckpt.instance());
         javax.management.ObjectName bean = CkptMBeans.nameOf(RANK0);
+        // registered on a thread of its own (the platform MBean server's set-up stays off open()'s path)
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(bean)
+                && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
         assertTrue(java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(bean),
                 "open registers the rank's MXBean");
         assertFalse(Ckpt.isRecovery());
