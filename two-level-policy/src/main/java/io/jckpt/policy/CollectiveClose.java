@@ -89,7 +89,9 @@ final class CollectiveClose {
             Thread.currentThread().interrupt();
             return false;
         } catch (IOException e) {
-            throw new CkptException("rank " + rank + ": replication of round " + round + " failed: " + e.getMessage(), e);
+            // a ring a peer closed after the ranks' calls failed: say why, as every rank does
+            throw new CkptException("rank " + rank + ": replication of round " + round + " failed: " + e.getMessage()
+                    + LayoutSwitcher.collectiveFailure(exchange), e);
         }
     }
 }
