@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.TestHost;
+import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.jckpt.runtime.hosts;
+package io.jckpt.testkit.hosts;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -565,7 +565,8 @@ public final class TestHosts implements AutoCloseable {
         deleteTree(BASE.resolve(run));
     }
 
-    static void deleteTree(Path dir) throws IOException {
+    /** Deletes a directory tree (used by tests for their shared directories); absent is fine. */
+    public static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

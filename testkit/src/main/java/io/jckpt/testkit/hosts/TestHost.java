@@ -1,8 +1,8 @@
-package io.jckpt.runtime.hosts;
+package io.jckpt.testkit.hosts;
 
-import io.jckpt.runtime.hosts.TestHosts.Cgroups;
-import io.jckpt.runtime.hosts.TestHosts.Exec;
-import io.jckpt.runtime.hosts.TestHosts.Result;
+import io.jckpt.testkit.hosts.TestHosts.Cgroups;
+import io.jckpt.testkit.hosts.TestHosts.Exec;
+import io.jckpt.testkit.hosts.TestHosts.Result;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,4 +1,5 @@
-package io.jckpt.runtime.hosts;
+package io.jckpt.testkit.hosts;
+
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.hosts.TestHosts.Result;
+import io.jckpt.testkit.hosts.TestHosts.Result;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

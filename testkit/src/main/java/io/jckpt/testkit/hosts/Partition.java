@@ -1,4 +1,4 @@
-package io.jckpt.runtime.hosts;
+package io.jckpt.testkit.hosts;
 
 import java.io.IOException;
 import java.nio.channels.FileLock;

@@ -1,4 +1,5 @@
-package io.jckpt.runtime.hosts;
+package io.jckpt.testkit.hosts;
+
 
 /**
  * The child JVM of {@code TestHostsTest}'s SIGKILL case: starts two test hosts, prints {@code run NAME
