@@ -46,9 +46,8 @@ final class DemoAcrossHosts {
         Optional<String> unavailable = TestHosts.unavailableReason();
         if (unavailable.isPresent()) {
             System.err.println("demo: --hosts makes test hosts on this machine (Linux namespaces with their own /dev/shm"
-                    + " and sshd), which needs root and unshare, nsenter, sshd, ssh, ssh-keygen and nft (bin/setup-test-hosts"
-                    + " installs the last ones as root): " + unavailable.get()
-                    + ". On a real cluster, run bin/ckpt-run --hostfile (README, \"Running on a cluster\").");
+                    + " and sshd) and cannot here: " + unavailable.get() + ". On a real cluster, run bin/ckpt-run --hostfile"
+                    + " (README, \"Running on a cluster\").");
             return 2;
         }
         int hostCount = options.hosts;
