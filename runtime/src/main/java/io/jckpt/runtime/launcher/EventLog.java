@@ -27,6 +27,8 @@ final class EventLog implements AutoCloseable {
     private final OutputStream out;
     private final JsonGenerator json;
     private boolean failed;
+    /** Closed: later events are dropped (Ctrl-C: the shutdown thread's events may come after the job closed the file). */
+    private boolean closed;
 
     /**
      * @param file where to write (created, or truncated when it exists; its directory is created)
@@ -57,7 +59,7 @@ final class EventLog implements AutoCloseable {
      * @return null, or the reason the write failed the first time it failed
      */
     synchronized String write(double seconds, ReportedEvent event) {
-        if (failed) {
+        if (failed || closed) {
             return null;
         }
         try {
@@ -118,6 +120,10 @@ final class EventLog implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             json.close();
             out.close();

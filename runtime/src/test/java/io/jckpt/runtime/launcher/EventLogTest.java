@@ -58,4 +58,18 @@ class EventLogTest {
         assertNull(log.write(0.2, ReportedEvent.message("y")), "reported once");
         log.close();
     }
+
+    @Test
+    void anEventAfterCloseIsDroppedNotAnException(@TempDir Path tmp) throws Exception {
+        // Ctrl-C: the launcher's shutdown thread reports its clean-up while the job's end closes the file
+        Path file = tmp.resolve("events.jsonl");
+        EventLog log = new EventLog(file);
+        assertNull(log.write(0.1, ReportedEvent.message("before")));
+        log.close();
+        assertNull(log.write(0.2, ReportedEvent.message("after")));
+        log.close();
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(1, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).contains("\"before\""), lines.get(0));
+    }
 }

@@ -22,11 +22,13 @@ import picocli.CommandLine.Option;
  * SIGKILL part-way (its node's memory wiped too, by default), recovered in place, and the result
  * compared with a failure-free sequential run. Shows what happens as it happens, then reads the job's
  * events file (JSON Lines, {@code docs/events.md}) for its summary and prints where the launcher's report
- * page (timeline, summary, here() times) is: {@code OUT/demo-job/report.html}.
+ * page (timeline, summary, here() times) is: {@code OUT/demo-job/report.html}. With {@code --hosts N} the
+ * same job runs across N test hosts made on this machine, one of which is lost whole
+ * ({@link DemoAcrossHosts}).
  *
  * <pre>
- * bin/demo [--replicas m] [--kill SPEC] [--total-loss] [--nx N] [--ny N] [--iterations N] [--ckpt-every N]
- *          [--out DIR] [--help]
+ * bin/demo [--replicas m] [--kill SPEC] [--total-loss] [--hosts N] [--nx N] [--ny N] [--iterations N]
+ *          [--ckpt-every N] [--out DIR] [--help]
  * </pre>
  * (read by picocli: {@code --opt=value} too; a mistyped option is one line naming the closest ones, exit status 2)
  */
@@ -40,7 +42,7 @@ public final class Demo {
                     + " (its node-local memory wiped too), recovered in place, the result compared with a"
                     + " failure-free sequential run; prints a summary from the job's events file and the path of its"
                     + " report page, OUT/demo-job/report.html.",
-                    "Exit status: 0 recovered and identical, 1 not, 2 bad options.", ""})
+                    "Exit status: 0 recovered and identical, 1 not, 2 bad options (or, with --hosts, no test hosts here).", ""})
     static final class Options {
         @Option(names = "--replicas", paramLabel = "M",
                 description = "in-memory copies of each checkpoint on other ranks (default: ${DEFAULT-VALUE})")
@@ -51,6 +53,10 @@ public final class Demo {
         @Option(names = "--total-loss", description = "kill every rank and wipe every node's memory: recovery from"
                 + " the disk level (then written every 5 checkpoints)")
         boolean totalLoss;
+        @Option(names = "--hosts", paramLabel = "N", description = "run across N test hosts made on this machine"
+                + " (2-8; root only: namespaces with their own /dev/shm and sshd), 2 ranks on each over ssh, and lose the"
+                + " last host whole (every process and its memory) part-way; the page goes to OUT/demo-hosts-job")
+        Integer hosts;
         @Option(names = "--nx", paramLabel = "N", description = "grid columns (default: ${DEFAULT-VALUE})") int nx = 512;
         @Option(names = "--ny", paramLabel = "N", description = "grid rows (default: ${DEFAULT-VALUE})") int ny = 512;
         @Option(names = "--iterations", paramLabel = "N", description = "Jacobi sweeps (default: ${DEFAULT-VALUE})")
@@ -73,6 +79,20 @@ public final class Demo {
                 throw new IllegalArgumentException("--replicas must not be negative, --nx and --ny at least 3,"
                         + " --iterations positive and --ckpt-every even and positive; see bin/demo --help");
             }
+            if (o.hosts != null) {
+                if (o.hosts < 2 || o.hosts > DemoAcrossHosts.MAX_HOSTS) {
+                    throw new IllegalArgumentException("--hosts must be 2-" + DemoAcrossHosts.MAX_HOSTS + ", got " + o.hosts
+                            + "; see bin/demo --help");
+                }
+                if (o.kill != null || o.totalLoss) {
+                    throw new IllegalArgumentException((o.kill != null ? "--kill" : "--total-loss") + " is for the"
+                            + " one-host demo: --hosts loses a whole host itself; see bin/demo --help");
+                }
+                if (o.ny < 2 * o.hosts) {
+                    throw new IllegalArgumentException("--ny " + o.ny + " is fewer rows than the " + 2 * o.hosts
+                            + " ranks of --hosts " + o.hosts + "; see bin/demo --help");
+                }
+            }
             return o;
         }
     }
@@ -88,6 +108,10 @@ public final class Demo {
         } catch (IllegalArgumentException e) {
             System.err.println("demo: " + e.getMessage());
             System.exit(2);
+            return;
+        }
+        if (options.hosts != null) {
+            System.exit(DemoAcrossHosts.run(options));
             return;
         }
         int ranks = 4;

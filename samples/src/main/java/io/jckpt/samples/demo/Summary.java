@@ -42,6 +42,14 @@ final class Summary {
                         "rank %d restored round %d from %s%s", e.path("rank").asInt(), e.path("round").asLong(),
                         e.path("source").asText(), e.path("how").asText().isEmpty() ? ""
                                 : " (" + e.path("how").asText() + ")"));
+                case "message" -> { // with hosts: a host found lost at a recovery, where its ranks restart
+                    String text = e.path("text").asText();
+                    if (text.startsWith("host ") && text.contains(" lost: ")) {
+                        row(t, when("host lost", at), text.substring(0, text.indexOf(" lost: ")));
+                    } else if (text.contains(" lost, restarts on ")) {
+                        row(t, when("rank moved", at), text);
+                    }
+                }
                 case "end" -> row(t, when("job end", at), e.path("status").asText() + ", "
                         + e.path("recoveries").asInt() + " recoveries");
                 default -> {

@@ -29,6 +29,22 @@ class DemoOptionsTest {
     }
 
     @Test
+    void hostsIsTwoToEightAndExcludesTheOneHostFailures() {
+        assertNull(Demo.Options.parse(new String[0]).hosts);
+        assertEquals(3, Demo.Options.parse(new String[] {"--hosts", "3"}).hosts);
+        assertEquals("--hosts must be 2-8, got 1; see bin/demo --help", assertThrows(IllegalArgumentException.class,
+                () -> Demo.Options.parse(new String[] {"--hosts=1"})).getMessage());
+        assertEquals("--kill is for the one-host demo: --hosts loses a whole host itself; see bin/demo --help",
+                assertThrows(IllegalArgumentException.class,
+                        () -> Demo.Options.parse(new String[] {"--hosts", "3", "--kill", "1@round=3"})).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse(new String[] {"--hosts", "3",
+                "--total-loss"})).getMessage().startsWith("--total-loss is for the one-host demo"));
+        assertEquals("--ny 5 is fewer rows than the 6 ranks of --hosts 3; see bin/demo --help",
+                assertThrows(IllegalArgumentException.class,
+                        () -> Demo.Options.parse(new String[] {"--hosts", "3", "--ny", "5"})).getMessage());
+    }
+
+    @Test
     void aTypoNamesTheClosestOptions() {
         assertEquals("unknown option --replica (did you mean --replicas?); see bin/demo --help",
                 assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse(new String[] {"--replica", "2"}))

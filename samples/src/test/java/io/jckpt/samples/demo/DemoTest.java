@@ -4,16 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.TestHosts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's main job, at a small size: it recovers, says OK, sums up its events and points to its report page. */
+/**
+ * The README's main job, at a small size: it recovers, says OK, sums up its events and points to its report page;
+ * the same across three test hosts ({@code --hosts 3}, skipped with the reason when test hosts cannot be made).
+ */
 class DemoTest {
     @TempDir
     Path out;
@@ -48,10 +55,50 @@ class DemoTest {
     }
 
     @Test
+    void acrossThreeTestHostsAWholeHostIsLostAndEverythingIsRemoved() throws Exception {
+        TestHosts.assumeAvailable();
+        Path root = LaunchedJob.repoRoot();
+        Process demo = new ProcessBuilder(root.resolve("bin/demo").toString(), "--hosts", "3", "--nx", "96", "--ny", "64",
+                "--iterations", "400", "--ckpt-every", "10", "--out", out.toString())
+                .redirectErrorStream(true).directory(root.toFile()).start();
+        demo.getOutputStream().close();
+        byte[] output = demo.getInputStream().readAllBytes(); // ends when the demo ends
+        assertTrue(demo.waitFor(180, TimeUnit.SECONDS));
+        String text = new String(output, StandardCharsets.UTF_8);
+        assertEquals(0, demo.exitValue(), text);
+        // h3 runs ranks 2 and 5 (3 slots a host, by node); both restart on the other hosts from their copies
+        Matcher lost = Pattern.compile("demo: host h3 \\((127\\.0\\.0\\.\\d+)\\) lost at round \\d+").matcher(text);
+        assertTrue(lost.find(), text);
+        String address = lost.group(1);
+        assertTrue(text.contains("demo: OK, host " + address + " was lost whole and the checksum after the recovery equals"
+                + " the failure-free reference"), text);
+        assertTrue(text.matches("(?s).*\\| host lost at [0-9.]+ s \\| host " + Pattern.quote(address) + " \\|.*"), text);
+        for (int rank : new int[] {2, 5}) {
+            assertTrue(text.matches("(?s).*\\| rank moved at [0-9.]+ s \\| rank " + rank + ": host " + Pattern.quote(address)
+                    + " lost, restarts on 127\\.0\\.0\\.\\d+ \\(free slot\\) \\|.*"), text);
+            assertTrue(text.matches("(?s).*\\| rollback done at [0-9.]+ s \\| rank " + rank + " restored round \\d+ from memory "
+                    + "\\(receive\\) \\|.*"), text);
+        }
+        assertTrue(text.contains("| launcher exit status | 0 |"), text);
+        Path page = out.resolve("demo-hosts-job/report.html").toAbsolutePath();
+        assertTrue(text.contains("report page (timeline, summary, here() times): " + page.toUri()), text);
+        assertTrue(Files.readString(page).contains("id=\"lane-5\""), "the report page draws the six ranks");
+        // nothing left: the job's processes, the hosts' run directory and lock (bin/demo execs the demo's JVM)
+        assertTrue(text.contains("demo: test hosts removed"), text);
+        Matcher job = Pattern.compile("job ([0-9a-f]{12}):").matcher(text);
+        assertTrue(job.find(), text);
+        assertEquals(List.of(), LaunchedJob.processesLeft(job.group(1), 10_000));
+        try (Stream<Path> runs = Files.list(Path.of("/tmp/jckpt-test-hosts"))) {
+            String prefix = "jckpt_th_" + demo.pid() + "_";
+            assertEquals(List.of(), runs.filter(p -> p.getFileName().toString().startsWith(prefix)).toList());
+        }
+    }
+
+    @Test
     void helpPrintsTheOptionsAndATypoIsOneLine() throws Exception {
         Path root = LaunchedJob.repoRoot();
         String help = run(root, 0, "--help").stdout();
-        for (String option : new String[] {"--replicas", "--kill", "--total-loss", "--nx", "--ny", "--iterations",
+        for (String option : new String[] {"--replicas", "--kill", "--total-loss", "--hosts", "--nx", "--ny", "--iterations",
                 "--ckpt-every", "--out", "--help"}) {
             assertTrue(help.contains(option), option + " in\n" + help);
         }

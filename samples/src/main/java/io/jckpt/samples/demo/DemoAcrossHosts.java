@@ -1,0 +1,197 @@
+package io.jckpt.samples.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jckpt.samples.heat.HeatProblem;
+import io.jckpt.testkit.hosts.TestHost;
+import io.jckpt.testkit.hosts.TestHosts;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code bin/demo --hosts N}: the demo's heat job across N hosts. The hosts are made on this machine by the
+ * test-host harness ({@link TestHosts}, docs/test-hosts.md: Linux namespaces, each with its own processes,
+ * its own {@code /dev/shm}, its own sshd on 127.0.0.K, addresses enforced so that wrong peer information
+ * fails), so it needs root. The launcher starts 2 ranks on each host over ssh from a hostfile (3 slots each,
+ * mapped by node: a free slot on every host), places each rank's copies on other hosts, and when rank 0 has
+ * reported 2/5 of the checkpoint rounds the demo loses the last host whole (its init SIGKILLed: its ranks, its
+ * sshd and its node-local memory gone at once). The launcher finds the host lost, restarts its ranks on the
+ * other hosts' free slots from the copies held there, and the checksum is compared with the failure-free
+ * sequential reference. The summary and the report page are the one-host demo's ({@code OUT/demo-hosts-job}).
+ * Everything is removed at the end, also on Ctrl-C or SIGTERM (a shutdown hook stops the launcher, then the
+ * hosts); after a SIGKILL the hosts die with this JVM and the next run of the harness removes what is left.
+ */
+final class DemoAcrossHosts {
+    /** The most hosts the demo makes (2 ranks and a JVM each on this one machine). */
+    static final int MAX_HOSTS = 8;
+    private static final int RANKS_PER_HOST = 2;
+    private static final Pattern ROUND = Pattern.compile("\\] checkpoint round (\\d+):");
+
+    private DemoAcrossHosts() {
+    }
+
+    /** Runs the demo; returns the exit status: 0 recovered and identical, 1 not, 2 no test hosts here. */
+    static int run(Demo.Options options) throws Exception {
+        Optional<String> unavailable = TestHosts.unavailableReason();
+        if (unavailable.isPresent()) {
+            System.err.println("demo: --hosts makes test hosts on this machine (Linux namespaces with their own /dev/shm"
+                    + " and sshd) and cannot here: " + unavailable.get() + ". On a real cluster, run bin/ckpt-run --hostfile"
+                    + " (README, \"Running on a cluster\").");
+            return 2;
+        }
+        int hostCount = options.hosts;
+        int ranks = RANKS_PER_HOST * hostCount;
+        int rounds = options.iterations / options.every;
+        int lossRound = Math.max(1, rounds * 2 / 5);
+        Path out = options.out.toAbsolutePath();
+        Path jobDir = out.resolve("demo-hosts-job");
+        Files.createDirectories(jobDir);
+        Path eventsFile = jobDir.resolve("events.jsonl");
+        Files.deleteIfExists(eventsFile);
+        Files.deleteIfExists(jobDir.resolve("report.html"));
+
+        System.out.printf(Locale.ROOT, "== reference: the same %d x %d grid, %d sweeps, sequentially, no failure%n",
+                options.nx, options.ny, options.iterations);
+        long t0 = System.nanoTime();
+        double[] grid = new HeatProblem(options.nx, options.ny).solveSequentially(options.iterations);
+        String reference = String.format(Locale.ROOT, "%016x", HeatProblem.checksum(grid, 0, grid.length));
+        System.out.printf(Locale.ROOT, "reference checksum %s (%.2f s)%n%n", reference, (System.nanoTime() - t0) / 1e9);
+
+        Cleanup cleanup = new Cleanup();
+        Thread hook = new Thread(cleanup::run, "jckpt-demo-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            System.out.printf("== making %d test hosts on this machine (namespaces: own processes, /dev/shm, sshd)%n",
+                    hostCount);
+            t0 = System.nanoTime();
+            TestHosts hosts = TestHosts.builder().hosts(hostCount).enforceAddresses(true).start();
+            cleanup.hosts(hosts);
+            List<String> lines = new ArrayList<>(List.of("# bin/demo --hosts " + hostCount + ": test hosts on this machine"));
+            for (TestHost h : hosts.hosts()) {
+                lines.add(h.address() + " slots=" + (RANKS_PER_HOST + 1));
+                System.out.printf("   %s: %s, sshd on port %d%n", h.name(), h.address(), h.sshPort());
+            }
+            System.out.printf(Locale.ROOT, "   ready in %.2f s; ssh config %s%n%n", (System.nanoTime() - t0) / 1e9,
+                    hosts.sshConfig());
+            Path hostfile = Files.write(jobDir.resolve("hosts.txt"), lines);
+            TestHost lost = hosts.host(hostCount - 1);
+
+            Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
+            List<String> command = new ArrayList<>(List.of(root.resolve("bin/ckpt-run").toString(), "-np",
+                    Integer.toString(ranks), "--hostfile", hostfile.toString(), "--map-by", "node",
+                    "--rsh", String.join(" ", hosts.sshCommand()), "--on-failure", "respawn",
+                    "--events", eventsFile.toString(), "-cp", root.resolve("samples/target/classes").toString(),
+                    "io.jckpt.samples.heat.HeatSolver", "--nx", Integer.toString(options.nx), "--ny",
+                    Integer.toString(options.ny), "--iterations", Integer.toString(options.iterations),
+                    "--ckpt-every", Integer.toString(options.every), "--replicas", Integer.toString(options.replicas),
+                    "--report", "200", "--sleep-ms", "2"));
+            System.out.printf("== %d ranks on %d hosts under bin/ckpt-run (2 a host, over ssh), m = %d; host %s (%s) will"
+                    + " be lost whole once the launcher reports checkpoint round %d of %d or later%n", ranks, hostCount,
+                    options.replicas, lost.name(), lost.address(), lossRound, rounds);
+            System.out.println("$ " + String.join(" ", command));
+            Process launcher = new ProcessBuilder(command).redirectErrorStream(true).start();
+            cleanup.launcher(launcher);
+            launcher.getOutputStream().close();
+            String checksum = null;
+            boolean lostDone = false;
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(launcher.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    System.out.println(line);
+                    int at = line.indexOf("] checksum "); // the program's own result line
+                    if (at > 0) {
+                        checksum = line.substring(at + "] checksum ".length()).split(" ")[0];
+                    }
+                    Matcher m = ROUND.matcher(line);
+                    // the launcher's progress line: rank 0 completed that round (copies made on other hosts)
+                    if (!lostDone && checksum == null && m.find() && Long.parseLong(m.group(1)) >= lossRound) {
+                        lost.loseNode();
+                        lostDone = true;
+                        System.out.printf("== demo: host %s (%s) lost at round %s: its init SIGKILLed, every process on"
+                                + " it and its /dev/shm gone%n", lost.name(), lost.address(), m.group(1));
+                    }
+                }
+            }
+            if (!launcher.waitFor(10, TimeUnit.MINUTES)) {
+                launcher.destroyForcibly();
+            }
+            int status = launcher.exitValue();
+            List<JsonNode> events = Demo.readEvents(eventsFile);
+            System.out.println();
+            System.out.println(Summary.table(events, reference, checksum, status));
+            Path page = jobDir.resolve("report.html");
+            System.out.println(Files.isRegularFile(page) ? "report page (timeline, summary, here() times): " + page.toUri()
+                    : "no report page at " + page + " (see the launcher's warning above)");
+            boolean ok = lostDone && status == 0 && reference.equals(checksum);
+            System.out.println(ok ? "demo: OK, host " + lost.address() + " was lost whole and the checksum after the"
+                    + " recovery equals the failure-free reference"
+                    : !lostDone ? "demo: FAILED (the job ended before round " + lossRound + ": no host was lost; exit status "
+                    + status + ")" : "demo: FAILED (launcher exit status " + status + ", checksum " + checksum + " vs "
+                    + reference + ")");
+            return ok ? 0 : 1;
+        } finally {
+            cleanup.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or ran: nothing left to do
+            }
+        }
+    }
+
+    /**
+     * What the demo started, stopped once: the launcher (SIGTERM: it stops its ranks, then it is waited for,
+     * bounded) and then the hosts (every process on them, their memory, sshd, cgroups, rules and files).
+     */
+    private static final class Cleanup {
+        private Process launcher;
+        private TestHosts hosts;
+        private boolean done;
+
+        synchronized void hosts(TestHosts h) {
+            hosts = h;
+        }
+
+        synchronized void launcher(Process p) {
+            launcher = p;
+        }
+
+        synchronized void run() {
+            if (done) {
+                return;
+            }
+            done = true;
+            if (launcher != null && launcher.isAlive()) {
+                // the handle's SIGTERM leaves the launcher's output open: the demo shows its last lines
+                launcher.toHandle().destroy();
+                try {
+                    if (!launcher.waitFor(15, TimeUnit.SECONDS)) {
+                        launcher.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    launcher.destroyForcibly();
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (hosts != null) {
+                try {
+                    hosts.close();
+                    System.out.println("demo: test hosts removed (processes, /dev/shm, sshd, cgroups, rules, files)");
+                } catch (IOException e) {
+                    System.err.println("demo: removing the test hosts: " + e.getMessage());
+                }
+            }
+        }
+    }
+}

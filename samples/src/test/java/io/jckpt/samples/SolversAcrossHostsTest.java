@@ -1,0 +1,164 @@
+package io.jckpt.samples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jckpt.samples.cg.CgSolver;
+import io.jckpt.samples.cg.PoissonProblem;
+import io.jckpt.samples.heat.HeatProblem;
+import io.jckpt.samples.heat.HeatSolver;
+import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.TestHost;
+import io.jckpt.testkit.hosts.TestHosts;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The heat and CG solvers on 3 real namespace hosts x 2 ranks ({@link TestHosts}: own /dev/shm, own sshd,
+ * addresses enforced so that wrong peer information fails), ranks started over ssh from a hostfile, and a
+ * whole host lost part-way (its init SIGKILLed: both its ranks and its memory gone at once): both ranks are
+ * restored from the copies held on the other hosts, respawned on those hosts' free slots, and the job ends
+ * with status 0 and exactly the failure-free result: the final checksum (and CG's final residual) of the
+ * sequential reference, which the failure-free run on any number of ranks reproduces bit for bit
+ * ({@code HeatSolverTest}, {@code CgSolverTest}), and any residual line printed again after the rollback
+ * equal to the one printed before the loss. Skipped with the reason when the harness is unavailable.
+ * About 30 s on 2 quiet cores (one set of hosts for both cases).
+ */
+class SolversAcrossHostsTest {
+    private static final long RUN_MILLIS = 120_000;
+    private static TestHosts hosts;
+    private static Path work;
+
+    @BeforeAll
+    static void startHosts() throws IOException {
+        TestHosts.assumeAvailable();
+        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("samples/target"), "across-hosts");
+        hosts = TestHosts.builder().hosts(3).enforceAddresses(true).start();
+    }
+
+    @AfterAll
+    static void stopHosts() throws IOException {
+        if (hosts != null) {
+            hosts.close();
+        }
+        if (work != null) {
+            TestHosts.deleteTree(work);
+        }
+    }
+
+    @Test
+    void heatSolverLosesAWholeHostAndEndsWithTheFailureFreeChecksum() throws Exception {
+        int nx = 96;
+        int ny = 60;
+        int iterations = 300;
+        double[] grid = new HeatProblem(nx, ny).solveSequentially(iterations);
+        String expected = String.format(Locale.ROOT, "checksum %016x", HeatProblem.checksum(grid, 0, grid.length));
+        // by node: ranks 1 and 4 on the second host
+        TestHost lost = hosts.host(1);
+        try (LaunchedJob job = start("heat", HeatSolver.class.getName(),
+                "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
+                "--ckpt-every", "10", "--report", "20", "--sleep-ms", "4")) {
+            assertTrue(job.awaitLine("hosts: ", RUN_MILLIS).text().contains(lost.address() + ": ranks 1,4"), job.output());
+            loseHostMidRun(job, lost);
+            String checksum = assertRecovered(job, lost, 1, 4);
+            assertTrue(checksum.startsWith("[rank 0] " + expected), checksum + " vs " + expected);
+        } finally {
+            lost.restart();
+        }
+    }
+
+    @Test
+    void cgSolverLosesAWholeHostAndEndsWithTheFailureFreeChecksumAndResidual() throws Exception {
+        int nx = 96;
+        int ny = 60;
+        int iterations = 240;
+        PoissonProblem.Solution reference = new PoissonProblem(nx, ny).solveSequentially(iterations, 0);
+        assertEquals(iterations, reference.iterations(), "far from converged: x changes in every iteration");
+        String expected = String.format(Locale.ROOT, "checksum %016x (%d x %d, %d iterations, residual %.6e,",
+                PoissonProblem.checksum(reference.x()), nx, ny, iterations, reference.residualNorm());
+        TestHost lost = hosts.host(2);
+        try (LaunchedJob job = start("cg", CgSolver.class.getName(),
+                "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
+                "--ckpt-every", "10", "--report", "10", "--tolerance", "0", "--sleep-ms", "12")) {
+            assertTrue(job.awaitLine("hosts: ", RUN_MILLIS).text().contains(lost.address() + ": ranks 2,5"), job.output());
+            loseHostMidRun(job, lost);
+            String checksum = assertRecovered(job, lost, 2, 5);
+            assertTrue(checksum.startsWith("[rank 0] " + expected), checksum + " vs " + expected);
+        } finally {
+            lost.restart();
+        }
+    }
+
+    /**
+     * {@code bin/ckpt-run -np 6} on the three hosts over ssh, m = 1, respawn; 3 slots a host mapped by node: ranks
+     * r and r + 3 on host r, a free slot on each host for a respawn.
+     */
+    private static LaunchedJob start(String name, String main, String... program) throws Exception {
+        List<String> lines = new ArrayList<>(List.of("# 3 test hosts, by address (MPJ's peers connect to it)"));
+        for (TestHost h : hosts.hosts()) {
+            lines.add(h.address() + " slots=3");
+        }
+        Path hostfile = Files.write(work.resolve(name + ".hosts"), lines);
+        List<String> args = new ArrayList<>(List.of("-np", "6", "--hostfile", hostfile.toString(),
+                "--rsh", String.join(" ", hosts.sshCommand()), "--map-by", "node", "--on-failure", "respawn", "--replicas", "1"));
+        args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(), main));
+        args.addAll(List.of(program));
+        return LaunchedJob.start(args.toArray(String[]::new));
+    }
+
+    /**
+     * Waits until two checkpoint rounds have been reported (rounds complete with their copies on other hosts)
+     * and loses {@code host} while the solver still has most of its iterations ahead.
+     */
+    private static void loseHostMidRun(LaunchedJob job, TestHost host) throws Exception {
+        job.awaitLines("checkpoint round", 2, RUN_MILLIS);
+        assertTrue(job.linesContaining("] checksum ").isEmpty(), "the job ended before the loss: " + job.output());
+        host.loseNode();
+    }
+
+    /**
+     * The job completed after exactly one recovery: the lost host named, its two ranks restored from memory
+     * received from other hosts and restarted on other hosts, every residual line printed again after the
+     * rollback equal to the first, nothing of the job left on any host; returns rank 0's checksum line.
+     */
+    private static String assertRecovered(LaunchedJob job, TestHost lost, int... ranks) throws Exception {
+        assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
+        assertTrue(job.output().contains("all 6 ranks completed after 1 recovery"), job.output());
+        assertEquals(1, job.linesContaining("host " + lost.address() + " lost: it does not answer").size(), job.output());
+        for (int rank : ranks) {
+            assertEquals(1, job.linesContaining("rank " + rank + ": restored round").stream()
+                    .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
+            assertEquals(1, job.linesContaining("rank " + rank + ": host " + lost.address() + " lost, restarts on 127.0.0.")
+                    .size(), job.output());
+        }
+        // the loss may fall right after a checkpoint (nothing printed twice) or later (lines printed again)
+        Map<String, String> residuals = new HashMap<>();
+        for (String line : job.linesContaining("] iteration ")) {
+            String[] words = line.substring(line.indexOf("] iteration ") + 2).split(" ");
+            String before = residuals.putIfAbsent(words[1], words[3]);
+            if (before != null) {
+                assertEquals(before, words[3], "iteration " + words[1] + " recomputed after the rollback\n" + job.output());
+            }
+        }
+        List<String> checksums = job.linesContaining("] checksum ");
+        assertEquals(1, checksums.size(), job.output());
+        List<Long> left = LaunchedJob.processesLeft(job.jobId(), 10_000);
+        assertTrue(left.isEmpty(), "processes of job " + job.jobId() + " left behind: " + left);
+        for (TestHost h : hosts.hosts()) {
+            if (h.isUp()) {
+                String stores = h.run("ls -R /dev/shm").stdout();
+                assertTrue(!stores.contains(job.jobId()), h.address() + " keeps a store of " + job.jobId() + ": " + stores);
+            }
+        }
+        return checksums.get(0);
+    }
+}
