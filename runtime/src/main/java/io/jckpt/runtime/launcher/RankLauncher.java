@@ -144,8 +144,7 @@ final class RankLauncher {
                 }
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            lost.addAll(probes.keySet());
+            Thread.currentThread().interrupt(); // the job is being stopped: no verdict on the hosts not heard from
         } finally {
             probes.values().forEach(Process::destroyForcibly);
         }
