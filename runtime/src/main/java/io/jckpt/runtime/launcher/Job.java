@@ -96,6 +96,9 @@ public final class Job {
     private final java.util.List<String> rankHosts;
     /** Hosts found lost (they did not answer the remote shell at a recovery). */
     private final java.util.Set<String> lostHosts = new java.util.HashSet<>();
+    /** The job hosts' capacities and the spares left, as the last respawn plan left them (null: the mapping's). */
+    private java.util.Map<String, Integer> hostCapacities;
+    private java.util.List<io.jckpt.runtime.hosts.Host> spareHosts;
     private final BlockingQueue<JobEvent> events = new LinkedBlockingQueue<>();
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     /** Adds up the job's events for the end-of-job summary. */
@@ -602,6 +605,9 @@ public final class Job {
         // A rank whose program threw while its process lives is, when another rank died in the same
         // window, a survivor hit by that death (MPJ Express fails sends to a dead peer): it stays and
         // re-enters the program. Alone, it failed by itself: its process is replaced.
+        if (spec.remote()) {
+            failRanksOfLostHosts();
+        }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH) {
             for (int r = 0; r < spec.worldSize(); r++) {
                 RankHost host = currentHost.get(r);
@@ -673,34 +679,20 @@ public final class Job {
      * {@link #rankHosts}; returns why some rank cannot be placed, or null.
      */
     private String placeRespawns(int[] failed) {
-        java.util.Set<String> suspects = new java.util.TreeSet<>();
-        for (int rank : failed) {
-            suspects.add(rankHosts.get(rank));
-        }
-        for (String host : suspects) {
-            if (!lostHosts.contains(host) && !launcher.reachable(host, HOST_PROBE_MILLIS)) {
-                lostHosts.add(host);
-                console.event("host " + host + " lost: it does not answer `" + spec.remoteShell() + "`");
-            }
-        }
-        java.util.Map<String, Integer> capacities = new java.util.LinkedHashMap<>(spec.mapping().capacities());
-        java.util.List<io.jckpt.runtime.hosts.Host> spares = new java.util.ArrayList<>();
-        for (io.jckpt.runtime.hosts.Host spare : spec.mapping().spares()) {
-            if (capacities.containsKey(spare.name()) || rankHosts.contains(spare.name())) {
-                continue;
-            }
-            spares.add(spare);
-        }
-        for (String h : rankHosts) {
-            capacities.putIfAbsent(h, 1); // a spare that joined the job
+        if (hostCapacities == null) {
+            hostCapacities = spec.mapping().capacities();
+            spareHosts = spec.mapping().spares();
         }
         java.util.List<Integer> failedRanks = java.util.Arrays.stream(failed).boxed().toList();
         io.jckpt.runtime.hosts.RespawnPlan plan = io.jckpt.runtime.hosts.RespawnPlanner.plan(
-                java.util.List.copyOf(rankHosts), capacities, spares, lostHosts, failedRanks,
+                java.util.List.copyOf(rankHosts), hostCapacities, spareHosts, lostHosts, failedRanks,
                 spec.placement().ring(), spec.placement().replicas());
         if (!plan.complete()) {
             return "no host can take " + plan.unplaced();
         }
+        // the next recovery plans from these: a spare that joined keeps its slots, lost hosts are gone
+        hostCapacities = plan.capacities();
+        spareHosts = plan.spares();
         for (io.jckpt.runtime.hosts.RespawnTarget target : plan.targets()) {
             if (!target.host().equals(rankHosts.get(target.rank()))) {
                 console.event(target.describe());
@@ -708,6 +700,41 @@ public final class Job {
             rankHosts.set(target.rank(), target.host());
         }
         return null;
+    }
+
+    /**
+     * At a recovery across hosts, before the respawns are placed: asks the failed ranks' hosts whether
+     * they live (the remote shell runs {@code true}, {@link #HOST_PROBE_MILLIS}). Once one is lost, every
+     * other host of the job and every unused spare is asked too, all at once: hosts are often lost
+     * together (a switch, a rack, a power feed) but their ranks' agents end one by one, and a rank must
+     * not be placed on a host that is gone. The ranks of every lost host fail now, in this recovery.
+     */
+    private void failRanksOfLostHosts() {
+        java.util.Set<String> suspects = new java.util.TreeSet<>();
+        for (int rank : triage.pending().keySet()) {
+            suspects.add(rankHosts.get(rank));
+        }
+        suspects.removeAll(lostHosts);
+        java.util.Set<String> lost = new java.util.TreeSet<>(launcher.unreachable(suspects, HOST_PROBE_MILLIS));
+        if (!lost.isEmpty()) {
+            java.util.Set<String> others = new java.util.TreeSet<>(rankHosts);
+            spec.mapping().spares().forEach(h -> others.add(h.name()));
+            others.removeAll(suspects);
+            others.removeAll(lostHosts);
+            lost.addAll(launcher.unreachable(others, HOST_PROBE_MILLIS));
+        }
+        for (String host : lost) {
+            lostHosts.add(host);
+            console.event("host " + host + " lost: it does not answer `" + spec.remoteShell() + "`");
+        }
+        for (int r = 0; r < spec.worldSize(); r++) {
+            RankHost host = currentHost.get(r);
+            if (lost.contains(rankHosts.get(r)) && !triage.pending().containsKey(r) && host != null) {
+                onRankFailure(r, "rank " + r + " (pid " + host.pid() + ") lost with its host " + rankHosts.get(r), true);
+                host.kill(); // its agent, which has not noticed yet
+                host.awaitExit(TEARDOWN_MILLIS);
+            }
+        }
     }
 
     private void reportRecovered() throws IOException {

@@ -116,9 +116,39 @@ final class RankLauncher {
         }
     }
 
-    /** @return whether {@code host} answers a command through the remote shell within {@code millis} */
-    boolean reachable(String host, long millis) {
-        return runOn(host, List.of("true"), millis);
+    /**
+     * Asks every host for {@code true} through the remote shell, all at once.
+     *
+     * @return the hosts that did not answer (exit 0) within {@code millis}, in name order
+     */
+    java.util.SortedSet<String> unreachable(java.util.Collection<String> hosts, long millis) {
+        java.util.SortedSet<String> lost = new java.util.TreeSet<>();
+        Map<String, Process> probes = new java.util.LinkedHashMap<>();
+        try {
+            for (String host : new java.util.TreeSet<>(hosts)) {
+                try {
+                    probes.put(host, new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), List.of("true")))
+                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+                            .start());
+                } catch (IOException e) {
+                    lost.add(host);
+                }
+            }
+            long deadline = System.nanoTime() + millis * 1_000_000L;
+            for (Map.Entry<String, Process> probe : probes.entrySet()) {
+                Process p = probe.getValue();
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)
+                        || p.exitValue() != 0) {
+                    lost.add(probe.getKey());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the job is being stopped: no verdict on the hosts not heard from
+        } finally {
+            probes.values().forEach(Process::destroyForcibly);
+        }
+        return lost;
     }
 
     /** @return whether {@code command} ran on {@code host} through the remote shell and exited 0 within {@code millis} */

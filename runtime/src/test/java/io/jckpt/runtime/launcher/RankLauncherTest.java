@@ -3,6 +3,7 @@ package io.jckpt.runtime.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.rank.RankEnvironment;
@@ -18,7 +19,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command line and environment of a rank's JVM, built without starting one. */
+/** The command line and environment of a rank's JVM, built without starting one; the probe of hosts through the remote shell (a stand-in agent). */
 class RankLauncherTest {
 
     @Test
@@ -75,5 +76,33 @@ class RankLauncherTest {
             assertFalse(launcher.tearingDown());
             assertFalse(launcher.anyAlive());
         }
+    }
+
+    @Test
+    void unreachableHostsAreThoseThatDoNotAnswerTheRemoteShellInTime(@TempDir Path home) throws Exception {
+        // fake-rsh: host "unreachable" fails as ssh does (exit 255), any other runs the command here
+        Path fakeRsh = Path.of(System.getProperty("jckpt.repo.root", ".")).resolve("runtime/src/test/resources/hosts/fake-rsh");
+        assertEquals(new java.util.TreeSet<>(List.of("unreachable")),
+                launcher(home, fakeRsh.toString()).unreachable(List.of("b", "unreachable", "a"), 20_000));
+        // an agent that never answers: every host is lost once the bound has passed, and the probes are killed
+        long start = System.nanoTime();
+        assertEquals(new java.util.TreeSet<>(List.of("a", "b")),
+                launcher(home, "sh -c 'exec sleep 60' hang").unreachable(List.of("a", "b"), 300));
+        assertTrue(System.nanoTime() - start < 20_000_000_000L, "bounded by the wait, not by the agent");
+    }
+
+    private static RankLauncher launcher(Path home, String rsh) throws Exception {
+        Files.writeString(home.resolve("jckpt-lib.classpath"), "/deps/a.jar\n");
+        Files.writeString(home.resolve("jckpt-mpj.classpath"), "/mpj/mpj.jar\n");
+        Files.writeString(home.resolve("jckpt-log.classpath"), "/log/slf4j-simple.jar\n");
+        JckptHome jckpt = JckptHome.at(home);
+        Path app = Files.createDirectories(home.resolve("app/org/example"));
+        Files.write(app.resolve("Main.class"), new byte[] {(byte) 0xca, (byte) 0xfe});
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "2", "--host", "a,b", "--rsh", rsh, "-cp",
+                home.resolve("app").toString(), "org.example.Main"});
+        RankLogging logging = RankLogging.decide(spec.classPath(), jckpt.simpleBinding(), null, spec.jvmOptions());
+        return new RankLauncher(spec, jckpt, logging, "job1", JobSecret.random(),
+                new JobConsole(new PrintStream(OutputStream.nullOutputStream()), new PrintStream(OutputStream.nullOutputStream()),
+                        true, null), event -> { });
     }
 }

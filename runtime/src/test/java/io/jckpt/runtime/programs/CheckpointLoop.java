@@ -11,7 +11,8 @@ import mpi.MPI;
 /**
  * A loop of checkpoint rounds with an Allreduce each, restored after a failure; prints
  * "loop done at round R sum S" (S checkable: the sum of the round numbers 1..R of every rank) and
- * its {@link CkptStats} counters as "stats ...".
+ * its {@link CkptStats} counters as "stats ...". Replicas and, unless given here, the disk level come
+ * from the launcher's settings ({@code --replicas}, {@code --disk}, {@code --disk-ratio}).
  *
  * <pre>
  * CheckpointLoop rounds sleepMs [diskDir diskRatio [fail|memory-only]]
@@ -25,7 +26,8 @@ public final class CheckpointLoop {
         String[] appArgs = MPI.Init(args);
         int rounds = Integer.parseInt(appArgs[0]);
         long sleepMs = Long.parseLong(appArgs[1]);
-        CkptOptions.Builder options = CkptOptions.builder().replicas(1);
+        // m from the launcher's --replicas (default 1): the multi-host tests run it with m = 2
+        CkptOptions.Builder options = CkptOptions.builder();
         if (appArgs.length > 3) {
             options.diskDirectory(Path.of(appArgs[2])).diskRatio(Integer.parseInt(appArgs[3]));
         }
