@@ -127,7 +127,7 @@ public final class Advisor {
     /**
      * @param args see {@code bin/ckpt-advisor --help}
      */
-    public static void main(String[] args) throws IOException, InterruptedException {
+    public static void main(String[] args) throws Exception {
         System.exit(CommandLines.run("ckpt-advisor", () -> parse(args), null, in -> {
             print(in, rows(in), System.out);
             return 0;

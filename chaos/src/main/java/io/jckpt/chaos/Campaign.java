@@ -172,7 +172,7 @@ public final class Campaign {
     }
 
     /** Runs a campaign; returns the exit status (0 all good, 1 a bad run, 2 bad input or no reference). */
-    public static int run(String[] args) throws IOException, InterruptedException {
+    public static int run(String[] args) throws Exception {
         return CommandLines.run("chaos", () -> Settings.parse(args), out -> {
             out.println("Scenarios:");
             for (Scenario s : Scenario.values()) {

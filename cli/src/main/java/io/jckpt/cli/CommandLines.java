@@ -66,8 +66,9 @@ public final class CommandLines {
         /**
          * @param settings what {@link SettingsReader#read} returned
          * @return the program's exit status
+         * @throws Exception the program's failure, passed on
          */
-        int run(T settings) throws IOException, InterruptedException;
+        int run(T settings) throws Exception;
     }
 
     /**
@@ -84,7 +85,7 @@ public final class CommandLines {
      * @return the exit status: {@code work}'s, 0 after {@code --help}, {@link #BAD_INPUT} after bad input
      */
     public static <T> int run(String name, SettingsReader<T> read, Consumer<PrintStream> moreHelp, Work<T> work)
-            throws IOException, InterruptedException {
+            throws Exception {
         T settings;
         try {
             settings = read.read();
