@@ -248,7 +248,8 @@ public final class LaunchedJob implements AutoCloseable {
 
     /**
      * @return the job's events file: {@code --events FILE}, else {@code events.jsonl} in
-     *     {@code --output-dir DIR}, else in {@code out/<job id>} of the repository (the launcher's directory)
+     *     {@code --output-dir DIR}, else in {@code out/<job id>} of the repository (the launcher's directory;
+     *     the id of {@code --job-id}, else the one the launcher printed)
      */
     public Path eventsFile() {
         String events = option("--events");
@@ -256,7 +257,9 @@ public final class LaunchedJob implements AutoCloseable {
             return repo.resolve(events);
         }
         String dir = option("--output-dir");
-        return (dir != null ? repo.resolve(dir) : repo.resolve("out").resolve(jobId())).resolve("events.jsonl");
+        String id = option("--job-id");
+        return (dir != null ? repo.resolve(dir) : repo.resolve("out").resolve(id != null ? id : jobId()))
+                .resolve("events.jsonl");
     }
 
     /** The launcher's options without a value; every other option takes one. */
@@ -290,6 +293,33 @@ public final class LaunchedJob implements AutoCloseable {
      */
     public List<JobEvents.Event> events() {
         return JobEvents.read(eventsFile());
+    }
+
+    /**
+     * Waits (bounded) until the events file holds an event of {@code type} that {@code test} accepts; the
+     * file is read again at each new output line and at least every 20 ms (events of the file only, such
+     * as {@code rank_completed}, have no line).
+     *
+     * @return the first such event
+     * @throws AssertionError with the output so far when none comes within {@code millis}
+     */
+    public JobEvents.Event awaitEvent(String type, java.util.function.Predicate<JobEvents.Event> test, long millis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        for (;;) {
+            JobEvents.Event found = JobEvents.first(events(), type, test);
+            if (found != null) {
+                return found;
+            }
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) {
+                throw new AssertionError("no " + type + " event as expected within " + millis + " ms in "
+                        + eventsFile() + "; output:\n" + output());
+            }
+            synchronized (lines) {
+                lines.wait(Math.min(left, 20));
+            }
+        }
     }
 
     /**
