@@ -357,7 +357,7 @@ public final class BenchSuite {
                         + "for the three sizes, so that the small grids are still running when the failure comes) on "
                         + "grids sized for the checkpoint per rank shown; rank 2 fails after checkpoint round "
                         + LaunchedBench.RECOVERY_ROUND + ": injected by the launcher (`--kill`, times from its "
-                        + "'injecting failure' line: the launcher then waits for the process to be gone, so 'detection' "
+                        + "`injection` event (the launcher's events file, docs/events.md, as every launcher time here): the launcher then waits for the process to be gone, so 'detection' "
                         + "there is the kill's own delay) or SIGKILLed by the bench (times from the kill: detection is the "
                         + "launcher's process reaper). Node loss also wipes rank 2's node-local store, so rank 2 receives "
                         + "its image from its ring neighbour. `--on-failure respawn` re-spawns rank 2 (on a warm standby "

@@ -373,12 +373,12 @@ final class IntervalBench {
     /**
      * The restart of each failure: injection → rank 0's 'rolled back to sweep' of the recovery it started.
      * A rollback line belongs to the newest injection before it only if a recovery (the launcher's
-     * 'recovered' line) lies between them; otherwise it ends an older recovery that a new failure overtook
+     * {@code recovered} event) lies between them; otherwise it ends an older recovery that a new failure overtook
      * (then that older failure has no sample). A failure before the first checkpoint restarts clean: no
      * rollback line, no sample.
      *
      * @param injections the injection times
-     * @param recovered  the times of the launcher's 'recovered: all ranks in a new world' lines
+     * @param recovered  the times of the launcher's {@code recovered} events
      * @param rolled     the times of rank 0's 'rolled back to sweep' lines
      * @return one restart per failure that has one (same unit as the times)
      */

@@ -346,9 +346,9 @@ final class LaunchedBench {
                     String.join("; ", from) + (late > 0 ? "; " + late + " more run(s) ended before the failure came, "
                             + "not counted" : ""), ok + " of " + n));
         }
-        report.table(List.of("failure", "checkpoint per rank", "n", "kill → launcher's FAILURE line (detection)",
+        report.table(List.of("failure", "checkpoint per rank", "n", "kill → launcher's `failure` event (detection)",
                 "detection → re-spawn started (launcher)", "detection → all 4 ranks in a new MPJ world (launcher)",
-                "kill → 'recovered' line", "kill → last rank's 'restored round R' (rollback done)",
+                "kill → `recovered` event", "kill → last rank's `rollback` event (rollback done)",
                 "kill → computing again ('rolled back to sweep', rank 0)", "restored from", "checksum = failure-free, exit 0"),
                 rows);
     }
