@@ -32,9 +32,6 @@ import picocli.CommandLine.Option;
  * given; every failure is the loss of a node and its memory.
  */
 public final class Advisor {
-    /** Exit status for bad input. */
-    static final int BAD_INPUT = 2;
-
     private Advisor() {
     }
 
@@ -130,16 +127,11 @@ public final class Advisor {
     /**
      * @param args see {@code bin/ckpt-advisor --help}
      */
-    public static void main(String[] args) {
-        try {
-            Inputs in = parse(args);
+    public static void main(String[] args) throws Exception {
+        System.exit(CommandLines.run("ckpt-advisor", () -> parse(args), null, in -> {
             print(in, rows(in), System.out);
-        } catch (CommandLines.HelpRequested help) {
-            System.out.print(help.usage());
-        } catch (IllegalArgumentException | IOException e) {
-            System.err.println("ckpt-advisor: " + e.getMessage());
-            System.exit(BAD_INPUT);
-        }
+            return 0;
+        }));
     }
 
     /**

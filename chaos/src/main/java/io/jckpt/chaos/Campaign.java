@@ -172,21 +172,16 @@ public final class Campaign {
     }
 
     /** Runs a campaign; returns the exit status (0 all good, 1 a bad run, 2 bad input or no reference). */
-    public static int run(String[] args) throws IOException, InterruptedException {
-        Settings settings;
-        try {
-            settings = Settings.parse(args);
-        } catch (CommandLines.HelpRequested help) {
-            System.out.print(help.usage());
-            System.out.println("Scenarios:");
+    public static int run(String[] args) throws Exception {
+        return CommandLines.run("chaos", () -> Settings.parse(args), out -> {
+            out.println("Scenarios:");
             for (Scenario s : Scenario.values()) {
-                System.out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
+                out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
             }
-            return 0;
-        } catch (IllegalArgumentException e) {
-            System.err.println("chaos: " + e.getMessage());
-            return 2;
-        }
+        }, Campaign::run);
+    }
+
+    private static int run(Settings settings) throws IOException, InterruptedException {
         if (!JobProcesses.available()) {
             System.err.println("chaos: /proc is not readable: the campaign finds rank processes there (Linux only)");
             return 2;

@@ -1,9 +1,12 @@
 package io.jckpt.cli;
 
+import java.io.IOException;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 
@@ -32,6 +35,72 @@ public final class CommandLines {
         public String usage() {
             return usage;
         }
+    }
+
+    /** The exit status of a program given bad input, as the launcher's (and mpirun's) usage errors. */
+    public static final int BAD_INPUT = 2;
+
+    /**
+     * Reads a program's settings: its command line (with {@link #parse}) and the files the line names.
+     *
+     * @param <T> the settings
+     */
+    @FunctionalInterface
+    public interface SettingsReader<T> {
+        /**
+         * @return the settings
+         * @throws IllegalArgumentException bad input, in one line naming the option
+         * @throws IOException a file the line names cannot be read
+         * @throws HelpRequested for {@code --help}
+         */
+        T read() throws IOException;
+    }
+
+    /**
+     * A program's work once its settings are read.
+     *
+     * @param <T> the settings
+     */
+    @FunctionalInterface
+    public interface Work<T> {
+        /**
+         * @param settings what {@link SettingsReader#read} returned
+         * @return the program's exit status
+         * @throws Exception the program's failure, passed on
+         */
+        int run(T settings) throws Exception;
+    }
+
+    /**
+     * A command-line program's main, the one jckpt way: {@code --help} prints the usage (then
+     * {@code moreHelp}, when given) to standard output, exit status 0; bad input, an
+     * {@link IllegalArgumentException} or {@link IOException} from {@code read}, prints one line
+     * "NAME: message" to standard error, exit status {@link #BAD_INPUT}. Exceptions from {@code work}
+     * pass: a failure there is the program's, not its input's.
+     *
+     * @param name     the program's name, the start of an error line
+     * @param read     reads the settings
+     * @param moreHelp prints what follows the options in {@code --help} (a list of scenarios), or null
+     * @param work     the program's work
+     * @return the exit status: {@code work}'s, 0 after {@code --help}, {@link #BAD_INPUT} after bad input
+     */
+    public static <T> int run(String name, SettingsReader<T> read, Consumer<PrintStream> moreHelp, Work<T> work)
+            throws Exception {
+        T settings;
+        try {
+            settings = read.read();
+        } catch (HelpRequested help) {
+            System.out.print(help.usage());
+            if (moreHelp != null) {
+                moreHelp.accept(System.out);
+            }
+            System.out.flush();
+            return 0;
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println(name + ": " + e.getMessage());
+            return BAD_INPUT;
+        }
+        return work.run(settings);
     }
 
     /**

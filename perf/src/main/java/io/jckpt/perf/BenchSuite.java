@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.cli.CommandLines;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.testkit.Baselines;
 import java.io.IOException;
@@ -10,8 +11,6 @@ import java.nio.file.Paths;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +24,7 @@ import java.util.concurrent.Executors;
  *
  * <pre>
  * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval]
- *           [--out FILE]
+ *           [--out FILE] [--help]        (options: {@link BenchOptions})
  * </pre>
  *
  * <p><b>Size</b> (past 600 lines): it is the report's table of contents: each section's run, its prose and
@@ -60,24 +59,14 @@ public final class BenchSuite {
      * @throws Exception when a benchmark fails
      */
     public static void main(String[] args) throws Exception {
-        boolean quick = false;
-        Set<String> only = new LinkedHashSet<>(ALL);
+        System.exit(CommandLines.run("bench", () -> BenchOptions.parse(args), null, BenchSuite::run));
+    }
+
+    private static int run(BenchOptions options) throws Exception {
+        boolean quick = options.quick;
+        Set<String> only = options.sections();
         Path repo = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
-        Path out = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--quick" -> quick = true;
-                case "--only" -> {
-                    only = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
-                    if (!ALL.containsAll(only)) {
-                        throw new IllegalArgumentException("--only takes some of " + ALL + ", got " + only);
-                    }
-                }
-                case "--out" -> out = Paths.get(args[++i]);
-                default -> throw new IllegalArgumentException("usage: bench [--quick] [--only " + String.join(",", ALL)
-                        + "] [--out FILE]; got '" + args[i] + "'");
-            }
-        }
+        Path out = options.out;
         if (out == null) {
             out = repo.resolve(quick ? "perf/REPORT-quick.md" : "perf/REPORT.md");
         }
@@ -368,7 +357,7 @@ public final class BenchSuite {
                         + "for the three sizes, so that the small grids are still running when the failure comes) on "
                         + "grids sized for the checkpoint per rank shown; rank 2 fails after checkpoint round "
                         + LaunchedBench.RECOVERY_ROUND + ": injected by the launcher (`--kill`, times from its "
-                        + "'injecting failure' line: the launcher then waits for the process to be gone, so 'detection' "
+                        + "`injection` event (the launcher's events file, docs/events.md, as every launcher time here): the launcher then waits for the process to be gone, so 'detection' "
                         + "there is the kill's own delay) or SIGKILLed by the bench (times from the kill: detection is the "
                         + "launcher's process reaper). Node loss also wipes rank 2's node-local store, so rank 2 receives "
                         + "its image from its ring neighbour. `--on-failure respawn` re-spawns rank 2 (on a warm standby "
@@ -424,6 +413,7 @@ public final class BenchSuite {
         }
         Files.writeString(out, head.toString() + report, StandardCharsets.UTF_8);
         System.err.printf(Locale.ROOT, "bench: report written to %s (%.1f min)%n", out, minutes);
+        return 0;
     }
 
     private static java.util.concurrent.ThreadFactory named(String prefix) {

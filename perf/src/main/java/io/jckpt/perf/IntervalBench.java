@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 
 import io.jckpt.advisor.FailureModel;
@@ -319,8 +320,11 @@ final class IntervalBench {
             double wall = System.nanoTime() - job.startNanos();
             java.nio.file.Files.writeString(logs.resolve(name + ".log"), "bin/ckpt-run " + String.join(" ", args) + "\n"
                     + job.timedOutput(), java.nio.charset.StandardCharsets.UTF_8);
-            List<Double> failures = times(job, "injecting failure");
-            List<Double> restarts = restarts(failures, times(job, "recovered: all"),
+            // the launcher's facts from its events file (docs/events.md); rank 0's sweeps, rollbacks and
+            // checksum are its own output
+            List<JobEvents.Event> events = job.events();
+            List<Double> failures = times(job, JobEvents.ofType(events, "injection"));
+            List<Double> restarts = restarts(failures, times(job, JobEvents.ofType(events, "recovered")),
                     times(job, "rolled back to sweep"));
             double firstReport = Double.NaN;
             int firstSweep = 0;
@@ -334,9 +338,10 @@ final class IntervalBench {
             }
             double cost = Double.NaN;
             long decided = 0;
-            List<LaunchedJob.Line> close = job.lines("interval policy ");
+            List<String> close = JobEvents.ofType(events, "rank_event").stream().map(e -> e.text("text"))
+                    .filter(t -> t.contains("interval policy ")).toList();
             if (!close.isEmpty()) {
-                String line = close.get(close.size() - 1).text();
+                String line = close.get(close.size() - 1);
                 Matcher m = COST.matcher(line);
                 if (m.find()) {
                     cost = Double.parseDouble(m.group(1));
@@ -352,6 +357,13 @@ final class IntervalBench {
         }
     }
 
+    /** @return the events' times, nanos since the launcher process was started (as {@link #times(LaunchedJob, String)}) */
+    private static List<Double> times(LaunchedJob job, List<JobEvents.Event> events) {
+        List<Double> out = new ArrayList<>();
+        events.forEach(e -> out.add((double) (job.nanos(e) - job.startNanos())));
+        return out;
+    }
+
     private static List<Double> times(LaunchedJob job, String text) {
         List<Double> out = new ArrayList<>();
         job.lines(text).forEach(l -> out.add((double) (l.nanos() - job.startNanos())));
@@ -361,12 +373,12 @@ final class IntervalBench {
     /**
      * The restart of each failure: injection → rank 0's 'rolled back to sweep' of the recovery it started.
      * A rollback line belongs to the newest injection before it only if a recovery (the launcher's
-     * 'recovered' line) lies between them; otherwise it ends an older recovery that a new failure overtook
+     * {@code recovered} event) lies between them; otherwise it ends an older recovery that a new failure overtook
      * (then that older failure has no sample). A failure before the first checkpoint restarts clean: no
      * rollback line, no sample.
      *
      * @param injections the injection times
-     * @param recovered  the times of the launcher's 'recovered: all ranks in a new world' lines
+     * @param recovered  the times of the launcher's {@code recovered} events
      * @param rolled     the times of rank 0's 'rolled back to sweep' lines
      * @return one restart per failure that has one (same unit as the times)
      */

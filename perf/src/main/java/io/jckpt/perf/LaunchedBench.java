@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +20,6 @@ final class LaunchedBench {
     static final String MAIN = "io.jckpt.samples.heat.HeatSolver";
     private static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
     private static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
-    private static final Pattern RECOVERED = Pattern.compile("recovered: .* ([0-9]+) ms after the failure was detected");
-    private static final Pattern RESPAWN = Pattern.compile("respawn started after ([0-9]+) ms");
 
     private final Path repo;
     private final String cp;
@@ -207,7 +206,7 @@ final class LaunchedBench {
     static final int RECOVERY_EVERY = 10;
     static final int RECOVERY_ROUND = 3;
 
-    /** One recovery: the timeline after the failure, nanos relative to the SIGKILL (or the injection line). */
+    /** One recovery: the timeline after the failure, nanos relative to the SIGKILL (or the injection event). */
     record Recovery(Case c, double detected, double recoveredReported, double respawnReported, double worldLine,
                     double restoredFirst, double restoredLast, double rolledBack, String restoredFrom,
                     boolean checksumOk, int status) {
@@ -260,40 +259,51 @@ final class LaunchedBench {
         args.addAll(List.of("-cp", cp, MAIN));
         args.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, RECOVERY_EVERY, 1, c.sleepMs(), RECOVERY_EVERY));
         try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
-            long kill;
+            long kill = 0;
             if (c.pid()) {
                 long[] pids = job.awaitRankPids(60_000);
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();
                 ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
-            } else {
-                kill = job.awaitLine("injecting failure", 120_000).nanos();
             }
-            LaunchedJob.Line detected = job.awaitLine("FAILURE", 30_000);
-            LaunchedJob.Line recovered = job.awaitLineOrExit("recovered: all", 60_000);
-            if (recovered == null) {
-                int status = job.awaitExit(30_000);
+            int status = job.awaitExit(300_000);
+            // the launcher's facts and times from its events file (docs/events.md); 'rolled back to sweep'
+            // and the checksum are rank 0's own output
+            List<JobEvents.Event> events = job.events();
+            if (!c.pid()) {
+                JobEvents.Event injection = JobEvents.first(events, "injection", e -> true);
+                if (injection == null) {
+                    throw new IllegalStateException("no injection in the events of " + String.join(" ", args)
+                            + ":\n" + job.output());
+                }
+                kill = job.nanos(injection);
+            }
+            JobEvents.Event detected = JobEvents.first(events, "failure", e -> true);
+            JobEvents.Event recovered = JobEvents.first(events, "recovered", e -> true);
+            List<LaunchedJob.Line> rolledLines = job.lines("rolled back to sweep");
+            if (recovered == null || detected == null) {
                 return new Recovery(c, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
                         "the job ended (status " + status + ") without a recovery: the failure came after its last sweep",
                         false, status);
             }
-            job.awaitLine("rolled back to sweep", 60_000);
-            int status = job.awaitExit(180_000);
-            List<LaunchedJob.Line> restored = job.lines("restored round");
-            LaunchedJob.Line rolled = job.lines("rolled back to sweep").get(0);
+            if (rolledLines.isEmpty()) {
+                throw new IllegalStateException("recovered, but rank 0 never rolled back:\n" + job.output());
+            }
             double first = Double.NaN;
             double last = Double.NaN;
             TreeSet<String> from = new TreeSet<>();
-            for (LaunchedJob.Line l : restored) {
-                double t = l.nanos() - kill;
+            List<JobEvents.Event> restored = JobEvents.ofType(events, "rollback");
+            for (JobEvents.Event e : restored) {
+                double t = job.nanos(e) - kill;
                 first = Double.isNaN(first) ? t : Math.min(first, t);
                 last = Double.isNaN(last) ? t : Math.max(last, t);
-                from.add(l.text().replaceAll(".*restored round [0-9]+ from ", "").replaceAll("round [0-9]+", "round R"));
+                String how = e.text("how");
+                from.add(e.text("source") + (how.isEmpty() ? "" : " (" + how.toUpperCase(Locale.ROOT) + ")"));
             }
             String got = job.find(CHECKSUM);
-            return new Recovery(c, detected.nanos() - kill, Double.parseDouble(job.find(RECOVERED)) * 1e6,
-                    Double.parseDouble(job.find(RESPAWN)) * 1e6, recovered.nanos() - kill, first, last,
-                    rolled.nanos() - kill, restored.size() + " ranks: " + String.join(", ", from),
+            return new Recovery(c, job.nanos(detected) - kill, recovered.decimal("world_ms") * 1e6,
+                    recovered.decimal("respawn_ms") * 1e6, job.nanos(recovered) - kill, first, last,
+                    rolledLines.get(0).nanos() - kill, restored.size() + " ranks: " + String.join(", ", from),
                     expected != null && expected.equals(got), status);
         }
     }
@@ -336,9 +346,9 @@ final class LaunchedBench {
                     String.join("; ", from) + (late > 0 ? "; " + late + " more run(s) ended before the failure came, "
                             + "not counted" : ""), ok + " of " + n));
         }
-        report.table(List.of("failure", "checkpoint per rank", "n", "kill → launcher's FAILURE line (detection)",
+        report.table(List.of("failure", "checkpoint per rank", "n", "kill → launcher's `failure` event (detection)",
                 "detection → re-spawn started (launcher)", "detection → all 4 ranks in a new MPJ world (launcher)",
-                "kill → 'recovered' line", "kill → last rank's 'restored round R' (rollback done)",
+                "kill → `recovered` event", "kill → last rank's `rollback` event (rollback done)",
                 "kill → computing again ('rolled back to sweep', rank 0)", "restored from", "checksum = failure-free, exit 0"),
                 rows);
     }

@@ -3,6 +3,7 @@ package io.jckpt.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,16 +78,17 @@ class LauncherEventsTest {
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(3, job.linesContaining("loop done at round 200 sum " + 3L * 200 * 201 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("FAILURE").size(), job.output());
-            List<String> events = job.output().lines().filter(l -> l.startsWith("[ckpt-run")).toList();
-            int recovering = indexOf(events, "recovering: epoch 1");
-            int recovered = indexOf(events, "recovered: all 3 ranks");
-            int completed = indexOf(events, "all 3 ranks completed");
-            assertTrue(recovering >= 0 && recovered > recovering && completed > recovered, job.output());
+            // the events file, in order: the console's progress lines are its progress events
+            List<JobEvents.Event> events = job.events();
+            int recovering = indexOf(events, e -> e.type().equals("recovery_start") && e.number("epoch") == 1);
+            int recovered = indexOf(events, e -> e.type().equals("recovered") && e.number("epoch") == 1);
+            int completed = indexOf(events, e -> e.type().equals("message") && e.text("text").startsWith("all 3 ranks completed"));
+            assertTrue(recovering >= 0 && recovered > recovering && completed > recovered, events.toString());
             for (int i = recovering; i < recovered; i++) {
-                assertTrue(!events.get(i).contains("checkpoint round"), "progress during the recovery: " + events.get(i));
+                assertTrue(!events.get(i).type().equals("progress"), "progress during the recovery: " + events.get(i));
             }
             for (int i = completed; i < events.size(); i++) {
-                assertTrue(!events.get(i).contains("checkpoint round"), "progress after completion: " + events.get(i));
+                assertTrue(!events.get(i).type().equals("progress"), "progress after completion: " + events.get(i));
             }
         }
     }
@@ -113,9 +115,9 @@ class LauncherEventsTest {
         }
     }
 
-    private static int indexOf(List<String> lines, String text) {
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).contains(text)) {
+    private static int indexOf(List<JobEvents.Event> events, java.util.function.Predicate<JobEvents.Event> test) {
+        for (int i = 0; i < events.size(); i++) {
+            if (test.test(events.get(i))) {
                 return i;
             }
         }

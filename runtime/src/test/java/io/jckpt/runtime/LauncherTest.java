@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.launcher.Device;
 import io.jckpt.runtime.launcher.LaunchSpec;
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LauncherTest {
     private static final String RING = "io.jckpt.runtime.programs.RingCheck";
     private static final String RING_UNTIL = "io.jckpt.runtime.programs.RingUntil";
-    private static final Pattern TAKEN_OVER = Pattern.compile("taken over by standby [0-9]+ \\(pid ([0-9]+)\\)");
     private static final Pattern RING_UNTIL_OK = Pattern.compile("\\[rank ([0-9])\\] ring ok from ([0-9]) after ([0-9]+) iterations sum ([0-9]+)");
     private static final long RUN_MILLIS = 60_000;
 
@@ -113,15 +113,15 @@ class LauncherTest {
             job.awaitLine("[rank 2] iteration 0", RUN_MILLIS);
             long[] pids = job.rankPids();
             new ProcessBuilder("kill", "-9", Long.toString(pids[2])).start().waitFor(5, TimeUnit.SECONDS);
-            long firstStandby = takenOverPid(job.awaitLine("rank 2 taken over by standby 0 (pid ", 20_000));
-            String recovered = job.awaitLine("recovered: all 4 ranks in a new MPJ world (epoch 1)", 20_000).text();
-            assertTrue(recovered.contains("1 rank from a standby"), recovered);
+            long firstStandby = takenOverPid(job, 0);
+            JobEvents.Event recovered = job.awaitEvent("recovered", e -> e.number("epoch") == 1, 20_000);
+            assertEquals(1, recovered.number("from_standby"), recovered.toString());
             // the used standby is replaced; the former standby is rank 2 now: kill it in turn
             job.awaitLine("standby 1 ready (pid ", RUN_MILLIS);
             job.awaitLines("[rank 2] iteration 0", 2, RUN_MILLIS);
             new ProcessBuilder("kill", "-9", Long.toString(firstStandby)).start().waitFor(5, TimeUnit.SECONDS);
             job.awaitLine("FAILURE: rank 2 (pid " + firstStandby + ") killed by SIGKILL", 20_000);
-            long secondStandby = takenOverPid(job.awaitLine("rank 2 taken over by standby 1 (pid ", 20_000));
+            long secondStandby = takenOverPid(job, 1);
             job.awaitLine("recovered: all 4 ranks in a new MPJ world (epoch 2)", 20_000);
             job.awaitLines("[rank 2] iteration 0", 3, RUN_MILLIS);
             Files.createFile(stop);
@@ -223,14 +223,19 @@ class LauncherTest {
     @Test
     void aFailureDueAfterItsRankCompletedIsNotInjected() throws Exception {
         // rank 2 returns from main right after an Allgather; the others wait for the stop file. The
-        // kill of rank 2 falls due (5 s) after rank 2 completed, while the job still runs: injecting
-        // it would start a recovery of a rank that has nothing left to do
+        // kill of rank 2 falls due (round 1, reported by rank 0 once the go file appears) after the
+        // launcher recorded rank 2's completion (its rank_completed event), while the job still runs: injecting it would start a recovery of
+        // a rank that has nothing left to do
         Path stop = Files.createTempDirectory("jckpt-launcher-test").resolve("stop");
+        Path go = stop.resolveSibling("go");
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0",
-                "--kill", "2@5s", "-cp", LaunchedJob.testClasses().toString(),
-                "io.jckpt.runtime.programs.EarlyFinish", "2", stop.toString())) {
+                "--kill", "2@round=1", "-cp", LaunchedJob.testClasses().toString(),
+                "io.jckpt.runtime.programs.EarlyFinish", "2", stop.toString(), go.toString())) {
             job.awaitLine("[rank 2] done early", RUN_MILLIS);
-            job.awaitLine("failure 2@5s not injected: rank 2 already completed or gone", 20_000);
+            // the launcher has taken rank 2's word that its program completed (its JVM waits for the job's end)
+            job.awaitEvent("rank_completed", e -> e.number("rank") == 2, RUN_MILLIS);
+            Files.createFile(go);
+            job.awaitLine("failure 2@round=1 not injected: rank 2 already completed or gone", 20_000);
             Files.createFile(stop);
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(3, job.linesContaining("done after the stop file").size(), job.output());
@@ -241,6 +246,7 @@ class LauncherTest {
             assertNoProcessLeft(job.jobId());
         } finally {
             Files.deleteIfExists(stop);
+            Files.deleteIfExists(go);
             Files.deleteIfExists(stop.getParent());
         }
     }
@@ -356,10 +362,11 @@ class LauncherTest {
                 "--retry-program-errors", RING);
     }
 
-    private static long takenOverPid(LaunchedJob.Line line) {
-        Matcher matcher = TAKEN_OVER.matcher(line.text());
-        assertTrue(matcher.find(), line.text());
-        return Long.parseLong(matcher.group(1));
+    /** The pid of the standby that took rank 2's place, from its standby_takeover event. */
+    private static long takenOverPid(LaunchedJob job, int standby) throws InterruptedException {
+        JobEvents.Event takeover = job.awaitEvent("standby_takeover", e -> e.number("standby") == standby, 20_000);
+        assertEquals(2, takeover.number("rank"), takeover.toString());
+        return takeover.number("pid");
     }
 
     /** Every rank's "ring ok" line of RingUntil, with the sum its iteration count implies. */

@@ -25,6 +25,8 @@ import java.util.stream.Stream;
 public final class LaunchedJob implements AutoCloseable {
     private static final Pattern JOB_ID = Pattern.compile("job ([0-9a-f]{12}):");
     private static final Pattern PIDS = Pattern.compile("ranks running \\(pids ([0-9 ]+)\\)");
+    /** A launcher line's time stamp: seconds since the job started, as its events' {@code t}. */
+    private static final Pattern STAMP = Pattern.compile("^\\[ckpt-run +([0-9]+\\.[0-9]+)s\\] ");
 
     /**
      * One output line.
@@ -37,13 +39,17 @@ public final class LaunchedJob implements AutoCloseable {
 
     private final long startNanos;
     private final Process process;
+    private final Path repo;
+    private final List<String> args;
     private final List<Line> lines = new ArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
     private int open = 2; // guarded by lines: output streams not yet at their end
 
-    private LaunchedJob(long startNanos, Process process) {
+    private LaunchedJob(long startNanos, Process process, Path repo, List<String> args) {
         this.startNanos = startNanos;
         this.process = process;
+        this.repo = repo;
+        this.args = List.copyOf(args);
         readers.add(reader(process.getInputStream(), "out"));
         readers.add(reader(process.getErrorStream(), "err"));
     }
@@ -78,7 +84,7 @@ public final class LaunchedJob implements AutoCloseable {
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().putAll(environment);
         long startNanos = System.nanoTime();
-        return new LaunchedJob(startNanos, builder.start());
+        return new LaunchedJob(startNanos, builder.start(), repo, args);
     }
 
     private Thread reader(InputStream stream, String name) {
@@ -238,6 +244,108 @@ public final class LaunchedJob implements AutoCloseable {
     public long[] awaitRankPids(long millis) throws InterruptedException {
         awaitLine("ranks running (pids", millis);
         return rankPids();
+    }
+
+    /**
+     * @return the job's events file: {@code --events FILE}, else {@code events.jsonl} in
+     *     {@code --output-dir DIR}, else in {@code out/<job id>} of the repository (the launcher's directory;
+     *     the id of {@code --job-id}, else the one the launcher printed)
+     */
+    public Path eventsFile() {
+        String events = option("--events");
+        if (events != null) {
+            return repo.resolve(events);
+        }
+        String dir = option("--output-dir");
+        String id = option("--job-id");
+        return (dir != null ? repo.resolve(dir) : repo.resolve("out").resolve(id != null ? id : jobId()))
+                .resolve("events.jsonl");
+    }
+
+    /** The launcher's options without a value; every other option takes one. */
+    private static final java.util.Set<String> FLAGS = java.util.Set.of("-q", "--quiet", "--no-report", "--no-prefix",
+            "--retry-program-errors", "-h", "--help", "-V", "--version");
+
+    /** The value of a launcher option among the arguments before the program's (either form, the last wins), or null. */
+    private String option(String name) {
+        String value = null;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (!a.startsWith("-")) {
+                break; // the main class: the rest are the program's
+            }
+            if (a.startsWith(name + "=")) {
+                value = a.substring(name.length() + 1);
+            } else if (!a.contains("=") && !FLAGS.contains(a) && i + 1 < args.size()) {
+                String v = args.get(++i);
+                if (a.equals(name)) {
+                    value = v;
+                } else if (a.equals("-jar")) {
+                    break; // the program's arguments follow the jar
+                }
+            }
+        }
+        return value;
+    }
+
+    /**
+     * @return the job's events written so far ({@link JobEvents#read}); after {@link #awaitExit}, all of them
+     */
+    public List<JobEvents.Event> events() {
+        return JobEvents.read(eventsFile());
+    }
+
+    /**
+     * Waits (bounded) until the events file holds an event of {@code type} that {@code test} accepts; the
+     * file is read again at each new output line and at least every 20 ms (events of the file only, such
+     * as {@code rank_completed}, have no line).
+     *
+     * @return the first such event
+     * @throws AssertionError with the output so far when none comes within {@code millis}
+     */
+    public JobEvents.Event awaitEvent(String type, java.util.function.Predicate<JobEvents.Event> test, long millis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        for (;;) {
+            JobEvents.Event found = JobEvents.first(events(), type, test);
+            if (found != null) {
+                return found;
+            }
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) {
+                throw new AssertionError("no " + type + " event as expected within " + millis + " ms in "
+                        + eventsFile() + "; output:\n" + output());
+            }
+            synchronized (lines) {
+                lines.wait(Math.min(left, 20));
+            }
+        }
+    }
+
+    /**
+     * Where an event's time lies on this process's {@link System#nanoTime()} clock, the clock of
+     * {@link Line#nanos()} and of a test's own SIGKILL: the launcher's clock ({@code t}) placed by its
+     * stamped lines ({@code [ckpt-run 1.234s] ...}), at the smallest delay any of them took to arrive
+     * (1 ms resolution).
+     *
+     * @param event an event of this job
+     * @return its time in nanos on this process's clock
+     * @throws AssertionError when no launcher line has arrived yet
+     */
+    public long nanos(JobEvents.Event event) {
+        long offset = Long.MAX_VALUE;
+        synchronized (lines) {
+            for (Line line : lines) {
+                Matcher m = STAMP.matcher(line.text());
+                if (m.find()) {
+                    offset = Math.min(offset, line.nanos() - Math.round(Double.parseDouble(m.group(1)) * 1e9));
+                }
+            }
+        }
+        if (offset == Long.MAX_VALUE) {
+            throw new AssertionError("no launcher line yet to place the events' clock; output:\n" + output());
+        }
+        return offset + Math.round(event.t() * 1e9);
     }
 
     /** @return the launcher's pid */

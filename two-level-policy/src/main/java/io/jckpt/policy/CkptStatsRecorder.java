@@ -56,15 +56,10 @@ final class CkptStatsRecorder implements DiskCommitCoordinator.Listener {
         lastHere = new CkptStats.HereTimings(waitNanos, writeNanos, handOffNanos, blockingNanos);
     }
 
-    /**
-     * This rank's totals for the launcher's end-of-job summary, as one line it reads back
-     * ({@code LauncherEvents}): {@code checkpoint totals: checkpoints=N bytes=B blocking_ms=X
-     * here_p50_ms=Y here_p99_ms=Z disk_written=D disk_failed=F}.
-     */
-    String totalsLine() {
-        return String.format(Locale.ROOT, "checkpoint totals: checkpoints=%d bytes=%d blocking_ms=%.3f here_p50_ms=%.3f"
-                        + " here_p99_ms=%.3f disk_written=%d disk_failed=%d", checkpoints, lastImageBytes,
-                totalBlockingNanos / 1e6, checkpoints == 0 ? 0 : hereNanos.getValueAtPercentile(50) / 1e6,
+    /** This rank's totals for the launcher's end-of-job summary (sent as {@link io.jckpt.spi.RankTotals#line()}). */
+    io.jckpt.spi.RankTotals totals() {
+        return new io.jckpt.spi.RankTotals(checkpoints, lastImageBytes, totalBlockingNanos / 1e6,
+                checkpoints == 0 ? 0 : hereNanos.getValueAtPercentile(50) / 1e6,
                 checkpoints == 0 ? 0 : hereNanos.getValueAtPercentile(99) / 1e6, diskFlushed.get(), diskFailures.get());
     }
 

@@ -366,7 +366,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             events.event(summary);
         }
         if (!abandoned) {
-            events.event(stats.totalsLine()); // the launcher's end-of-job summary adds up every rank's
+            events.event(stats.totals().line()); // the launcher's end-of-job summary adds up every rank's
 
             phases.moveTo(Phase.CLOSING, round);
             try {

@@ -377,8 +377,11 @@ public final class Job {
                     if (status != null) {
                         return status;
                     }
-                } else if (completed.add(reported.rank()) && completed.size() == spec.worldSize()) {
-                    jobComplete();
+                } else if (completed.add(reported.rank())) {
+                    console.event(LauncherEvents.rankCompleted(reported.rank(), epoch)); // events file only
+                    if (completed.size() == spec.worldSize()) {
+                        jobComplete();
+                    }
                 }
             } else if (event instanceof JobEvent.HostExited exited) {
                 RankHost host = exited.host();

@@ -113,6 +113,13 @@ final class JobConsole implements AutoCloseable {
     /** A line a rank printed; {@code prefix} is "[rank r] " or empty when the line carries its own. */
     synchronized void rankLine(String prefix, String line, boolean stderr) {
         String full = prefix + line;
+        if (!noPrefix && rankOutputs == null) { // the usual case: nothing to strip, no file to pick
+            if (!quiet) {
+                (stderr ? err : out).println(full);
+            }
+            toLog(full);
+            return;
+        }
         java.util.regex.Matcher tag = RANK_TAG.matcher(full);
         boolean tagged = tag.find();
         if (!quiet) {

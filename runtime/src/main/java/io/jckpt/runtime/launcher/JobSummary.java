@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.spi.RankTotals;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,8 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The end-of-job summary: what checkpointing cost and what the failures cost, added up from the job's
@@ -18,8 +17,6 @@ import java.util.regex.Pattern;
  * Printed as a few lines and written as one {@code summary} event.
  */
 final class JobSummary implements Consumer<ReportedEvent> {
-    private static final Pattern FIELD = Pattern.compile("(\\w+)=([0-9.]+)");
-
     /** One rank's figures at close. */
     record Totals(long checkpoints, long bytes, double blockingMs, double p50Ms, double p99Ms, long diskWritten,
                   long diskFailed) {
@@ -45,19 +42,15 @@ final class JobSummary implements Consumer<ReportedEvent> {
         this.clock = clock;
     }
 
-    /** @return the totals line a rank sent, as an event, or null when {@code message} is not one */
+    /** @return the totals a rank sent ({@link RankTotals#line()}), as an event, or null when {@code message} is not them */
     static ReportedEvent totals(int rank, String text, String message) {
-        if (!message.startsWith("checkpoint totals: ")) {
+        RankTotals t = RankTotals.parse(message);
+        if (t == null) {
             return null;
         }
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("rank", rank);
-        Matcher m = FIELD.matcher(message);
-        while (m.find()) {
-            fields.put(m.group(1), m.group(2).contains(".") ? (Object) Double.parseDouble(m.group(2))
-                    : (Object) Long.parseLong(m.group(2)));
-        }
-        return new ReportedEvent("rank_totals", fields, text);
+        return ReportedEvent.of("rank_totals", text, "rank", rank, "checkpoints", t.checkpoints(), "bytes", t.bytes(),
+                "blocking_ms", t.blockingMs(), "here_p50_ms", t.hereP50Ms(), "here_p99_ms", t.hereP99Ms(),
+                "disk_written", t.diskWritten(), "disk_failed", t.diskFailed());
     }
 
     @Override

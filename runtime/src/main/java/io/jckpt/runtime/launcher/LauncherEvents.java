@@ -98,6 +98,11 @@ final class LauncherEvents {
         return ReportedEvent.of("standby_takeover", text, "rank", rank, "standby", standby, "pid", pid);
     }
 
+    /** A rank's program returned from main (its process may live on until the job completes): file only. */
+    static ReportedEvent rankCompleted(int rank, int epoch) {
+        return ReportedEvent.of("rank_completed", "", "rank", rank, "epoch", epoch);
+    }
+
     static ReportedEvent rankFinished(String text, int rank) {
         return ReportedEvent.of("rank_finished", text, "rank", rank);
     }

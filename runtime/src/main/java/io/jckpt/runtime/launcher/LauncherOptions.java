@@ -1,10 +1,8 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.CommandLines;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.stream.Collectors;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -14,8 +12,8 @@ import picocli.CommandLine.Parameters;
  * documented aliases ({@code -n}/{@code -np}/{@code --np}, {@code -classpath}, {@code -q}), {@code --help},
  * {@code --version}, options up to the main class (or after {@code -jar APP.jar}) and the program's
  * arguments untouched after it. Values stay text here: {@link LaunchSpec#parse} validates them with
- * messages that name the option and the fix. Parse errors become one short {@link UsageException}
- * ("unknown option --lgo (did you mean --log?); see ckpt-run --help").
+ * messages that name the option and the fix. {@link CommandLines#parse} reads the line; its one-line
+ * errors ("unknown option --lgo (did you mean --log?); see ckpt-run --help") become a {@link UsageException}.
  */
 @Command(name = "ckpt-run")
 final class LauncherOptions {
@@ -90,40 +88,17 @@ final class LauncherOptions {
      * @throws UsageException one short line naming the problem and where to look
      */
     static LauncherOptions read(String[] args, String helpText, String versionText) throws UsageException {
-        LauncherOptions options = new LauncherOptions();
-        CommandLine line = new CommandLine(options)
-                .setStopAtPositional(true)          // the program's arguments are the program's
-                .setExpandAtFiles(false)            // an argument "@x" is the program's too
-                .setOverwrittenOptionsAllowed(true) // the last of a repeated option wins, as in mpirun
-                .setUnmatchedOptionsArePositionalParams(false);
-        CommandLine.ParseResult result;
+        LauncherOptions options;
         try {
-            result = line.parseArgs(args);
-        } catch (CommandLine.UnmatchedArgumentException e) {
-            String unknown = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
-            List<String> suggestions = io.jckpt.cli.CommandLines.closest(unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown,
-                    line.getCommandSpec().optionsMap().keySet());
-            throw new UsageException("unknown option " + unknown + (suggestions.isEmpty() ? ""
-                    : " (did you mean " + suggestions.stream().limit(3).collect(Collectors.joining(" or ")) + "?)")
-                    + "; see ckpt-run --help");
-        } catch (CommandLine.MissingParameterException e) {
-            String option = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o)
-                    ? "an option" : o.longestName();
-            throw new UsageException(option + " needs a value; see ckpt-run --help");
-        } catch (CommandLine.ParameterException e) {
-            throw new UsageException(firstLine(e.getMessage()).toLowerCase(Locale.ROOT) + "; see ckpt-run --help");
+            options = CommandLines.parse(new LauncherOptions(), args, true); // the program's arguments are the program's
+        } catch (CommandLines.HelpRequested e) {
+            throw UsageException.helpRequested(helpText); // the launcher's own usage text, not picocli's
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
         }
-        if (result.isUsageHelpRequested()) {
-            throw UsageException.helpRequested(helpText);
-        }
-        if (result.isVersionHelpRequested()) {
+        if (options.version) {
             throw UsageException.helpRequested(versionText);
         }
         return options;
-    }
-
-    private static String firstLine(String text) {
-        int end = text.indexOf('\n');
-        return end < 0 ? text : text.substring(0, end);
     }
 }

@@ -3,6 +3,7 @@ package io.jckpt.samples.heat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,6 +46,16 @@ class HeatRecoveryTest {
         return LaunchedJob.start(args.toArray(new String[0]));
     }
 
+    /** Every rank's restore after the recoveries, from the job's events file (docs/events.md). */
+    private static List<JobEvents.Event> rollbacks(LaunchedJob job) {
+        return JobEvents.ofType(job.events(), "rollback");
+    }
+
+    /** @return how many of them received their copy from a holder's memory */
+    private static long received(List<JobEvents.Event> rollbacks) {
+        return rollbacks.stream().filter(e -> e.text("source").equals("memory") && e.text("how").equals("receive")).count();
+    }
+
     private static void assertExactResult(LaunchedJob job) throws Exception {
         assertEquals(0, job.awaitExit(90_000), job.output());
         List<String> checksums = job.linesContaining("] checksum ");
@@ -57,9 +68,10 @@ class HeatRecoveryTest {
     void oneRankKilledRestoresLocallyFromItsSurvivingNodeStore() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "2@round=8"))) {
             assertExactResult(job);
-            assertEquals(4, job.linesContaining("restored round").size(), job.output());
-            assertTrue(job.output().contains("rank 2: restored round"), job.output());
-            assertTrue(job.linesContaining("from memory (RECEIVE)").isEmpty(), job.output());
+            List<JobEvents.Event> rollbacks = rollbacks(job);
+            assertEquals(4, rollbacks.size(), job.output());
+            assertTrue(rollbacks.stream().anyMatch(e -> e.number("rank") == 2), job.output());
+            assertEquals(0, received(rollbacks), job.output());
         }
     }
 
@@ -67,8 +79,9 @@ class HeatRecoveryTest {
     void nodeLossRestoresTheNewRankFromItsNextNeighbour() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "2@round=8:wipe"))) {
             assertExactResult(job);
-            assertEquals(1, job.linesContaining("rank 2: restored round").size(), job.output());
-            assertTrue(job.linesContaining("rank 2: restored round").get(0).contains("from memory (RECEIVE)"), job.output());
+            List<JobEvents.Event> rank2 = rollbacks(job).stream().filter(e -> e.number("rank") == 2).toList();
+            assertEquals(1, rank2.size(), job.output());
+            assertEquals(1, received(rank2), job.output());
         }
     }
 
@@ -76,7 +89,7 @@ class HeatRecoveryTest {
     void twoAdjacentNodesLostWithTwoReplicas() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe"), "--replicas", "2")) {
             assertExactResult(job);
-            assertEquals(2, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+            assertEquals(2, received(rollbacks(job)), job.output());
         }
     }
 
@@ -90,7 +103,7 @@ class HeatRecoveryTest {
             assertExactResult(job);
             assertTrue(job.output().contains("store layout switched from m=1"), job.output());
             assertEquals(1, job.linesContaining("store layout switched").size(), job.output());
-            assertEquals(4, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+            assertEquals(4, received(rollbacks(job)), job.output());
             assertTrue(job.output().contains("after 2 recoveries"), job.output());
         }
     }
@@ -99,7 +112,7 @@ class HeatRecoveryTest {
     void twoSpreadNodesLostWithTwoReplicas() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "0,2@round=8:wipe"), "--replicas", "2")) {
             assertExactResult(job);
-            assertEquals(2, job.linesContaining("from memory (RECEIVE)").size(), job.output());
+            assertEquals(2, received(rollbacks(job)), job.output());
         }
     }
 
@@ -108,7 +121,7 @@ class HeatRecoveryTest {
         try (LaunchedJob job = run(List.of("--kill", "1,2@round=12:wipe"), "--disk-dir", tmp.toString(),
                 "--disk-ratio", "5")) {
             assertExactResult(job);
-            assertEquals(4, job.linesContaining("from disk generation of round").size(), job.output());
+            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("disk")).count(), job.output());
         }
     }
 
@@ -117,7 +130,7 @@ class HeatRecoveryTest {
         try (LaunchedJob job = run(List.of("--kill", "all@round=12:wipe"), "--disk-dir", tmp.toString(),
                 "--disk-ratio", "5")) {
             assertExactResult(job);
-            assertEquals(4, job.linesContaining("from disk generation of round").size(), job.output());
+            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("disk")).count(), job.output());
         }
     }
 
@@ -144,7 +157,8 @@ class HeatRecoveryTest {
     void aRankKilledWhileFlushingToDiskRestoresFromMemory() throws Exception {
         try (LaunchedJob job = run(List.of("--kill", "1@round=9"), "--disk-dir", tmp.toString(), "--disk-ratio", "1")) {
             assertExactResult(job);
-            assertEquals(4, job.linesContaining("from memory (LOCAL)").size(), job.output());
+            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("memory")
+                    && e.text("how").equals("local")).count(), job.output());
         }
     }
 
@@ -154,7 +168,8 @@ class HeatRecoveryTest {
         // ignored); a rank that got another answer would call here() alone and the job would fail or hang
         try (LaunchedJob job = run(List.of("--kill", "1@round=7:wipe"), "--interval", "auto", "--node-mtbf", "8")) {
             assertExactResult(job);
-            assertTrue(job.linesContaining("rank 1: restored round").get(0).contains("from memory (RECEIVE)"), job.output());
+            assertEquals(1, received(rollbacks(job).stream().filter(e -> e.number("rank") == 1).limit(1).toList()),
+                    job.output());
             // rank 0's figures at close: a failure learned (the recovery), the measured cost
             List<String> figures = job.linesContaining("interval policy auto:");
             assertEquals(1, figures.size(), job.output());
@@ -199,7 +214,8 @@ class HeatRecoveryTest {
     void relaunchRestartsEveryRankFromItsNodeLocalStore() throws Exception {
         try (LaunchedJob job = run(List.of("--on-failure", "relaunch", "--kill", "2@round=8"))) {
             assertExactResult(job);
-            assertEquals(4, job.linesContaining("from memory (LOCAL)").size(), job.output());
+            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("memory")
+                    && e.text("how").equals("local")).count(), job.output());
             assertTrue(job.output().contains("every rank failed: relaunching all"), job.output());
         }
     }
