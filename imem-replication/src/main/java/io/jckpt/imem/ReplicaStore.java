@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -48,12 +49,18 @@ import org.slf4j.LoggerFactory;
  * always been verified in this process. A write never goes into the owner's newest COMPLETE version, so the previous complete
  * round stays intact until the next one is complete.
  *
+ * <p>A reader outside the store (the disk level's flush of a round) {@link #retain retains} the slot it
+ * reads and {@link #release releases} it when done; the store refuses to write into a retained slot, and
+ * {@link #awaitReleased} lets the writer wait for it (bounded). The store owns the retains: a release it
+ * did not make, or a second release, is an error naming the slot and its round.
+ *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
  * owner (the caller for its own rank, the replication agent for the others).
  *
  * <p><b>Size</b> (past 600 lines): one place owns the node-local store's files (their layout, creation,
- * verification at open, the version each owner's copy is in) so that no other class maps or deletes them;
- * the mapping of images beyond 2 GiB in windows is a fifth of it.
+ * verification at open, the version each owner's copy is in, who still reads a slot) so that no other class
+ * maps, overwrites or deletes them; the mapping of images beyond 2 GiB in windows is a fifth of it, the
+ * retain API (its counts kept by {@link SlotRetention}) a tenth.
  */
 public final class ReplicaStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);
@@ -68,6 +75,8 @@ public final class ReplicaStore implements AutoCloseable {
     private final int tornFound;
     private final int corruptFound;
     private final AgentRunner preparer;
+    /** The slots a reader outside the store (a disk flush) still reads: never written into meanwhile. */
+    private final SlotRetention retention = new SlotRetention();
     private volatile boolean closing;
     private boolean closed;
 
@@ -424,6 +433,11 @@ public final class ReplicaStore implements AutoCloseable {
             throw new IllegalStateException("rank " + config.rank() + ": no free version for rank " + owner + " round "
                     + round + " (every other version has a write in progress)");
         }
+        if (retention.any() && retention.of(slot) > 0) {
+            throw new IllegalStateException("rank " + config.rank() + ": cannot write round " + round + " of rank "
+                    + owner + " into " + slot.path() + ": it is retained (round " + slot.round()
+                    + " is still read, e.g. by a disk flush); awaitReleased it first");
+        }
         try {
             slot.prepare(); // at once unless the background thread has not reached it yet
         } catch (IOException e) {
@@ -466,6 +480,90 @@ public final class ReplicaStore implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Retains a slot of this store for a reader outside it (a disk flush of its round): the store does
+     * not write into it until every retain is {@link #release released}. A slot may be retained several
+     * times (one round being flushed, one pending).
+     *
+     * @param slot a slot of this store
+     * @return the retain, to give back to {@link #release}
+     * @throws IllegalArgumentException if {@code slot} is not one of this store's slots
+     * @throws IllegalStateException    if the store is closed
+     */
+    public RetainedSlot retain(ReplicaSlot slot) {
+        requireOpen();
+        requireOwn(slot, "retain");
+        RetainedSlot retained = new RetainedSlot(this, slot, slot.round());
+        retention.retain(slot);
+        return retained;
+    }
+
+    /**
+     * Gives back one retain; wakes {@link #awaitReleased} waiters when it was the slot's last. Allowed
+     * after {@link #close()} (a flush may end after the store was closed).
+     *
+     * @param retained a retain made by this store's {@link #retain}
+     * @throws IllegalArgumentException if {@code retained} was made by another store
+     * @throws IllegalStateException    if it was released already
+     */
+    public void release(RetainedSlot retained) {
+        if (retained.store() != this) {
+            throw new IllegalArgumentException("rank " + config.rank() + ": cannot release the " + retained
+                    + ": it was made by another store (rank " + retained.store().rank() + ", "
+                    + retained.store().config().directory() + "), not this one (" + config.directory() + ")");
+        }
+        if (!retention.release(retained)) {
+            throw new IllegalStateException("rank " + config.rank() + ": the " + retained + " of " + retained.slot().path()
+                    + " was already released");
+        }
+    }
+
+    /**
+     * @return whether a slot of this store is retained (no lock taken): the store must stay open meanwhile
+     */
+    public boolean retainsAny() {
+        return retention.any();
+    }
+
+    /**
+     * @param slot a slot of this store
+     * @return how many retains it holds
+     * @throws IllegalArgumentException if {@code slot} is not one of this store's slots
+     */
+    public int retainsOf(ReplicaSlot slot) {
+        requireOwn(slot, "count the retains of");
+        return retention.of(slot);
+    }
+
+    /**
+     * Waits until {@code slot} is retained no more (before it is written again).
+     *
+     * @param slot    a slot of this store; null returns true at once
+     * @param timeout the bound
+     * @return whether the slot is free; false if still retained after {@code timeout}
+     * @throws IllegalArgumentException if {@code slot} is not one of this store's slots
+     * @throws InterruptedException     if interrupted while waiting
+     */
+    public boolean awaitReleased(ReplicaSlot slot, Duration timeout) throws InterruptedException {
+        if (slot == null) {
+            return true;
+        }
+        requireOwn(slot, "await the release of");
+        return !retention.any() || retention.awaitReleased(slot, timeout);
+    }
+
+    private void requireOwn(ReplicaSlot slot, String what) {
+        for (ReplicaSlot[] versions : slots) {
+            for (ReplicaSlot s : versions) {
+                if (s == slot) {
+                    return;
+                }
+            }
+        }
+        throw new IllegalArgumentException("rank " + config.rank() + ": cannot " + what + " " + slot.path()
+                + " (round " + slot.round() + "): not a slot of this store (" + config.directory() + ")");
     }
 
     /** Verifies a COMPLETE slot held for {@code owner}: CRC32C, header, and that the header names that owner. */

@@ -37,6 +37,38 @@ public interface CheckpointImage {
     }
 
     /**
+     * The same bytes, with {@code action} run after this image's own {@link #release()}: how the owner of
+     * the bytes learns that the flusher is done with them (the two-level policy releases the memory slot
+     * it retained in its store).
+     *
+     * @param action run once, when the returned image is released
+     * @return an image over the same bytes
+     */
+    default CheckpointImage withRelease(final Runnable action) {
+        final CheckpointImage image = this;
+        return new CheckpointImage() {
+            @Override
+            public long length() {
+                return image.length();
+            }
+
+            @Override
+            public ByteBuffer region(final long offset, final int length) {
+                return image.region(offset, length);
+            }
+
+            @Override
+            public void release() {
+                try {
+                    image.release();
+                } finally {
+                    action.run();
+                }
+            }
+        };
+    }
+
+    /**
      * @param buffer the image is {@code buffer}'s position..limit (heap, direct or mapped)
      * @return an image over it; the buffer's own position and limit are not changed
      */

@@ -1,7 +1,6 @@
 package io.jckpt.disk;
 
 import io.jckpt.spi.AgentThreads;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CountDownLatch;
@@ -18,9 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One rank's disk level while a job runs: its background {@link DiskFlusher}, the {@link SlotPins} of
- * the memory slots that flusher still reads, and, on the coordinator (rank 0), the commit of every
- * round whose rank files are all durable.
+ * One rank's disk level while a job runs: its background {@link DiskFlusher} and, on the coordinator
+ * (rank 0), the commit of every round whose rank files are all durable. The images it flushes are the
+ * caller's: each is released ({@link CheckpointImage#release()}) once the flusher no longer reads it,
+ * which is how the caller's store learns that the memory slot under it may be written again (the
+ * store owns the retain of its slot, see {@link CheckpointImage#withRelease}).
  *
  * <p>The coordinator sees completeness on the shared disk itself: a rank file gets its final name only
  * after write, force and rename. Each round this rank made durable is handed, in order, to the commit
@@ -69,7 +70,6 @@ public final class DiskCommitCoordinator implements AutoCloseable {
     private final int rank;
     private final int size;
     private final Duration commitTimeout;
-    private final SlotPins pins;
     private final Listener listener;
     private final Consumer<String> events;
     private final Consumer<String> warnings;
@@ -91,13 +91,12 @@ public final class DiskCommitCoordinator implements AutoCloseable {
     private volatile String lastFailure;
 
     private DiskCommitCoordinator(final GenerationStore disk, final int rank, final int size,
-                                  final Duration commitTimeout, final SlotPins pins, final Listener listener,
+                                  final Duration commitTimeout, final Listener listener,
                                   final Consumer<String> events, final Consumer<String> warnings) {
         this.disk = disk;
         this.rank = rank;
         this.size = size;
         this.commitTimeout = commitTimeout;
-        this.pins = pins;
         this.listener = listener;
         this.events = events;
         this.warnings = warnings;
@@ -137,45 +136,27 @@ public final class DiskCommitCoordinator implements AutoCloseable {
      * @param rank          this rank (rank 0 commits)
      * @param size          the number of ranks: a generation needs every rank's file
      * @param commitTimeout how long the coordinator tries to commit one round
-     * @param pins          where the slots read by flushes are pinned
      * @param listener      told what became of the disk rounds
      * @param events        one line per committed generation
      * @param warnings      one line per new failure reason or commit timeout
      * @return the running disk level
      */
     public static DiskCommitCoordinator start(final GenerationStore disk, final int rank, final int size,
-                                              final Duration commitTimeout, final SlotPins pins,
-                                              final Listener listener, final Consumer<String> events,
-                                              final Consumer<String> warnings) {
-        return new DiskCommitCoordinator(disk, rank, size, commitTimeout, pins, listener, events, warnings);
+                                              final Duration commitTimeout, final Listener listener,
+                                              final Consumer<String> events, final Consumer<String> warnings) {
+        return new DiskCommitCoordinator(disk, rank, size, commitTimeout, listener, events, warnings);
     }
 
     /**
-     * Flushes a round in the background from a memory slot, pinned until the flusher releases it.
+     * Flushes a round in the background; the image must not change until the flusher releases it
+     * (flushed, failed, or coalesced away by a newer round).
      *
      * @param round the round
-     * @param image a view of the slot's image
-     * @param slot  the slot (pinned)
-     * @param owner the store holding it (pinned)
+     * @param image the round's image (a view of a memory slot the caller's store keeps retained until
+     *              the image is released)
      */
-    public void submit(final long round, final CheckpointImage image, final Object slot, final Object owner) {
-        pins.pin(slot, owner);
-        flusher.submit(round, new CheckpointImage() {
-            @Override
-            public long length() {
-                return image.length();
-            }
-
-            @Override
-            public ByteBuffer region(final long offset, final int regionLength) {
-                return image.region(offset, regionLength);
-            }
-
-            @Override
-            public void release() {
-                pins.unpin(slot, owner);
-            }
-        });
+    public void submit(final long round, final CheckpointImage image) {
+        flusher.submit(round, image);
     }
 
     /**

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The disk level's coordinator on real files: a flushed round pins its slot until the flusher releases
- * it, rank 0 commits once every rank file is durable, and a round that never becomes complete is
+ * The disk level's coordinator on real files: a flushed round's image is held until the flusher has read
+ * it (then released: the owner of the slot learns it), rank 0 commits once every rank file is durable, and a round that never becomes complete is
  * counted as incomplete (every flush over) or failed (the commit timeout passed), with one line each.
  */
 class DiskCommitCoordinatorTest {
@@ -61,37 +61,32 @@ class DiskCommitCoordinatorTest {
     }
 
     @Test
-    void theSlotStaysPinnedWhileTheFlusherReadsItAndRankZeroCommits() throws Exception {
+    void theImageIsHeldUntilTheFlusherHasReadItAndRankZeroCommits() throws Exception {
         GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 1));
-        SlotPins pins = new SlotPins();
         Recorder recorder = new Recorder();
         List<String> events = new CopyOnWriteArrayList<>();
         CountDownLatch event = new CountDownLatch(1);
         List<String> warnings = new CopyOnWriteArrayList<>();
-        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 1, WAIT, pins, recorder, e -> {
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 1, WAIT, recorder, e -> {
             events.add(e);
             event.countDown();
         }, warnings::add);
         try {
-            Object slot = new Object();
-            Object owner = new Object();
             DiskFlusherTest.GatedImage image = new DiskFlusherTest.GatedImage(7, 100_000, true);
-            c.submit(7, image, slot, owner);
+            CountDownLatch ownerReleased = new CountDownLatch(1); // the slot's store, told by the image's release
+            c.submit(7, image.withRelease(ownerReleased::countDown));
             assertTrue(image.entered.await(20, TimeUnit.SECONDS), "the flusher reads the slot");
-            assertFalse(pins.none());
-            assertTrue(pins.holds(owner));
-            assertFalse(pins.awaitUnpinned(slot, Duration.ofMillis(50)), "pinned while the flush reads it");
+            assertFalse(ownerReleased.await(50, TimeUnit.MILLISECONDS), "held while the flush reads it");
+            assertEquals(0, image.released.get());
             image.gate.countDown();
-            assertTrue(pins.awaitUnpinned(slot, WAIT));
+            assertTrue(ownerReleased.await(20, TimeUnit.SECONDS));
             assertTrue(c.awaitIdle(WAIT));
             assertTrue(event.await(20, TimeUnit.SECONDS), "the commit is announced");
             assertEquals(List.of("disk generation of round 7 committed"), events);
             assertEquals(List.of(7L), recorder.committed);
             assertEquals(1, recorder.flushed.get());
             assertTrue(store.committedRounds().contains(7L));
-            assertTrue(pins.none());
-            assertFalse(pins.holds(owner));
-            assertEquals(0, image.released.get(), "the coordinator's wrapper unpins; the slot's view stays the caller's");
+            assertEquals(1, image.released.get(), "released once: its own release, then the owner's action");
             assertEquals(List.of(), warnings);
         } finally {
             c.close(true, WAIT);
@@ -104,11 +99,11 @@ class DiskCommitCoordinatorTest {
         GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 2));
         Recorder recorder = new Recorder();
         List<String> lines = new CopyOnWriteArrayList<>();
-        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, WAIT, new SlotPins(), recorder, lines::add,
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, WAIT, recorder, lines::add,
                 lines::add);
         try {
             c.flushesSettled(true); // rank 1 has no flush left: its file of round 3 never comes
-            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)), new Object(), new Object());
+            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)));
             assertTrue(recorder.fates.await(20, TimeUnit.SECONDS));
             assertEquals(List.of(3L), recorder.incomplete);
             assertEquals(List.of(), recorder.committed);
@@ -125,13 +120,13 @@ class DiskCommitCoordinatorTest {
         Recorder recorder = new Recorder();
         List<String> warnings = new CopyOnWriteArrayList<>();
         CountDownLatch warned = new CountDownLatch(1);
-        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, Duration.ofMillis(200), new SlotPins(),
-                recorder, e -> { }, w -> {
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, Duration.ofMillis(200), recorder,
+                e -> { }, w -> {
                     warnings.add(w);
                     warned.countDown();
                 });
         try {
-            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)), new Object(), new Object());
+            c.submit(3, CheckpointImage.of(TestImages.direct(3, 4096)));
             assertTrue(warned.await(20, TimeUnit.SECONDS), "warned once the 200 ms commit timeout passed");
             assertEquals(1, recorder.failed.get());
             assertEquals(List.of(), recorder.committed);
@@ -151,18 +146,18 @@ class DiskCommitCoordinatorTest {
         Recorder other = new Recorder();
         List<String> events = new CopyOnWriteArrayList<>();
         CountDownLatch event = new CountDownLatch(1);
-        DiskCommitCoordinator c0 = DiskCommitCoordinator.start(store0, 0, 2, WAIT, new SlotPins(), recorder, e -> {
+        DiskCommitCoordinator c0 = DiskCommitCoordinator.start(store0, 0, 2, WAIT, recorder, e -> {
             events.add(e);
             event.countDown();
         }, events::add);
-        DiskCommitCoordinator c1 = DiskCommitCoordinator.start(store1, 1, 2, WAIT, new SlotPins(), other, events::add,
+        DiskCommitCoordinator c1 = DiskCommitCoordinator.start(store1, 1, 2, WAIT, other, events::add,
                 events::add);
         try {
             assertTrue(threadNamed("jckpt-disk-commit-r0"), "rank 0's commit agent");
             assertFalse(threadNamed("jckpt-disk-commit-r1"), "the other ranks commit nothing");
-            c0.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)), new Object(), new Object());
+            c0.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)));
             assertTrue(c0.awaitIdle(WAIT)); // rank 0's file is durable: its agent polls for rank 1's
-            c1.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)), new Object(), new Object());
+            c1.submit(4, CheckpointImage.of(TestImages.direct(4, 4096)));
             assertTrue(c1.awaitIdle(WAIT));
             assertTrue(event.await(20, TimeUnit.SECONDS), "committed once rank 1's file is durable");
             assertEquals(List.of(4L), recorder.committed);
@@ -181,27 +176,5 @@ class DiskCommitCoordinatorTest {
 
     private static boolean threadNamed(String name) {
         return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals(name));
-    }
-
-    @Test
-    void pinsCountPerSlotAndOwnerByIdentity() throws Exception {
-        SlotPins pins = new SlotPins();
-        String slot = new String("slot");
-        String twin = new String("slot");
-        Object owner = new Object();
-        assertTrue(pins.none());
-        assertTrue(pins.awaitUnpinned(null, Duration.ZERO), "no slot: nothing to wait for");
-        pins.pin(slot, owner);
-        pins.pin(slot, owner); // two rounds in the flusher (one writing, one pending)
-        assertTrue(pins.awaitUnpinned(twin, Duration.ZERO), "an equal but distinct slot is not pinned");
-        pins.unpin(slot, owner);
-        assertFalse(pins.awaitUnpinned(slot, Duration.ofMillis(20)), "one pin left");
-        assertTrue(pins.holds(owner));
-        Thread unpinner = new Thread(() -> pins.unpin(slot, owner), "unpinner");
-        unpinner.start();
-        assertTrue(pins.awaitUnpinned(slot, WAIT));
-        unpinner.join(WAIT.toMillis());
-        assertTrue(pins.none());
-        assertFalse(pins.holds(owner));
     }
 }

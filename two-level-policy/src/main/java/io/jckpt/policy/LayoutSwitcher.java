@@ -4,7 +4,6 @@ import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CkptStateException;
 import io.jckpt.StorageException;
-import io.jckpt.disk.SlotPins;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicationAgent;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>A switch keeps a complete round restorable at every moment: the last round of the current layout
  * is complete on every rank, and every rank knows it, before any rank leaves the current ring; the
  * current store then stays untouched (retiring) until the new layout's first round is complete
- * everywhere, and while a disk flush still reads one of its slots ({@link SlotPins}). A switch that
+ * everywhere, and while a disk flush still reads one of its slots (it retains it: {@link ReplicaStore#retainsAny()}). A switch that
  * fails half-way leaves the store broken: every later here() names it.
  */
 final class LayoutSwitcher {
@@ -56,7 +55,6 @@ final class LayoutSwitcher {
     private final Path storeDirectory;
     private final DataEndpoint endpoint;
     private final InetSocketAddress[] endpoints;
-    private final SlotPins pins;
     private final RestoredImage restored;
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
@@ -87,7 +85,7 @@ final class LayoutSwitcher {
     private RingLinks links;
 
     LayoutSwitcher(int rank, int size, RankCollective exchange, StoreLayouts layouts, Path storeDirectory,
-                   DataEndpoint endpoint, InetSocketAddress[] endpoints, SlotPins pins, RestoredImage restored,
+                   DataEndpoint endpoint, InetSocketAddress[] endpoints, RestoredImage restored,
                    SizeAgreement agreement, IntervalSteps interval, CkptStatsRecorder stats, PhaseMachine phases,
                    FlushWait flushes, Consumer<String> events) {
         this.rank = rank;
@@ -97,7 +95,6 @@ final class LayoutSwitcher {
         this.storeDirectory = storeDirectory;
         this.endpoint = endpoint;
         this.endpoints = endpoints;
-        this.pins = pins;
         this.restored = restored;
         this.agreement = agreement;
         this.interval = interval;
@@ -473,7 +470,7 @@ final class LayoutSwitcher {
 
     /** Closes and deletes the retiring store, unless a disk flush still reads one of its slots (then later). */
     private void releaseRetiring() {
-        if (retiringStore == null || pins.holds(retiringStore)) {
+        if (retiringStore == null || retiringStore.retainsAny()) {
             return;
         }
         restored.detachFrom(retiringStore); // a rollback(tag) may still come: its image outlives the mapping

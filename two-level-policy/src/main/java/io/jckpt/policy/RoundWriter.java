@@ -6,7 +6,6 @@ import io.jckpt.StorageException;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.disk.CheckpointImage;
 import io.jckpt.disk.DiskCommitCoordinator;
-import io.jckpt.disk.SlotPins;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageWriter;
 import io.jckpt.imem.ReplicaSlot;
@@ -14,6 +13,7 @@ import io.jckpt.imem.ReplicaSlotDescriptor;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.ReplicaWrite;
 import io.jckpt.imem.ReplicationAgent;
+import io.jckpt.imem.RetainedSlot;
 import io.jckpt.spi.RankContext;
 import java.io.IOException;
 import java.util.function.LongConsumer;
@@ -25,7 +25,8 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
  * here()'s write of one round, once the layout step let it be taken: the registered data as one image
  * straight into this rank's next version slot (waiting, bounded, while a disk flush still reads that
  * slot), handed to the ring agent (CRC32C and sending in the background) or committed locally; every
- * disk round the same slot is also flushed in the background, pinned until the flusher releases it.
+ * disk round the same slot is also flushed in the background, retained in its store
+ * ({@link ReplicaStore#retain}) until the flusher releases it.
  * Records once per run that a round was complete everywhere ({@link StoreLayouts}).
  */
 final class RoundWriter {
@@ -37,20 +38,18 @@ final class RoundWriter {
     private final StoreLayouts layouts;
     private final LayoutSwitcher switcher;
     private final IntervalSteps interval;
-    private final SlotPins pins;
     private final Supplier<DiskCommitCoordinator> disk;
     private final CkptStatsRecorder stats;
     /** This node recorded that a round of the current run was complete on every rank. */
     private boolean completeEverywhereRecorded;
 
     RoundWriter(RankContext context, TagRegistry registry, StoreLayouts layouts, LayoutSwitcher switcher,
-                IntervalSteps interval, SlotPins pins, Supplier<DiskCommitCoordinator> disk, CkptStatsRecorder stats) {
+                IntervalSteps interval, Supplier<DiskCommitCoordinator> disk, CkptStatsRecorder stats) {
         this.context = context;
         this.registry = registry;
         this.layouts = layouts;
         this.switcher = switcher;
         this.interval = interval;
-        this.pins = pins;
         this.disk = disk;
         this.stats = stats;
     }
@@ -80,7 +79,7 @@ final class RoundWriter {
             throws IOException, InterruptedException {
         int rank = context.rank();
         long t0 = System.nanoTime();
-        awaitUnpinned(options);
+        awaitReleased(options);
         ReplicationAgent agent = switcher.agent();
         ReplicaWrite write = agent != null
                 ? agent.beginRound(next, length, options.hereWaitTimeout())
@@ -107,19 +106,21 @@ final class RoundWriter {
             // above 2 GiB the flusher maps the slot file itself, in windows
             CheckpointImage view = slot.singleMapping() ? CheckpointImage.of(write.image())
                     : CheckpointImage.ofFileRegion(slot.fileChannel(), ReplicaSlotDescriptor.HEADER_LENGTH, write.length());
-            disk.get().submit(next, view, slot, switcher.store());
+            ReplicaStore store = switcher.store();
+            RetainedSlot retained = store.retain(slot);
+            disk.get().submit(next, view.withRelease(() -> store.release(retained)));
             stats.recordDiskRound();
         }
         return new CkptStats.HereTimings(t1 - t0, t2 - t1, t3 - t2, 0);
     }
 
     /** The slot of a round still being flushed is not overwritten: wait (bounded) for the flusher. */
-    private void awaitUnpinned(CkptOptions options) throws InterruptedException {
+    private void awaitReleased(CkptOptions options) throws InterruptedException {
         ReplicaStore store = switcher.store();
-        if (store == null || pins.none()) {
-            return; // nothing is being flushed: no slot can be pinned
+        if (store == null || !store.retainsAny()) {
+            return; // nothing of this store is being flushed: no slot can be retained
         }
-        if (!pins.awaitUnpinned(store.nextWritable(context.rank()), options.hereWaitTimeout())) {
+        if (!store.awaitReleased(store.nextWritable(context.rank()), options.hereWaitTimeout())) {
             throw new StorageException(options.diskDirectory(), "rank " + context.rank()
                     + ": the disk flush of an earlier round is still running after "
                     + options.hereWaitTimeout().toMillis() + " ms; its memory slot cannot be reused", null);

@@ -14,7 +14,6 @@ import io.jckpt.RecoveryFallback;
 import io.jckpt.data.DataAdapters;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.disk.DiskCommitCoordinator;
-import io.jckpt.disk.SlotPins;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.imem.ReplicaStore;
@@ -54,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * (opening → restoring → running ⇄ switching → closing) and the order of the ranks' exchanges; the
  * work is done by {@link RestoreStep} and {@link RestoredImage}, {@link RoundWriter}, {@link LayoutSwitcher}
  * (the store, the ring agent, the switches), {@link SizeAgreement}, {@link IntervalSteps},
- * {@link OptionsAgreement}, {@link CollectiveClose}, the disk level's {@link DiskCommitCoordinator} and
- * {@link SlotPins}, and {@link CkptStatsRecorder}.
+ * {@link OptionsAgreement}, {@link CollectiveClose}, the disk level's {@link DiskCommitCoordinator} (the
+ * store retains the slot a flush reads), and {@link CkptStatsRecorder}.
  */
 public final class TwoLevelCheckpointer implements Checkpointer {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
@@ -73,14 +72,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final PhaseMachine phases;
     private final CkptStatsRecorder stats = new CkptStatsRecorder();
     private final RestoredImage restored = new RestoredImage();
-    private final SlotPins pins = new SlotPins();
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
     private final RestoreStep restore;
     private final LayoutSwitcher switcher;
     private final RoundWriter rounds;
     private final CollectiveClose closing;
-    /** The disk level: flushes, pins, (rank 0) commits; null when it is off. */
+    /** The disk level: flushes, (rank 0) commits; null when it is off. */
     private DiskCommitCoordinator disk;
     private long round;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
@@ -114,9 +112,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.restore = new RestoreStep(options, context, exchange, layouts, endpoint, endpoints, restored,
                 this.events::event, this.events::warn);
         this.switcher = new LayoutSwitcher(rank, context.size(), exchange, layouts, storeDirectory, endpoint, endpoints,
-                pins, restored, agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
+                restored, agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
                 this.events::event);
-        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, pins, () -> disk, stats);
+        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
     }
 
@@ -188,7 +186,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         long joinNanos = ringJoinPending ? 0 : System.nanoTime() - joinStart; // else set at the first here()
         if (restore.disk() != null) {
             disk = DiskCommitCoordinator.start(restore.disk(), rank(), context.size(), options.replicationTimeout(),
-                    pins, stats, events::event, events::warn);
+                    stats, events::event, events::warn);
         }
         if (restored.isRecovery()) {
             stats.recordRecovery(restore.timings(joinNanos));

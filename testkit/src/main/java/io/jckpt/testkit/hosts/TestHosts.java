@@ -38,6 +38,11 @@ import org.junit.jupiter.api.Assumptions;
  * <p>Root only (CI runs as root): call {@link #assumeAvailable()} first, which skips the test with the
  * reason when not root or when unshare, nsenter, sshd, ssh, ssh-keygen or nft is missing
  * ({@code bin/setup-test-hosts} installs them).
+ *
+ * <p><b>Size</b> (past 600 lines): one class owns every resource of a run (namespaces, cgroups, address and
+ * mark locks, nftables tables, run directory) from start to {@link #close()} and the removal of what a killed
+ * run left, so that nothing outlives it; a third of it is the small helpers private to that (its
+ * {@link Builder}, process execution, cgroup removal, the tool check, the slot lists).
  */
 public final class TestHosts implements AutoCloseable {
     /** Prefix of every name a run creates: cgroup directory, run directory, lock file, nftables tables. */
