@@ -62,7 +62,8 @@ public final class LaunchSpec {
             + "                             re-enter main in a fresh world; relaunch: restart every rank\n"
             + "  --standby N                warm standby JVMs ready to take over failed ranks (default with respawn\n"
             + "                             or relaunch: 1 when this host has more cores than ranks, else 0 =\n"
-            + "                             fork a new JVM per failed rank)\n"
+            + "                             fork a new JVM per failed rank); with hosts: N on every job and spare\n"
+            + "                             host (default 0)\n"
             + "  --retry-program-errors     also recover a program's own exception or exit code (by default they fail\n"
             + "                             the job unless a rank process failed within 1 s of them)\n"
             + "  --max-recoveries N         recoveries before the job fails (default 10)\n"
@@ -349,10 +350,8 @@ public final class LaunchSpec {
             if (device != Device.NIODEV) {
                 throw new UsageException("--dev multicore runs every rank in one JVM: it cannot use --hostfile/--host");
             }
-            if (standbys != null && standbys > 0) {
-                throw new UsageException("--standby is not supported yet with several hosts (a standby runs on the launcher's host)");
-            }
-            standbyCount = 0;
+            // per host; not by default: the launcher cannot see the hosts' cores (see standbys())
+            standbyCount = standbys != null ? standbys : 0;
             if (o.bind != null) {
                 try {
                     InetAddress.getByName(o.bind);
@@ -745,7 +744,9 @@ public final class LaunchSpec {
     }
 
     /**
-     * Warm standby JVMs kept ready to replace failed ranks (by default {@link #defaultStandbys}).
+     * Warm standby JVMs kept ready to replace failed ranks (by default {@link #defaultStandbys}). With
+     * hosts ({@link #remote()}), this many on every job host and spare host, and none unless asked for:
+     * a host's slots say how many ranks it takes, not whether a core is left for an idle JVM's warm-up.
      */
     public int standbys() {
         return standbys;
