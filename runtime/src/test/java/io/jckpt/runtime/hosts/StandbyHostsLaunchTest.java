@@ -73,6 +73,7 @@ class StandbyHostsLaunchTest {
             }
             assertEquals(2, standbyOn.size(), job.output());
             assertTrue(standbyOn.containsKey(first.address()) && standbyOn.containsKey(second.address()), job.output());
+            assertSecretOnNoCommandLine(jobJvm(second, job.jobId(), "JCKPT_STANDBY=" + standbyOn.get(second.address())));
             job.awaitLine("checkpoint round", RUN_MILLIS); // a round complete: copies on both hosts
             // by slot rank 3 runs on the second host: SIGKILL to its JVM there
             long victim = jobJvm(second, job.jobId(), "JCKPT_RANK=3");
@@ -114,8 +115,7 @@ class StandbyHostsLaunchTest {
         for (long pid : host.processes()) {
             List<String> env;
             try {
-                env = List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ")),
-                        StandardCharsets.UTF_8).split("\0"));
+                env = environment(pid);
             } catch (IOException e) {
                 continue; // gone meanwhile
             }
@@ -124,6 +124,30 @@ class StandbyHostsLaunchTest {
             }
         }
         throw new AssertionError("no JVM of job " + jobId + " with " + variable + " on " + host);
+    }
+
+    /** The job secret a standby JVM got (on its agent's stdin) appears on no command line of the machine. */
+    private static void assertSecretOnNoCommandLine(long standbyJvm) throws IOException {
+        String secret = environment(standbyJvm).stream().filter(v -> v.startsWith("JCKPT_SECRET=")).findFirst()
+                .orElseThrow(() -> new AssertionError("standby " + standbyJvm + " has no secret")).substring(13);
+        assertTrue(secret.length() >= 32, secret);
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : (Iterable<Path>) procs::iterator) {
+                if (proc.getFileName().toString().chars().allMatch(Character::isDigit)) {
+                    try {
+                        String line = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
+                        assertFalse(line.contains(secret), "the job secret on the command line of " + proc);
+                    } catch (IOException e) {
+                        // gone meanwhile
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<String> environment(long pid) throws IOException {
+        return List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ")),
+                StandardCharsets.UTF_8).split("\0"));
     }
 
     /** The pid of a process inside its host's PID namespace (the last NSpid field). */
