@@ -275,6 +275,10 @@ final class StandbyPool {
                     : " there") + ", failed ranks are re-spawned");
             return;
         }
+        if (!hostLives.test(standby.hostName)) {
+            console.event("WARNING: " + what + "; " + standby.hostName + " is lost: no standby there again");
+            return;
+        }
         if (standby.hostName != null && status == lostStatus) {
             console.event("WARNING: " + what + " (its host or session is gone); starting another in "
                     + REMOTE_RETRY_MILLIS / 1000 + " s unless " + standby.hostName + " is found lost");

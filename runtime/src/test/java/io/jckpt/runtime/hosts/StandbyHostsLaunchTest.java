@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Warm standbys across real namespace hosts ({@link TestHosts}, addresses enforced): one standby per host,
- * started there over ssh like the ranks; a rank JVM SIGKILLed on its host is taken over by that host's
- * standby, the result is the failure-free one, and nothing of the job (rank, standby, store) is left on any
- * host. Skipped with the reason when the harness is unavailable (not root, a tool missing).
+ * spare host included, started there over ssh like the ranks; a rank JVM SIGKILLed on its host is taken over
+ * by that host's standby, a lost host's rank by the spare host's standby, the result is the failure-free one,
+ * and nothing of the job (rank, standby, store) is left on any host. Skipped with the reason when the harness is unavailable (not root, a tool missing).
  */
 class StandbyHostsLaunchTest {
     private static final String PROGRAM = "io.jckpt.runtime.programs.CheckpointUntil";
@@ -39,7 +39,7 @@ class StandbyHostsLaunchTest {
         TestHosts.assumeAvailable();
         // outside /tmp: the hosts see the launcher's files there (the stop file)
         work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("runtime/target"), "standbyhosts");
-        hosts = TestHosts.builder().hosts(2).enforceAddresses(true).start();
+        hosts = TestHosts.builder().hosts(3).enforceAddresses(true).start();
     }
 
     @AfterAll
@@ -53,29 +53,32 @@ class StandbyHostsLaunchTest {
     }
 
     @Test
-    void aRankKilledOnItsHostIsTakenOverByThatHostsStandby() throws Exception {
+    void aKilledRankTakesItsHostsStandbyAndALostHostsRanksTheSpareHostsStandby() throws Exception {
         TestHost first = hosts.host(0);
         TestHost second = hosts.host(1);
+        TestHost spare = hosts.host(2);
+        // by slot ranks 0,1 on the first host, 2,3 on the second; the third runs none: a spare host
         Path hostfile = Files.write(work.resolve("hosts"),
-                List.of(first.address() + " slots=2", second.address() + " slots=2"));
+                List.of(first.address() + " slots=2", second.address() + " slots=2", spare.address() + " slots=2"));
         Path stop = work.resolve("stop");
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", hostfile.toString(),
                 "--rsh", String.join(" ", hosts.sshCommand()), "--on-failure", "respawn", "--standby", "1",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "20")) {
-            // one standby on each host, warmed up there (its rehearsal binds its host's address)
-            job.awaitLines("ready (pid", 2, RUN_MILLIS);
-            assertEquals(1, job.linesContaining("1 warm standby per host (2 hosts)").size(), job.output());
+            // one standby on each host, spare included, warmed up there (its rehearsal binds its host's address)
+            job.awaitLines("ready (pid", 3, RUN_MILLIS);
+            assertEquals(1, job.linesContaining("1 warm standby per host (3 hosts)").size(), job.output());
             Map<String, Integer> standbyOn = new HashMap<>();
             for (String line : job.linesContaining("ready (pid")) {
                 Matcher m = READY.matcher(line);
                 assertTrue(m.find(), line);
                 standbyOn.put(m.group(2), Integer.parseInt(m.group(1)));
             }
-            assertEquals(2, standbyOn.size(), job.output());
-            assertTrue(standbyOn.containsKey(first.address()) && standbyOn.containsKey(second.address()), job.output());
+            assertEquals(List.of(first.address(), second.address(), spare.address()).stream().sorted().toList(),
+                    standbyOn.keySet().stream().sorted().toList(), job.output());
             assertSecretOnNoCommandLine(jobJvm(second, job.jobId(), "JCKPT_STANDBY=" + standbyOn.get(second.address())));
             job.awaitLine("checkpoint round", RUN_MILLIS); // a round complete: copies on both hosts
-            // by slot rank 3 runs on the second host: SIGKILL to its JVM there
+
+            // 1. SIGKILL to rank 3's JVM on the second host, which lives: that host's standby takes over
             long victim = jobJvm(second, job.jobId(), "JCKPT_RANK=3");
             assertEquals(0, second.run("kill -KILL " + namespacePid(victim)).exitCode());
             int standby = standbyOn.get(second.address());
@@ -83,10 +86,26 @@ class StandbyHostsLaunchTest {
             assertEquals(1, job.linesContaining("rank 3 taken over by standby " + standby).stream()
                     .filter(l -> l.endsWith(" on " + second.address())).count(), job.output());
             job.awaitLine("recovered: all 4 ranks", 30_000);
+            assertTrue(job.linesContaining("restarts on").isEmpty(), "rank 3's host lives: " + job.output());
             // rank 3 is that standby's JVM, on the second host
             long takenOver = jobJvm(second, job.jobId(), "JCKPT_STANDBY=" + standby);
             assertTrue(ProcessHandle.of(takenOver).map(ProcessHandle::isAlive).orElse(false), job.output());
             assertFalse(ProcessHandle.of(victim).map(ProcessHandle::isAlive).orElse(false), job.output());
+            job.awaitLines("checkpoint round", job.linesContaining("checkpoint round").size() + 1, RUN_MILLIS);
+
+            // 2. the second host lost: ranks 2 and 3 restart on the spare host (the first has no free slot),
+            // the first of them in the spare host's standby, the other forked there
+            second.loseNode();
+            job.awaitLines("recovered: all 4 ranks", 2, 60_000);
+            assertEquals(1, job.linesContaining("host " + second.address() + " lost: it does not answer").size(),
+                    job.output());
+            for (int rank : new int[] {2, 3}) {
+                assertEquals(1, job.linesContaining("rank " + rank + ": host " + second.address() + " lost, restarts on spare host "
+                        + spare.address()).size(), job.output());
+            }
+            int spareStandby = standbyOn.get(spare.address());
+            assertEquals(1, job.linesContaining("rank 2 taken over by standby " + spareStandby + " (pid ").stream()
+                    .filter(l -> l.endsWith(" on " + spare.address())).count(), job.output());
             job.awaitLines("checkpoint round", job.linesContaining("checkpoint round").size() + 1, RUN_MILLIS);
             Files.createFile(stop);
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
@@ -102,8 +121,11 @@ class StandbyHostsLaunchTest {
                 assertTrue(result == null || result.equals(m.group()), job.output());
                 result = m.group();
             }
-            assertTrue(job.linesContaining("restarts on").isEmpty(), "rank 3's host lives: " + job.output());
-            assertTrue(job.linesContaining("finished: all 4 ranks completed after 1 recovery").size() == 1, job.output());
+            for (int rank : new int[] {2, 3}) {
+                assertTrue(job.linesContaining("rank " + rank + ": restored round").stream()
+                        .anyMatch(l -> l.contains("from memory (RECEIVE)")), "from the first host: " + job.output());
+            }
+            assertEquals(1, job.linesContaining("finished: all 4 ranks completed after 2 recoveries").size(), job.output());
             assertNothingLeft(job.jobId());
         } finally {
             Files.deleteIfExists(stop);
@@ -166,6 +188,9 @@ class StandbyHostsLaunchTest {
         List<Long> left = LaunchedJob.processesLeft(jobId, 10_000);
         assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
         for (TestHost h : hosts.hosts()) {
+            if (!h.isUp()) {
+                continue; // lost: its processes and its /dev/shm went with it
+            }
             String stores = h.run("ls -R /dev/shm").stdout();
             assertFalse(stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
         }
