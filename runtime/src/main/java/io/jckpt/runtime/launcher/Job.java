@@ -172,7 +172,8 @@ public final class Job {
         this.rankHosts = new java.util.ArrayList<>(spec.hosts());
         this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
         this.launcher = new RankLauncher(spec, home, logging, jobId, secret, console, events::add);
-        this.standbys = new StandbyPool(id -> launcher.startStandby(id, epoch), console);
+        this.standbys = new StandbyPool((id, host) -> launcher.startStandby(id, epoch, host), console,
+                StandbyPool.hostsOf(spec), host -> host == null || !lostHosts.contains(host));
         this.summary = new JobSummary(console::elapsedSeconds);
         this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add);
         this.exchanges = channels.exchanges();
@@ -195,7 +196,8 @@ public final class Job {
                     + String.join(", ", spec.detectors().stream().map(FailureDetector::name).toList()))
                     + (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.device() == Device.NIODEV
                     ? "; " + (spec.standbys() == 0 ? "no warm standby" : spec.standbys() + " warm standby")
-                    + " (" + Runtime.getRuntime().availableProcessors() + " cores)" : "");
+                    + (spec.remote() ? (spec.standbys() == 0 ? "" : " per host (" + standbys.hosts().size() + " hosts)")
+                    : " (" + Runtime.getRuntime().availableProcessors() + " cores)") : "");
             console.event(LauncherEvents.start(startLine, jobId, spec, Runtime.getRuntime().availableProcessors()));
             console.event(LauncherEvents.settings("checkpoint settings (the program's own builder calls win): "
                     + settings.line(), settings.fields()));
@@ -237,6 +239,9 @@ public final class Job {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
                     if (spec.remote()) {
                         java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
+                        if (spec.standbys() > 0) {
+                            hosts.addAll(standbys.hosts()); // spare hosts ran standbys
+                        }
                         hosts.removeAll(lostHosts);
                         launcher.wipeRemoteStores(hosts, settings.memoryDirectory());
                     }
@@ -282,7 +287,7 @@ public final class Job {
             return false; // the caller forks instead; this host's exit is that of a replaced process
         }
         console.event(LauncherEvents.takeover("rank " + rank + " taken over by standby " + standby.id + " (pid "
-                + standby.host.pid() + ")", rank, standby.id, standby.host.pid()));
+                + standby.host.pid() + ")" + standby.where(), rank, standby.id, standby.host.pid()));
         return true;
     }
 
@@ -386,7 +391,7 @@ public final class Job {
             } else if (event instanceof JobEvent.HostExited exited) {
                 RankHost host = exited.host();
                 if (host.ranks().isEmpty()) {
-                    standbys.exited(host, exited.status(), launcher.tearingDown() || jobCompleteSent);
+                    standbys.exited(host, exited.status(), launcher.tearingDown() || jobCompleteSent, REMOTE_SHELL_LOST);
                     continue;
                 }
                 int rank = host.ranks().get(0);
@@ -656,7 +661,8 @@ public final class Job {
         byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(bindAddress), failed).encode();
         // replacements first: a replacement has the longest way into the new world
         for (int rank : failed) {
-            StandbyPool.Standby standby = standbys.take();
+            // a standby of the host the rank restarts on (its own, or where placeRespawns moved it)
+            StandbyPool.Standby standby = standbys.take(spec.remote() ? rankHosts.get(rank) : null);
             if (standby != null && assign(standby, rank, frame)) {
                 recovery.fromStandby();
             } else {
@@ -749,8 +755,7 @@ public final class Job {
         // take the CPU from the ranks' rollback
         RankProgress p = channels.progress(0);
         long round = p == null ? 0 : p.round();
-        standbys.owe(r.standbysUsed(), System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L,
-                () -> roundAdvancedFrom(round));
+        standbys.oweTaken(System.nanoTime() + STANDBY_AFTER_RECOVERY_MILLIS * 1_000_000L, () -> roundAdvancedFrom(round));
     }
 
     private int fail(String reason) {

@@ -47,7 +47,8 @@ import java.util.Map;
  * @param mtbfSeconds        mean time between injected random failures (one random rank each), or 0 for none
  * @param detectors          failure detectors beyond process exit (which is always watched)
  * @param seed               seed of the random failure injection, so a rehearsal can be repeated
- * @param standbys           warm standby JVMs kept ready to replace failed ranks (by default {@link #defaultStandbys})
+ * @param standbys           warm standby JVMs kept ready to replace failed ranks (by default {@link #defaultStandbys});
+ *                           with hosts ({@link #remote()}), this many on every job and spare host, none unless asked for
  * @param retryProgramErrors whether a program's own error (an exception out of main or System.exit(non-zero)
  *                           while no other rank failed) is recovered like a process failure instead of failing
  *                           the job
@@ -105,7 +106,8 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
             + "                             re-enter main in a fresh world; relaunch: restart every rank\n"
             + "  --standby N                warm standby JVMs ready to take over failed ranks (default with respawn\n"
             + "                             or relaunch: 1 when this host has more cores than ranks, else 0 =\n"
-            + "                             fork a new JVM per failed rank)\n"
+            + "                             fork a new JVM per failed rank); with hosts: N on every job and spare\n"
+            + "                             host (default 0)\n"
             + "  --retry-program-errors     also recover a program's own exception or exit code (by default they fail\n"
             + "                             the job unless a rank process failed within 1 s of them)\n"
             + "  --max-recoveries N         recoveries before the job fails (default 10)\n"

@@ -309,11 +309,8 @@ public final class LaunchSpecBuilder {
             if (device != Device.NIODEV) {
                 throw new UsageException("--dev multicore runs every rank in one JVM: it cannot use --hostfile/--host");
             }
-            if (standbys != null && standbys > 0) {
-                throw new UsageException("--standby is not supported yet with several hosts (a standby runs on the"
-                        + " launcher's host)");
-            }
-            standbyCount = 0;
+            // per host; not by default: the launcher cannot see the hosts' cores (see LaunchSpec.standbys())
+            standbyCount = standbys != null ? standbys : 0;
             if (bind != null) {
                 try {
                     InetAddress.getByName(bind);

@@ -78,11 +78,21 @@ final class RankLauncher {
         if (host == null) {
             return startHost(name, List.of(rank), command, env, null, "[rank " + rank + "] ");
         }
+        return startRemote(name, host, List.of(rank), command, env, "[rank " + rank + "] ");
+    }
+
+    /**
+     * Starts {@code command} on {@code host} through the remote shell: {@code JCKPT_HOST_ADDRESS} = the
+     * host, the job secret on the agent's standard input (read by the remote shell, never on a command
+     * line), the rest of {@code env} on the remote {@code env} line.
+     */
+    private RankHost startRemote(String name, String host, List<Integer> ranks, List<String> command,
+                                 Map<String, String> env, String prefix) throws IOException {
         env.put(RankEnvironment.HOST_ADDRESS, host);
         String secretHex = env.remove(RankEnvironment.SECRET);
         List<String> remote = spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command);
-        return startHost(name + "@" + host, List.of(rank), remote, Map.of(),
-                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex)), "[rank " + rank + "] ");
+        return startHost(name + "@" + host, ranks, remote, Map.of(),
+                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex)), prefix);
     }
 
     /**
@@ -183,12 +193,20 @@ final class RankLauncher {
         return startHost("multicore", ranks, javaCommand(MulticoreHost.class.getName()), env, null, "");
     }
 
-    /** Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}). */
-    RankHost startStandby(int id, int epoch) throws IOException {
+    /**
+     * Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}): on the
+     * launcher's host, or on {@code host} through the remote shell when it is not null, the way a rank
+     * starts there ({@link #startRank(int, int, boolean, String, String)}): the standby binds that host's
+     * address and can only become a rank of that host.
+     */
+    RankHost startStandby(int id, int epoch, String host) throws IOException {
         Map<String, String> env = commonEnvironment(epoch);
         env.put(RankEnvironment.STANDBY, Integer.toString(id));
-        return startHost("standby-" + id, List.of(), javaCommand(RankMain.class.getName()), env, null,
-                "[standby " + id + "] ");
+        List<String> command = javaCommand(RankMain.class.getName());
+        if (host == null) {
+            return startHost("standby-" + id, List.of(), command, env, null, "[standby " + id + "] ");
+        }
+        return startRemote("standby-" + id, host, List.of(), command, env, "[standby " + id + "] ");
     }
 
     /** The environment of niodev rank {@code rank}'s JVM. */

@@ -27,7 +27,7 @@ public final class ClassDataTraining {
     public static void main(String[] args) {
         Path scratch = args.length > 0 ? Path.of(args[0])
                 : CkptOptions.defaultMemoryDirectory().resolve("cds-training-" + ProcessHandle.current().pid());
-        String incomplete = StandbyWarmup.rehearse(scratch);
+        String incomplete = StandbyWarmup.rehearse(scratch, RankEnvironment.current().hostAddress());
         Standby.preloadRankClasses(); // what a standby loads before it says it is ready
         for (Class<?> type : List.of(RankMain.class, WorldClassLoader.class)) {
             // a rank JVM's own entry: loaded (not initialised) is all the archive keeps

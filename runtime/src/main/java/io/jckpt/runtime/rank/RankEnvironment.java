@@ -105,6 +105,15 @@ public final class RankEnvironment {
         return JobSecret.fromHex(require(SECRET));
     }
 
+    /**
+     * @return the address of this JVM's host as the other hosts reach it ({@link #HOST_ADDRESS}), which
+     *     its data endpoints bind; 127.0.0.1 when unset (every rank on the launcher's host)
+     */
+    public String hostAddress() {
+        String host = env.get(HOST_ADDRESS);
+        return host == null || host.isEmpty() ? "127.0.0.1" : host;
+    }
+
     public String controlHost() {
         String control = require(CONTROL);
         return control.substring(0, control.lastIndexOf(':'));

@@ -21,6 +21,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     private final String jobId;
     private final RingOrder ring;
     private final byte[] secret;
+    private final String bindHost;
     private final ProgressReporter progress;
 
     RuntimeJobServices(RankControl control, RankEnvironment env) {
@@ -29,6 +30,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.jobId = env.jobId();
         this.ring = env.ringOrder(); // read once: the same for the job's life
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
+        this.bindHost = env.hostAddress();
         String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
         this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat));
     }
@@ -62,8 +64,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
 
     @Override
     public String bindHost() {
-        String host = System.getenv(RankEnvironment.HOST_ADDRESS);
-        return host == null || host.isEmpty() ? "127.0.0.1" : host;
+        return bindHost;
     }
 
     @Override

@@ -61,7 +61,7 @@ final class Standby {
         Path memory = JobSettings.of(System.getenv(), new java.util.Properties()).lookup(JobSettings.Setting.MEMORY_DIR)
                 .map(v -> Path.of(v.text())).orElseGet(CkptOptions::defaultMemoryDirectory);
         Path scratch = memory.resolve(env.jobId()).resolve("standby-" + id);
-        String rehearsal = StandbyWarmup.rehearse(scratch);
+        String rehearsal = StandbyWarmup.rehearse(scratch, env.hostAddress());
         if (rehearsal != null) {
             System.err.println("standby " + id + ": library rehearsal incomplete (" + rehearsal + "); waiting anyway");
         }

@@ -40,10 +40,12 @@ final class StandbyWarmup {
     /**
      * Runs the rehearsal in {@code scratch} (created and deleted here); bounded.
      *
+     * @param bindHost the address the rehearsal's data endpoints bind: the standby's host's, as the
+     *     ranks' (on a host reachable only through its own address, loopback would not connect)
      * @return {@code null} when it went through, else why not (the standby is still useful: only
      *     less warm)
      */
-    static String rehearse(Path scratch) {
+    static String rehearse(Path scratch, String bindHost) {
         AtomicInteger k = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(RANKS, r -> {
             Thread t = new Thread(r, "jckpt-standby-rehearsal-" + k.getAndIncrement());
@@ -53,9 +55,9 @@ final class StandbyWarmup {
         try {
             byte[] secret = new byte[32];
             new SecureRandom().nextBytes(secret);
-            world(pool, scratch, secret, 0);
+            world(pool, scratch, secret, bindHost, 0);
             delete(scratch.resolve("node-1")); // rank 1's node lost: it receives its copy from rank 0
-            world(pool, scratch, secret, 1);
+            world(pool, scratch, secret, bindHost, 1);
             return null;
         } catch (Exception e) {
             return e.toString();
@@ -65,13 +67,14 @@ final class StandbyWarmup {
         }
     }
 
-    private static void world(ExecutorService pool, Path scratch, byte[] secret, int epoch) throws Exception {
+    private static void world(ExecutorService pool, Path scratch, byte[] secret, String bindHost, int epoch)
+            throws Exception {
         List<LocalRankCollective> exchanges = LocalRankCollective.group(RANKS);
         List<Future<Void>> ranks = new ArrayList<>();
         for (int rank = 0; rank < RANKS; rank++) {
             int r = rank;
             ranks.add(pool.submit(() -> {
-                rank(scratch, secret, epoch, r, exchanges.get(r));
+                rank(scratch, secret, bindHost, epoch, r, exchanges.get(r));
                 return null;
             }));
         }
@@ -87,13 +90,14 @@ final class StandbyWarmup {
         }
     }
 
-    private static void rank(Path scratch, byte[] secret, int epoch, int rank, LocalRankCollective exchange) {
+    private static void rank(Path scratch, byte[] secret, String bindHost, int epoch, int rank,
+                             LocalRankCollective exchange) {
         CkptOptions options = CkptOptions.builder().replicas(1).diskRatio(2).memoryDirectory(scratch.resolve("node-" + rank))
                 .diskDirectory(scratch.resolve("disk")).kryoRegistrationRequired(false).maxMemoryBytes(64L << 20)
                 .exchangeTimeout(BOUND).replicationTimeout(BOUND).hereWaitTimeout(BOUND).build();
         RankContext context = RankContext.builder().rank(rank).size(RANKS).jobId("rehearsal").epoch(epoch)
                 .recovery(epoch > 0).newRank(epoch > 0 && rank == 1).build();
-        Checkpointer c = TwoLevelCheckpointer.open(options, context, exchange, secret, "127.0.0.1", null);
+        Checkpointer c = TwoLevelCheckpointer.open(options, context, exchange, secret, bindHost, null);
         try {
             double[] grid = new double[32 * 1024];
             int[] sweep = {0};

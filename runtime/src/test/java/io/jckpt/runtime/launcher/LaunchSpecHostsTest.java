@@ -46,7 +46,7 @@ class LaunchSpecHostsTest {
         assertEquals(CopyPlacement.plan(spec.mapping(), 1).ring(), spec.ringOrder());
         assertEquals("0,2,4,1,3,5", spec.ringOrder().text());
         assertEquals(1, spec.placement().hostLossesSurvived());
-        assertEquals(0, spec.standbys(), "standbys run on the launcher's host: none with hosts");
+        assertEquals(0, spec.standbys(), "with hosts, no standby unless asked for (the hosts' cores are unknown)");
         assertEquals(LaunchSpec.LOOPBACK, spec.bindAddress(), "every host is a loopback address");
     }
 
@@ -63,6 +63,18 @@ class LaunchSpecHostsTest {
     }
 
     @Test
+    void standbysWithHostsAreAskedForPerHost() throws Exception {
+        LaunchSpec spec = parse("-np", "2", "--host", "127.0.0.2:2,127.0.0.3", "--spare-hosts", "127.0.0.4",
+                "--on-failure", "respawn", "--standby", "1");
+        assertEquals(1, spec.standbys());
+        // by slot both ranks run on the first host: the second and --spare-hosts are spares, standbys run on all
+        assertEquals(List.of("127.0.0.2", "127.0.0.3", "127.0.0.4"), StandbyPool.hostsOf(spec));
+        assertEquals(Collections.singletonList(null), StandbyPool.hostsOf(parse("-np", "2")), "the launcher's host");
+        assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2",
+                "--standby", "1")).getMessage().startsWith("--standby needs --on-failure respawn or relaunch"));
+    }
+
+    @Test
     void hostOptionsThatCannotWorkAreUsageErrorsNamingTheOption() {
         assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--rsh", "ssh"))
                 .getMessage().startsWith("--rsh needs hosts"));
@@ -70,8 +82,6 @@ class LaunchSpecHostsTest {
                 .getMessage().startsWith("--bind needs hosts"));
         assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--map-by", "node"))
                 .getMessage().startsWith("--map-by needs hosts"));
-        assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2",
-                "--on-failure", "respawn", "--standby", "1")).getMessage().startsWith("--standby is not supported"));
         assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2", "--dev", "multicore"))
                 .getMessage().startsWith("--dev multicore"));
         String tooMany = assertThrows(UsageException.class, () -> parse("-np", "5", "--host", "127.0.0.2:2,127.0.0.3:2"))
