@@ -134,6 +134,11 @@ final class CkptMBeans {
         @Override public int getDiskRatio() { return stats.get().diskRatio(); }
         @Override public long getSlotCapacity() { return stats.get().slotCapacity(); }
         @Override public long getReconfigurations() { return stats.get().reconfigurations(); }
+        @Override public int getHostLossesSurvived() { return stats.get().placement().hostLossesSurvived(); }
+        @Override public String getPlacement() {
+            CkptStats.Placement p = stats.get().placement();
+            return p.hostLossesSurvived() < 0 ? "not known" : p.describe();
+        }
         @Override public boolean isDegraded() { return stats.get().degraded(); }
         @Override public String getSummary() { return stats.get().toString(); }
     }

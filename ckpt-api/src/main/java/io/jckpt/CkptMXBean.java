@@ -71,6 +71,12 @@ public interface CkptMXBean {
     /** @return {@link CkptStats#degraded()} */
     boolean isDegraded();
 
+    /** @return {@link CkptStats#placement()}'s {@link CkptStats.Placement#hostLossesSurvived()} (-1 = not known) */
+    int getHostLossesSurvived();
+
+    /** @return {@link CkptStats#placement()} in words: holders, their hosts, what the job survives */
+    String getPlacement();
+
     /** @return the snapshot as {@link CkptStats#toString()} writes it (several lines, with units) */
     String getSummary();
 }

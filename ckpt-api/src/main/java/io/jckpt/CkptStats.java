@@ -36,12 +36,14 @@ package io.jckpt;
  * @param lastHere             where the newest here() spent its time ({@link HereTimings#NONE} before the first)
  * @param lastRecovery         the steps of the newest recovery open() ({@link RecoveryTimings#NONE} when this
  *                             open restored nothing)
+ * @param placement            where this rank's copies are and how many whole-host losses the job survives
+ *                             from memory ({@link Placement#NONE} when not known)
  */
 public record CkptStats(long round, long checkpoints, long diskCheckpoints, long diskCommits, long diskFailures,
                         long lastImageBytes, long lastBlockingNanos, long totalBlockingNanos, long lastReplicationNanos,
                         long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos, long recoveries,
                         int replicas, int diskRatio, long slotCapacity, long reconfigurations, boolean degraded,
-                        HereTimings lastHere, RecoveryTimings lastRecovery) {
+                        HereTimings lastHere, RecoveryTimings lastRecovery, Placement placement) {
 
     /** Stats of a checkpointer that has done nothing yet. */
     public static final CkptStats EMPTY = new CkptStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -50,6 +52,7 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
     public CkptStats {
         lastHere = lastHere == null ? HereTimings.NONE : lastHere;
         lastRecovery = lastRecovery == null ? RecoveryTimings.NONE : lastRecovery;
+        placement = placement == null ? Placement.NONE : placement;
     }
 
     /**
@@ -73,7 +76,7 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
                      long lastFlushNanos, long hereWaits, long rollbacks, long lastRollbackNanos) {
         this(round, checkpoints, diskCheckpoints, 0, 0, lastImageBytes, lastBlockingNanos, totalBlockingNanos,
                 lastReplicationNanos, lastFlushNanos, hereWaits, rollbacks, lastRollbackNanos, 0, -1, -1, 0, 0, false,
-                HereTimings.NONE, RecoveryTimings.NONE);
+                HereTimings.NONE, RecoveryTimings.NONE, Placement.NONE);
     }
 
     /**
@@ -108,6 +111,9 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
                     .append(", ring join ").append(millis(r.ringJoinNanos())).append("; sent ").append(bytes(r.bytesSent()))
                     .append(", received ").append(bytes(r.bytesReceived())).append(')');
         }
+        if (placement.hostLossesSurvived() >= 0) {
+            b.append("\n  copies: ").append(placement.describe());
+        }
         return b.toString();
     }
 
@@ -130,6 +136,73 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
             u++;
         }
         return String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+
+    /**
+     * Where this rank's copies live (what SCR calls failure groups): its holders, the m ranks after it on
+     * the replication ring, their hosts (the addresses the ranks' data endpoints bind), and how many whole
+     * hosts the job may lose at once with every rank's newest copy still in some surviving memory: the
+     * fewest distinct hosts among any rank and its holders, minus one. Computed from the current world
+     * (after a recovery moved ranks, the new hosts).
+     *
+     * @param host               this rank's host ("" when not known)
+     * @param holders            the ranks holding this rank's copies, nearest first
+     * @param holderHosts        the host of each holder, in the same order
+     * @param hostLossesSurvived whole-host losses the job survives from memory; -1 = not known
+     */
+    public record Placement(String host, java.util.List<Integer> holders, java.util.List<String> holderHosts,
+                            int hostLossesSurvived) {
+        /** Not known (a checkpointer that keeps no copies on other ranks, or before open). */
+        public static final Placement NONE = new Placement("", java.util.List.of(), java.util.List.of(), -1);
+
+        /** Copies the lists; holders and their hosts must pair up. */
+        public Placement {
+            holders = java.util.List.copyOf(holders);
+            holderHosts = java.util.List.copyOf(holderHosts);
+            if (holders.size() != holderHosts.size()) {
+                throw new IllegalArgumentException(holders.size() + " holders but " + holderHosts.size() + " holder hosts");
+            }
+        }
+
+        /**
+         * @param ring      the ring: {@code ring.applyAsInt(r, d)} is the d-th successor of rank r
+         * @param size      ranks in the world
+         * @param rank      this rank
+         * @param replicas  the effective m
+         * @param hostOf    each rank's host
+         * @return the placement of {@code rank}'s copies in that world
+         */
+        public static Placement of(java.util.function.IntBinaryOperator ring, int size, int rank, int replicas,
+                                   java.util.function.IntFunction<String> hostOf) {
+            int fewest = Integer.MAX_VALUE;
+            for (int r = 0; r < size; r++) {
+                java.util.Set<String> hosts = new java.util.HashSet<>();
+                hosts.add(hostOf.apply(r));
+                for (int d = 1; d <= replicas; d++) {
+                    hosts.add(hostOf.apply(ring.applyAsInt(r, d)));
+                }
+                fewest = Math.min(fewest, hosts.size());
+            }
+            java.util.List<Integer> holders = new java.util.ArrayList<>();
+            java.util.List<String> holderHosts = new java.util.ArrayList<>();
+            for (int d = 1; d <= replicas; d++) {
+                int h = ring.applyAsInt(rank, d);
+                holders.add(h);
+                holderHosts.add(hostOf.apply(h));
+            }
+            return new Placement(hostOf.apply(rank), holders, holderHosts, fewest - 1);
+        }
+
+        /** @return e.g. "on ranks 2 (127.0.0.3), 4 (127.0.0.4); the job survives the loss of any 1 host from memory" */
+        public String describe() {
+            StringBuilder b = new StringBuilder(holders.isEmpty() ? "none on other ranks" : "on ranks ");
+            for (int i = 0; i < holders.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append(holders.get(i)).append(" (").append(holderHosts.get(i)).append(')');
+            }
+            return b.append("; this rank on ").append(host.isEmpty() ? "an unknown host" : host)
+                    .append("; the job survives the loss of any ").append(hostLossesSurvived)
+                    .append(hostLossesSurvived == 1 ? " host" : " hosts").append(" from memory").toString();
+        }
     }
 
     /**

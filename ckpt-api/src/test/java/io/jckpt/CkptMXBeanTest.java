@@ -49,15 +49,19 @@ class CkptMXBeanTest {
     void statsPrintOnSeveralLinesWithUnits() {
         CkptStats s = new CkptStats(12, 12, 3, 1, 0, 4L << 20, 1_500_000, 20_000_000, 2_000_000, 30_000_000, 1, 2,
                 400_000, 1, 1, 10, 5L << 20, 0, false, new CkptStats.HereTimings(0, 1_200_000, 300_000, 1_500_000),
-                new CkptStats.RecoveryTimings(1_000_000, 2_000_000, 100_000, 3_000_000, 0, 4L << 20, 0, 0, 12_000_000));
+                new CkptStats.RecoveryTimings(1_000_000, 2_000_000, 100_000, 3_000_000, 0, 4L << 20, 0, 0, 12_000_000),
+                CkptStats.Placement.of((r, d) -> (r + 2 * d) % 4, 4, 1, 1, r -> "127.0.0." + (2 + r / 2)));
         String text = s.toString();
         String[] lines = text.split("\n");
-        assertEquals(5, lines.length, text);
+        assertEquals(6, lines.length, text);
         assertTrue(lines[0].contains("round 12, 12 taken, image 4.0 MiB"), lines[0]);
         assertTrue(lines[1].contains("last 1.500 ms (wait 0.000 ms, write 1.200 ms, hand-off 0.300 ms), total 20.0 ms"), lines[1]);
         assertTrue(lines[2].contains("m = 1, slot 5.0 MiB"), lines[2]);
         assertTrue(lines[3].contains("every 10 rounds, 3 written, 1 committed, 0 failed, last flush 30.0 ms"), lines[3]);
         assertTrue(lines[4].contains("recoveries 1: last 12.0 ms") && lines[4].contains("received 4.0 MiB"), lines[4]);
+        assertEquals("  copies: on ranks 3 (127.0.0.3); this rank on 127.0.0.2; the job survives the loss of any 1 host"
+                + " from memory", lines[5]);
         assertTrue(CkptStats.EMPTY.toString().contains("m = unknown"), CkptStats.EMPTY.toString());
+        assertFalse(CkptStats.EMPTY.toString().contains("copies"), CkptStats.EMPTY.toString());
     }
 }

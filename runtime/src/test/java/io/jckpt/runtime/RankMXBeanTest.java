@@ -49,6 +49,9 @@ class RankMXBeanTest {
                     assertEquals(1, bean.getReplicas());
                     assertTrue(bean.getLastImageBytes() >= 8 * 1024, "a long[1024]: " + bean.getLastImageBytes());
                     assertTrue(bean.getSummary().contains("round 1, 1 taken"), bean.getSummary());
+                    // every rank on this host: the copies are in other ranks' memory but no host loss is survived
+                    assertEquals(0, bean.getHostLossesSurvived(), bean.getPlacement());
+                    assertTrue(bean.getPlacement().startsWith("on ranks "), bean.getPlacement());
                 } finally {
                     vm.detach();
                 }

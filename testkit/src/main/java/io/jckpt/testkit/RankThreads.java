@@ -81,6 +81,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
     private final Opener<C> opener;
     private final ExecutorService pool;
     private volatile RingOrder ring;
+    private volatile java.util.function.IntFunction<String> bindHosts = r -> "127.0.0.1";
 
     /**
      * @param n number of ranks, &gt;= 1
@@ -101,6 +102,19 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Sets the address each rank's data endpoint binds from the next {@link #open} on, as the launcher's
+     * {@code JCKPT_HOST_ADDRESS} does (default 127.0.0.1 for every rank; other 127.0.0.N addresses stand
+     * for other hosts).
+     *
+     * @param hostOfRank the address of rank r
+     * @return this group
+     */
+    public RankThreads<C> bindHosts(java.util.function.IntFunction<String> hostOfRank) {
+        this.bindHosts = java.util.Objects.requireNonNull(hostOfRank, "hostOfRank");
+        return this;
     }
 
     /**
@@ -211,7 +225,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
                 }
             }
             long t0 = System.nanoTime();
-            C c = opener.open(rankOptions, context, collectives.get(rank), secret, "127.0.0.1",
+            C c = opener.open(rankOptions, context, collectives.get(rank), secret, bindHosts.apply(rank),
                     events == null ? null : events.apply(rank));
             if (openNanos != null) {
                 openNanos[rank] = System.nanoTime() - t0;

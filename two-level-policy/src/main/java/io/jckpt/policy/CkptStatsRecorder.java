@@ -143,10 +143,11 @@ final class CkptStatsRecorder implements DiskCommitCoordinator.Listener {
      * @param layout    the current store layout, or null
      * @param agent     the ring replication agent, or null
      * @param disk      the disk level, or null when it is off
+     * @param placement where this rank's copies are
      * @return the figures now
      */
     CkptStats snapshot(long round, boolean recovered, CkptOptions options, StoreLayout layout, ReplicationAgent agent,
-                       DiskCommitCoordinator disk) {
+                       DiskCommitCoordinator disk, CkptStats.Placement placement) {
         long replicationNanos = agent == null ? 0 : agent.counters().lastRoundReplicationNanos();
         long hereWaits = agent == null ? 0 : agent.counters().overlapWaits();
         long flushNanos = disk == null ? 0 : disk.flusher().counters().lastFlushNanos();
@@ -154,7 +155,7 @@ final class CkptStatsRecorder implements DiskCommitCoordinator.Listener {
                 lastImageBytes, lastBlockingNanos, totalBlockingNanos, replicationNanos, flushNanos, hereWaits, rollbacks,
                 lastRollbackNanos, recovered ? 1 : 0, options.replicas(), disk == null ? 0 : options.diskRatio(),
                 layout == null ? 0 : layout.slotCapacity(), reconfigurations, layout != null && layout.degraded(),
-                lastHere, lastRecovery);
+                lastHere, lastRecovery, placement);
     }
 
     /** @return the job's disk level in one line, as the coordinator (rank 0) says it at close */

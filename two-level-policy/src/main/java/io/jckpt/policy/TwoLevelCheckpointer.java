@@ -69,6 +69,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final DataAdapters adapters;
     private final TagRegistry registry;
     private final DataEndpoint endpoint;
+    /** Every rank's data endpoint in this world (from the open exchange): where the copies go, on which host. */
+    private final InetSocketAddress[] endpoints;
     private final PhaseMachine phases;
     private final CkptStatsRecorder stats = new CkptStatsRecorder();
     private final RestoredImage restored = new RestoredImage();
@@ -105,7 +107,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
                 options.maxMemoryBytes(), context.ring());
         this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret));
-        InetSocketAddress[] endpoints = new InetSocketAddress[context.size()];
+        this.endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);
         this.agreement = new SizeAgreement(rank, context.epoch(), exchange);
         this.interval = new IntervalSteps(rank, context.size());
@@ -331,7 +333,22 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     @Override
     public CkptStats stats() {
-        return stats.snapshot(round, restored.isRecovery(), options, switcher.layout(), switcher.agent(), disk);
+        StoreLayout layout = switcher.layout();
+        return stats.snapshot(round, restored.isRecovery(), options, layout, switcher.agent(), disk, placement(layout));
+    }
+
+    /** Where this rank's copies are in this world, from the ring, the effective m and the ranks' endpoints. */
+    private CkptStats.Placement placement(StoreLayout layout) {
+        if (layout == null) {
+            return CkptStats.Placement.NONE;
+        }
+        for (InetSocketAddress e : endpoints) {
+            if (e == null) {
+                return CkptStats.Placement.NONE;
+            }
+        }
+        return CkptStats.Placement.of(context.ring()::successor, context.size(), context.rank(), layout.replicas(),
+                r -> endpoints[r].getAddress().getHostAddress());
     }
 
     /**

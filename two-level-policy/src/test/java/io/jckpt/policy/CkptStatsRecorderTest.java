@@ -14,7 +14,7 @@ class CkptStatsRecorderTest {
     @Test
     void nothingRecordedIsTheEmptySnapshot() {
         CkptStats s = new CkptStatsRecorder().snapshot(0, false, CkptOptions.builder().replicas(1).build(), null, null,
-                null);
+                null, null);
         assertEquals(0, s.checkpoints());
         assertEquals(0, s.recoveries());
         assertEquals(0, s.slotCapacity());
@@ -42,7 +42,7 @@ class CkptStatsRecorderTest {
         r.onCommitted(4);
         r.onIncomplete(6);
         StoreLayout layout = new StoreLayout(3, 1, 2, 8192, 2);
-        CkptStats s = r.snapshot(12, true, CkptOptions.builder().replicas(1).build(), layout, null, null);
+        CkptStats s = r.snapshot(12, true, CkptOptions.builder().replicas(1).build(), layout, null, null, null);
         assertEquals(12, s.round());
         assertEquals(2, s.checkpoints());
         assertEquals(2000, s.lastImageBytes());

@@ -45,6 +45,15 @@ final class RankGroup {
         }
     }
 
+    /** As the ring overload, each rank's data endpoint bound to {@code host.apply(rank)} (127.0.x.y: another "host"). */
+    static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
+                                           IntFunction<Boolean> newRank, RingOrder ring, IntFunction<String> host)
+            throws Exception {
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(n).ring(ring).bindHosts(host)) {
+            return ranks.open(jobId, epoch, options, newRank::apply, null, null);
+        }
+    }
+
     /** As {@link #open(int, String, int, IntFunction, IntFunction)}, with each rank's event sink (the launcher's log). */
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank, IntFunction<Consumer<String>> events)

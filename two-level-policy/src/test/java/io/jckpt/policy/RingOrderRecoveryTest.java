@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stores and sockets: on the ring 0,2,4,1,3,5 with m = 1, ranks 0 and 1 (adjacent in rank order, not
  * on the ring) lost with their node-local stores are restored from memory bit-identically; the same
  * loss on the rank-order ring takes rank 0's only copy with rank 1. The ring is recorded in the
- * stores' layout descriptors: a recovery on another ring fails naming both.
+ * stores' layout descriptors: a recovery on another ring fails naming both. {@code CkptStats.placement()}
+ * says where each rank's copies are (ranks and the hosts their endpoints bind) and what the ring survives.
  */
 class RingOrderRecoveryTest {
     private static final int N = 6;
@@ -92,6 +93,36 @@ class RingOrderRecoveryTest {
                 && e.getMessage().contains("ring"), e.getMessage());
         // the surviving stores are kept (not misread, not deleted): the job can recover on its own ring
         assertTrue(slotFiles(nodes, 2).contains("o0-v0.slot"), slotFiles(nodes, 2).toString());
+    }
+
+    @Test
+    void statsSayWhereEachRanksCopiesAreAndHowManyHostLossesTheJobSurvives() throws Exception {
+        Path nodes = tmp.resolve("nodes");
+        // ranks 0,1,2 on "host" 127.0.1.1, ranks 3,4,5 on 127.0.1.2 (each rank's endpoint binds its host)
+        java.util.function.IntFunction<String> host = r -> r < 3 ? "127.0.1.1" : "127.0.1.2";
+        RingOrder alternating = RingOrder.parse("0,3,1,4,2,5");
+        for (RingOrder ring : new RingOrder[] {alternating, RingOrder.identity(N)}) {
+            String job = ring == alternating ? "placed" : "rankorder-placed";
+            List<TwoLevelCheckpointer> world = RankGroup.open(N, job, 0, r -> RankGroup.options(nodes, r, 1, null, 0),
+                    r -> false, ring, host);
+            RankGroup.parallel(N, rank -> {
+                TwoLevelCheckpointer c = world.get(rank);
+                c.register("grid", TwoLevelCheckpointerTest.grid(rank, 1));
+                c.here();
+                assertTrue(c.awaitReplicated(Duration.ofSeconds(30)));
+                io.jckpt.CkptStats.Placement p = c.stats().placement();
+                int holder = ring.successor(rank, 1);
+                assertEquals(List.of(holder), p.holders(), "rank " + rank);
+                assertEquals(List.of(host.apply(holder)), p.holderHosts(), "rank " + rank);
+                assertEquals(host.apply(rank), p.host(), "rank " + rank);
+                // alternating: every copy on the other host (one host may go); rank order: 0's copy on 1, same host
+                assertEquals(ring == alternating ? 1 : 0, p.hostLossesSurvived(), "rank " + rank + ": " + p.describe());
+                assertTrue(c.stats().toString().contains("copies: on ranks " + holder + " (" + host.apply(holder) + ")"),
+                        c.stats().toString());
+                return null;
+            });
+            RankGroup.closeAll(world);
+        }
     }
 
     @Test
