@@ -140,7 +140,8 @@ public final class Job {
         @Override
         public long localPid(int rank) {
             RankHost host = currentHost.get(rank);
-            return host == null ? -1 : host.pid();
+            // a remote rank's local process is its remote shell's agent: its state says nothing of the rank
+            return host == null || spec.remote() ? -1 : host.pid();
         }
 
         @Override
@@ -612,6 +613,9 @@ public final class Job {
                 triage.pending().putIfAbsent(r, "relaunched with the others");
             }
         }
+        if (spec.remote()) {
+            failRanksOfLostHosts();
+        }
         boolean anyDead = triage.pending().keySet().stream().anyMatch(r -> !currentHost.get(r).isAlive());
         if (anyDead) {
             triage.pending().keySet().removeIf(r -> currentHost.get(r).isAlive());
@@ -668,13 +672,14 @@ public final class Job {
     }
 
     /**
-     * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it still answers
-     * the remote shell, else a live job host with a free slot or a spare host. Moves them in
-     * {@link #rankHosts}; returns why some rank cannot be placed, or null.
+     * Asks each failed rank's host for {@code true} through the remote shell ({@link #HOST_PROBE_MILLIS}):
+     * a host that does not answer is lost (dead, or partitioned away), and every other rank the job
+     * runs there fails with it in this recovery (its agent killed, its control connection closed), so
+     * that a host's ranks are replaced together rather than one heartbeat timeout apart.
      */
-    private String placeRespawns(int[] failed) {
+    private void failRanksOfLostHosts() {
         java.util.Set<String> suspects = new java.util.TreeSet<>();
-        for (int rank : failed) {
+        for (int rank : triage.pending().keySet()) {
             suspects.add(rankHosts.get(rank));
         }
         for (String host : suspects) {
@@ -683,6 +688,25 @@ public final class Job {
                 console.event("host " + host + " lost: it does not answer `" + spec.remoteShell() + "`");
             }
         }
+        for (int rank = 0; rank < spec.worldSize(); rank++) {
+            if (lostHosts.contains(rankHosts.get(rank)) && !triage.pending().containsKey(rank)) {
+                RankHost host = currentHost.get(rank);
+                fenceRemote(rank);
+                host.kill();
+                host.awaitExit(TEARDOWN_MILLIS);
+                triage.pending().put(rank, "rank " + rank + "'s host " + rankHosts.get(rank) + " is lost");
+                console.event("rank " + rank + ": its host " + rankHosts.get(rank) + " is lost: failed with the others");
+            }
+        }
+    }
+
+    /**
+     * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it still answers
+     * the remote shell (probed by {@link #failRanksOfLostHosts}), else a live job host with a free
+     * slot or a spare host. Moves them in {@link #rankHosts}; returns why some rank cannot be placed,
+     * or null.
+     */
+    private String placeRespawns(int[] failed) {
         java.util.Map<String, Integer> capacities = new java.util.LinkedHashMap<>(spec.mapping().capacities());
         java.util.List<io.jckpt.runtime.hosts.Host> spares = new java.util.ArrayList<>();
         for (io.jckpt.runtime.hosts.Host spare : spec.mapping().spares()) {

@@ -79,6 +79,11 @@ final class RankLauncher {
             return startHost(name, List.of(rank), command, env, null, "[rank " + rank + "] ");
         }
         env.put(RankEnvironment.HOST_ADDRESS, host);
+        // a partition may keep the close of its control connection from reaching it: it halts itself
+        // once the launcher has not answered its heartbeats for the heartbeat timeout
+        spec.detectors().stream().filter(d -> d instanceof HeartbeatDetector).map(d -> (HeartbeatDetector) d)
+                .mapToLong(HeartbeatDetector::timeoutMillis).min()
+                .ifPresent(timeout -> env.put(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS, Long.toString(timeout)));
         String secretHex = env.remove(RankEnvironment.SECRET);
         List<String> remote = spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command);
         return startHost(name + "@" + host, List.of(rank), remote, Map.of(),

@@ -30,7 +30,9 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.ring = env.ringOrder(); // read once: the same for the job's life
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
         String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
-        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat));
+        String launcherTimeout = System.getenv(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS);
+        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat),
+                launcherTimeout == null ? 0 : Long.parseLong(launcherTimeout));
     }
 
     @Override
