@@ -235,7 +235,8 @@ public final class Job {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
                     if (spec.remote()) {
                         java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
-                        hosts.removeAll(lostHosts);
+                        // a lost host may be back (a healed partition) with its old ranks' stores: tried too
+                        hosts.addAll(lostHosts);
                         launcher.wipeRemoteStores(hosts, settings.memoryDirectory());
                     }
                 } else {

@@ -146,6 +146,11 @@ class PartitionLaunchTest {
             }
             assertEquals(Set.of(), oldRanks(cut, jobId), "the old ranks halted once released");
             assertTrue(LaunchedJob.processesLeft(jobId, 10_000).isEmpty(), "processes of the job left behind");
+            for (TestHost h : hosts.hosts()) {
+                // the healed host too: the launcher's clean-up at the end tries lost hosts
+                String stores = h.run("ls -R /dev/shm").stdout();
+                assertFalse(stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
+            }
         }
     }
 
