@@ -234,10 +234,8 @@ public final class Job {
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
                     if (spec.remote()) {
-                        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
                         // a lost host may be back (a healed partition) with its old ranks' stores: tried too
-                        hosts.addAll(lostHosts);
-                        launcher.wipeRemoteStores(hosts, settings.memoryDirectory());
+                        launcher.wipeRemoteStores(rankHosts, lostHosts, settings.memoryDirectory());
                     }
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
