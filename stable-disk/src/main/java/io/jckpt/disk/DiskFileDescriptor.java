@@ -22,7 +22,7 @@ import java.util.zip.CRC32C;
  * |                      round (long)                              | 24
  * |                      image length (long)                       | 32
  * |                      image CRC32C (int)                        | 40
- * |                      reserved, zero (int)                      | 44
+ * |                      epoch of the writer (int)                 | 44
  * |                      job id, UTF-8, zero padded (64 bytes)     | 48
  * |                      reserved, zero (12 bytes)                 | 112
  * |                      header CRC32C over bytes [0, 124) (int)   | 124
@@ -63,6 +63,12 @@ public final class DiskFileDescriptor {
     public static final int IMAGE_LENGTH_OFFSET = 32;
     /** Offset of the CRC32C of the image (int). */
     public static final int IMAGE_CRC_OFFSET = 40;
+    /**
+     * Offset of the writer's epoch (int): the MPJ world its rank belonged to. A commit vouches only for
+     * files of its coordinator's epoch, so that a rank fenced out by a recovery never makes a
+     * generation of mixed worlds. Reserved (zero) before epochs were recorded: such files read as epoch 0.
+     */
+    public static final int EPOCH_OFFSET = 44;
     /** Offset of the job id bytes (UTF-8, zero padded to {@link #JOB_ID_MAX_LENGTH}). */
     public static final int JOB_ID_OFFSET = 48;
     /** Maximum length of the job id in UTF-8 bytes. */
@@ -98,6 +104,7 @@ public final class DiskFileDescriptor {
             .putLong(ROUND_OFFSET, header.round())
             .putLong(IMAGE_LENGTH_OFFSET, header.imageLength())
             .putInt(IMAGE_CRC_OFFSET, header.imageCrc())
+            .putInt(EPOCH_OFFSET, header.epoch())
             .put(JOB_ID_OFFSET, jobId);
         buffer.putInt(HEADER_CRC_OFFSET, headerCrc(buffer));
         return buffer;
@@ -146,7 +153,7 @@ public final class DiskFileDescriptor {
         b.get(JOB_ID_OFFSET, jobId);
         return new RankFileHeader(new String(jobId, StandardCharsets.UTF_8), b.getInt(RANK_OFFSET),
             b.getInt(WORLD_SIZE_OFFSET), b.getLong(ROUND_OFFSET), b.getLong(IMAGE_LENGTH_OFFSET),
-            b.getInt(IMAGE_CRC_OFFSET), stored);
+            b.getInt(IMAGE_CRC_OFFSET), stored, b.getInt(EPOCH_OFFSET));
     }
 
     /**

@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param writeChunkSize bytes per write call (large sequential writes; the CRC is computed on the
  *                       same chunk just before it is written, while it is in cache)
  * @param channelOpener  how files are opened for writing (a seam for fault injection)
+ * @param epoch          the world (epoch) this process's rank belongs to: written into its rank files, and
+ *                       the only epoch whose files a commit of this store vouches for (0 by default)
  */
 public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, int writeChunkSize,
-                              ChannelOpener channelOpener) {
+                              ChannelOpener channelOpener, int epoch) {
     /** Default bytes per write call: 4 MiB (measured by FlushBench: fewer calls beat a CRC chunk that fits L2). */
     public static final int DEFAULT_WRITE_CHUNK_SIZE = 4 << 20;
 
@@ -28,6 +30,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @param worldSize      world size
      * @param writeChunkSize bytes per write call
      * @param channelOpener  channel opener
+     * @param epoch          epoch, not negative
      */
     public DiskStoreConfig {
         Objects.requireNonNull(root, "root");
@@ -45,6 +48,9 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
         if (writeChunkSize < 4096) {
             throw new IllegalArgumentException("write chunk size " + writeChunkSize + " below 4096");
         }
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch " + epoch + " is negative");
+        }
     }
 
     /**
@@ -55,7 +61,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a configuration with default chunk size and channel opener
      */
     public static DiskStoreConfig of(final Path root, final String jobId, final int rank, final int worldSize) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, DEFAULT_WRITE_CHUNK_SIZE, ChannelOpener.DEFAULT);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, DEFAULT_WRITE_CHUNK_SIZE, ChannelOpener.DEFAULT, 0);
     }
 
     /**
@@ -63,7 +69,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a copy using it
      */
     public DiskStoreConfig withChannelOpener(final ChannelOpener opener) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, opener);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, opener, epoch);
     }
 
     /**
@@ -71,6 +77,14 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a copy using it
      */
     public DiskStoreConfig withWriteChunkSize(final int chunkSize) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, chunkSize, channelOpener);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, chunkSize, channelOpener, epoch);
+    }
+
+    /**
+     * @param worldEpoch the epoch (MPJ world) of the rank using the store
+     * @return a copy for it
+     */
+    public DiskStoreConfig withEpoch(final int worldEpoch) {
+        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, channelOpener, worldEpoch);
     }
 }

@@ -167,7 +167,7 @@ public final class GenerationStore {
                 writeFully(channel, ByteBuffer.allocate(DiskFileDescriptor.HEADER_LENGTH), 0);
                 imageCrc = writeImage(channel, image, length);
                 final ByteBuffer header = DiskFileDescriptor.encode(new RankFileHeader(config.jobId(), config.rank(),
-                    config.worldSize(), round, length, imageCrc, 0));
+                    config.worldSize(), round, length, imageCrc, 0, config.epoch()));
                 writeFully(channel, header, 0);
                 channel.force(true);
             }
@@ -184,13 +184,14 @@ public final class GenerationStore {
 
     /**
      * Commits a round, run by one coordinator rank after every rank confirmed its file durable:
-     * checks each rank's file is present and well formed, writes the commit marker durably, then
-     * retracts the markers no longer kept.
+     * checks each rank's file is present, well formed and written in this store's epoch
+     * ({@link DiskStoreConfig#epoch()}), writes the commit marker durably, then retracts the markers
+     * no longer kept.
      *
      * @param round     the round
      * @param worldSize the number of ranks that wrote it
      * @return the marker written
-     * @throws CommitRefusedException   if a rank's file is missing or malformed (nothing written)
+     * @throws CommitRefusedException   if a rank's file is missing, malformed or of another epoch (nothing written)
      * @throws DiskWriteFailedException if the marker cannot be written (nothing committed)
      */
     public CommitMarker commit(final long round, final int worldSize) throws StableDiskException {
@@ -204,6 +205,13 @@ public final class GenerationStore {
             final Path path = layout.rankFile(round, rank);
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                 final RankFileHeader header = readCheckedHeader(channel, path, round, rank, worldSize);
+                if (header.epoch() != config.epoch()) {
+                    // fencing: a file of another world (a rank declared failed, still writing; or this
+                    // round's file of the world before a recovery, not yet rewritten) is never vouched for
+                    problems.add("rank " + rank + " file written in epoch " + header.epoch() + ", not this commit's epoch "
+                        + config.epoch() + " (" + path.getFileName() + ")");
+                    continue;
+                }
                 entries.add(new CommitMarker.RankEntry(header.imageLength(), header.imageCrc(), header.headerCrc()));
             } catch (final NoSuchFileException e) {
                 problems.add("rank " + rank + " file missing (" + path.getFileName() + ")");

@@ -25,6 +25,10 @@ class DiskFileDescriptorTest {
         assertEquals(1000, decoded.round());
         assertEquals(1L << 33, decoded.imageLength());
         assertEquals(0xCAFEBABE, decoded.imageCrc());
+        assertEquals(0, decoded.epoch(), "a header without an epoch (the field was reserved, zero) is of epoch 0");
+        final ByteBuffer ofEpoch = DiskFileDescriptor.encode(new RankFileHeader("job-7", 3, 4, 1000, 1L << 33, 0xCAFEBABE, 0, 5));
+        assertEquals(5, ofEpoch.order(DiskFileDescriptor.BYTE_ORDER).getInt(DiskFileDescriptor.EPOCH_OFFSET));
+        assertEquals(5, DiskFileDescriptor.decode(ofEpoch, PATH, DiskFileDescriptor.HEADER_LENGTH).epoch());
 
         assertKind(DiskFileDamage.TRUNCATED, header, 100);
         final ByteBuffer badMagic = copy(header);

@@ -123,6 +123,45 @@ class GenerationStoreTest {
     }
 
     @Test
+    void aCommitVouchesOnlyForFilesOfItsOwnEpoch() throws Exception {
+        // world 0 of 3 ranks wrote and committed round 5; rank 1 is declared failed, world 1 replaces it
+        // and replays round 6; the old rank 1 (a partition healed while it lived) and the old
+        // coordinator (rank 0 of world 0) still run
+        final Ranks world0 = new Ranks(root, "fenced", 3);
+        world0.checkpoint(5, 1000);
+        final List<GenerationStore> world1 = new java.util.ArrayList<>();
+        for (int rank = 0; rank < 3; rank++) {
+            world1.add(GenerationStore.open(DiskStoreConfig.of(root, "fenced", rank, 3).withEpoch(1)));
+        }
+        world0.rank(0).write(6, CheckpointImage.of(TestImages.direct(60, 1000)));
+        world0.rank(2).write(6, CheckpointImage.of(TestImages.direct(62, 1000)));
+        world1.get(1).write(6, CheckpointImage.of(TestImages.direct(71, 1000)));
+        assertEquals(1, DiskFileDescriptor.decode(ByteBuffer.wrap(Files.readAllBytes(world0.file(6, 1)), 0,
+            DiskFileDescriptor.HEADER_LENGTH), world0.file(6, 1), Files.size(world0.file(6, 1))).epoch());
+
+        // every file of round 6 is there, but of two worlds: neither world's coordinator commits it
+        final CommitRefusedException old = assertThrows(CommitRefusedException.class, () -> world0.rank(0).commit(6, 3));
+        assertTrue(old.getMessage().contains("rank 1 file written in epoch 1, not this commit's epoch 0"), old.getMessage());
+        final CommitRefusedException mixed = assertThrows(CommitRefusedException.class, () -> world1.get(0).commit(6, 3));
+        assertTrue(mixed.getMessage().contains("rank 0 file written in epoch 0, not this commit's epoch 1"), mixed.getMessage());
+        assertTrue(mixed.getMessage().contains("rank 2 file written in epoch 0"), mixed.getMessage());
+        assertFalse(Files.exists(world0.marker(6)));
+
+        // world 1 rewrites round 6 on every rank and commits it; a late file of the old rank 1 then
+        // replaces its successor's, and the old coordinator still cannot commit round 6
+        world1.get(0).write(6, CheckpointImage.of(TestImages.direct(70, 1000)));
+        world1.get(2).write(6, CheckpointImage.of(TestImages.direct(72, 1000)));
+        world1.get(0).commit(6, 3);
+        world0.rank(1).write(6, CheckpointImage.of(TestImages.direct(61, 1000)));
+        final CommitRefusedException late = assertThrows(CommitRefusedException.class, () -> world0.rank(0).commit(6, 3));
+        assertTrue(late.getMessage().contains("rank 0 file written in epoch 1"), late.getMessage());
+        // (a rename cannot be fenced: the replaced file no longer matches the marker, so round 6 is
+        // never restored from it, and round 5 is: a generation lost, never a result of mixed worlds)
+        assertDamage(world0, 6, 1, DiskFileDamage.MARKER_MISMATCH);
+        assertEquals(5, ((DiskSelection.Restore) GenerationSelector.select(3, world0.inventories())).round());
+    }
+
+    @Test
     void flippedImageByteDetectedOlderGenerationChosen() throws Exception {
         final Ranks ranks = twoGenerations("flip");
         flipByte(ranks.file(2, 1), DiskFileDescriptor.IMAGE_OFFSET + 1234);

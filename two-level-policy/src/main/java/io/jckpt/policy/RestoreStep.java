@@ -116,8 +116,9 @@ final class RestoreStep {
         String diskUnusable = null;
         if (options.diskLevelEnabled()) {
             try {
+                // the world's epoch goes into every rank file: a commit vouches only for files of its own world
                 disk = GenerationStore.openUsable(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(),
-                        context.size()));
+                        context.size()).withEpoch(context.epoch()));
             } catch (StableDiskException e) {
                 if (options.diskUnavailable() == DiskUnavailable.FAIL) {
                     throw new StorageException(options.diskDirectory(), "rank " + rank() + ": the disk directory cannot"

@@ -55,7 +55,12 @@ public final class ControlProtocol {
      * here() only); payload: long round, long image bytes, long blocking nanos.
      */
     public static final byte RANK_ROUND = 5;
-    /** rank to launcher: alive (sent when nothing else was sent for a while); no payload. */
+    /**
+     * rank to launcher: alive (sent when nothing else was sent for a while; every period by a rank
+     * that watches its launcher); no payload. The launcher answers each with a HEARTBEAT of its own,
+     * which a watching rank counts as the launcher alive (see
+     * {@code RankEnvironment.LAUNCHER_TIMEOUT_MILLIS}).
+     */
     public static final byte HEARTBEAT = 6;
     /**
      * standby to launcher: warmed up and ready to take over a rank; payload: long warm-up nanos,

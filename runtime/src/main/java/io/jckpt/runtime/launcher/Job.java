@@ -143,7 +143,8 @@ public final class Job {
         @Override
         public long localPid(int rank) {
             RankHost host = currentHost.get(rank);
-            return host == null ? -1 : host.pid();
+            // a remote rank's local process is its remote shell's agent: its state says nothing of the rank
+            return host == null || spec.remote() ? -1 : host.pid();
         }
 
         @Override
@@ -243,7 +244,8 @@ public final class Job {
                             hosts.addAll(standbys.hosts()); // spare hosts ran standbys
                         }
                         hosts.removeAll(lostHosts);
-                        launcher.wipeRemoteStores(hosts, settings.memoryDirectory());
+                        // a lost host may be back (a healed partition) with its old ranks' stores: tried too
+                        launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
                     }
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
@@ -684,8 +686,9 @@ public final class Job {
 
     /**
      * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it still answers
-     * the remote shell, else a live job host with a free slot or a spare host. Moves them in
-     * {@link #rankHosts}; returns why some rank cannot be placed, or null.
+     * the remote shell (probed by {@link #failRanksOfLostHosts}), else a live job host with a free
+     * slot or a spare host. Moves them in {@link #rankHosts}; returns why some rank cannot be placed,
+     * or null.
      */
     private String placeRespawns(int[] failed) {
         if (hostCapacities == null) {
@@ -740,6 +743,7 @@ public final class Job {
             RankHost host = currentHost.get(r);
             if (lost.contains(rankHosts.get(r)) && !triage.pending().containsKey(r) && host != null) {
                 onRankFailure(r, "rank " + r + " (pid " + host.pid() + ") lost with its host " + rankHosts.get(r), true);
+                fenceRemote(r); // a partitioned host's rank may still live: its control connection ends it
                 host.kill(); // its agent, which has not noticed yet
                 host.awaitExit(TEARDOWN_MILLIS);
             }

@@ -82,6 +82,9 @@ final class RankChannels implements ControlListener {
             standbys.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
             return;
         }
+        // its silence counts from here, not from its start: a JVM started through a slow remote shell
+        // on a loaded host may connect seconds after it was spawned (its start is bounded by the start timeout)
+        lastHeard.put(rank, System.nanoTime());
         controls.put(rank, connection);
         events.accept(new JobEvent.RankConnected(rank));
     }
@@ -115,6 +118,17 @@ final class RankChannels implements ControlListener {
                 String problem = exchanges.contribute(rank, ExchangeFrames.Contribution.decode(payload));
                 if (problem != null) {
                     console.event((problem.startsWith("collective") ? "ERROR: " : "WARNING: ") + problem);
+                }
+            } else if (type == ControlProtocol.HEARTBEAT) {
+                // answered, so that a rank on another host knows its launcher lives (it halts when
+                // the answers stop: a partition); sent on this rank's own reader thread
+                ControlConnection connection = controls.get(rank);
+                if (connection != null) {
+                    try {
+                        connection.send(ControlProtocol.HEARTBEAT, new byte[0]);
+                    } catch (IOException e) {
+                        // that rank is gone: its exit or the detector says so
+                    }
                 }
             } else if (type == ControlProtocol.RANK_EVENT) {
                 console.event(LauncherEvents.rankEvent(rank, new DataInputStream(new ByteArrayInputStream(payload)).readUTF()));

@@ -36,6 +36,9 @@ final class RankLauncher {
     private volatile String controlHost = LaunchSpec.LOOPBACK;
     private volatile boolean tearingDown;
 
+    /** How long the end-of-job clean-up waits for a lost host's answer (it may be back, or still down). */
+    static final long LOST_HOST_WIPE_MILLIS = 3_000;
+
     /**
      * @param logging the ranks' SLF4J binding (its jars and flags)
      * @param events  where process exits go (called from the JDK's process reaper)
@@ -89,6 +92,11 @@ final class RankLauncher {
     private RankHost startRemote(String name, String host, List<Integer> ranks, List<String> command,
                                  Map<String, String> env, String prefix) throws IOException {
         env.put(RankEnvironment.HOST_ADDRESS, host);
+        // a partition may keep the close of its control connection from reaching it: it halts itself
+        // once the launcher has not answered its heartbeats for the heartbeat timeout
+        spec.detectors().stream().filter(d -> d instanceof HeartbeatDetector).map(d -> (HeartbeatDetector) d)
+                .mapToLong(HeartbeatDetector::timeoutMillis).min()
+                .ifPresent(timeout -> env.put(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS, Long.toString(timeout)));
         String secretHex = env.remove(RankEnvironment.SECRET);
         List<String> remote = spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command);
         return startHost(name + "@" + host, ranks, remote, Map.of(),
@@ -97,25 +105,33 @@ final class RankLauncher {
 
     /**
      * Best effort, bounded: removes the job's node-local store directory on every host through the
-     * remote shell (each host's own /dev/shm; a host that is gone has nothing left to remove).
+     * remote shell (each host's own /dev/shm; a host that is gone has nothing left to remove), all at
+     * once: 10 s for the job's hosts, {@value #LOST_HOST_WIPE_MILLIS} ms for the {@code lost} ones (one
+     * that came back, a healed partition, holds its old ranks' stores; one still down must not hold
+     * the job's end for long).
      */
-    void wipeRemoteStores(java.util.Collection<String> hostNames, java.nio.file.Path memoryDirectory) {
-        List<Process> cleaners = new ArrayList<>();
+    void wipeRemoteStores(java.util.Collection<String> hostNames, java.util.Collection<String> lost,
+                          java.nio.file.Path memoryDirectory) {
+        Map<Process, Long> cleaners = new java.util.LinkedHashMap<>();
         String dir = memoryDirectory.resolve(jobId).toString();
-        for (String host : hostNames) {
+        long start = System.nanoTime();
+        java.util.Set<String> all = new java.util.LinkedHashSet<>(hostNames);
+        all.addAll(lost);
+        for (String host : all) {
             try {
-                cleaners.add(new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(),
+                Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(),
                         List.of("rm", "-rf", "--", dir))).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start());
+                        .start();
+                cleaners.put(p, start + (lost.contains(host) ? LOST_HOST_WIPE_MILLIS : 10_000L) * 1_000_000L);
             } catch (IOException e) {
                 console.event("WARNING: cannot clean " + dir + " on " + host + ": " + e.getMessage());
             }
         }
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        for (Process p : cleaners) {
+        for (Map.Entry<Process, Long> cleaner : cleaners.entrySet()) {
+            Process p = cleaner.getKey();
             try {
-                if (!p.waitFor(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L),
+                if (!p.waitFor(Math.max(1, (cleaner.getValue() - System.nanoTime()) / 1_000_000L),
                         java.util.concurrent.TimeUnit.MILLISECONDS)) {
                     p.destroyForcibly();
                 }

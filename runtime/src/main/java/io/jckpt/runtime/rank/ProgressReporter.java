@@ -13,6 +13,12 @@ import org.agrona.concurrent.AgentRunner;
  * heartbeat when the launcher asked for them and nothing else was sent for a period. An agent
  * ({@link AgentThreads}) on its own daemon thread {@code jckpt-progress-RANK}, parked in between;
  * it lives as long as the rank's JVM.
+ *
+ * <p>With a launcher timeout (ranks on other hosts) it also watches the launcher: it then sends a
+ * heartbeat every period whatever else it sent (the launcher answers each one), and halts the rank
+ * ({@link RankControl#launcherLost}) once nothing came from the launcher for the timeout: a rank cut
+ * off from its launcher by a partition stops within the timeout plus one cycle
+ * ({@value ControlProtocol#PROGRESS_MILLIS} ms, two after a progress report), whatever TCP does.
  */
 final class ProgressReporter implements Agent {
     private final RankControl control;
@@ -22,11 +28,25 @@ final class ProgressReporter implements Agent {
     private volatile long nanos;
     private long sentRound = -1;
     private final long heartbeatNanos;
+    /** 0: the launcher is not watched (the rank halts when its control connection ends). */
+    private final long launcherTimeoutNanos;
     private long lastSentNanos = System.nanoTime();
+    private long lastHeartbeatNanos = lastSentNanos;
 
     ProgressReporter(RankControl control, long heartbeatMillis) {
+        this(control, heartbeatMillis, 0);
+    }
+
+    /**
+     * @param heartbeatMillis       heartbeat period (0: none unless the launcher is watched)
+     * @param launcherTimeoutMillis halt the rank when nothing came from the launcher for this long (0: never)
+     */
+    ProgressReporter(RankControl control, long heartbeatMillis, long launcherTimeoutMillis) {
         this.control = control;
-        this.heartbeatNanos = heartbeatMillis * 1_000_000L;
+        this.launcherTimeoutNanos = launcherTimeoutMillis * 1_000_000L;
+        // a watched launcher is heard only through its answers to heartbeats: they must go out
+        this.heartbeatNanos = heartbeatMillis > 0 || launcherTimeoutMillis <= 0 ? heartbeatMillis * 1_000_000L
+                : Math.max(1, launcherTimeoutMillis / 4) * 1_000_000L;
         this.runner = AgentThreads.start(this);
     }
 
@@ -47,20 +67,40 @@ final class ProgressReporter implements Agent {
     @Override
     public int doWork() {
         LockSupport.parkNanos(ControlProtocol.PROGRESS_MILLIS * 1_000_000L);
+        boolean watched = launcherTimeoutNanos > 0;
         long current = round;
-        if (current != sentRound) {
+        boolean reported = current != sentRound;
+        if (reported) {
             sentRound = current;
             control.progress(ByteBuffer.allocate(24).putLong(current).putLong(bytes).putLong(nanos).array());
             lastSentNanos = System.nanoTime();
-            // at most one report per period, even when unparked sooner
-            LockSupport.parkNanos(ControlProtocol.PROGRESS_MILLIS * 1_000_000L);
-            return 1;
         }
-        if (heartbeatNanos > 0 && System.nanoTime() - lastSentNanos >= heartbeatNanos) {
+        int work = reported ? 1 : 0;
+        long now = System.nanoTime();
+        // unwatched: a heartbeat only when nothing else went out for a period; watched: every period
+        if (heartbeatNanos > 0 && (watched || !reported)
+                && now - (watched ? lastHeartbeatNanos : lastSentNanos) >= heartbeatNanos) {
             control.heartbeat();
-            lastSentNanos = System.nanoTime();
-            return 1;
+            lastSentNanos = now;
+            lastHeartbeatNanos = now;
+            work = 1;
         }
-        return 0;
+        if (watched) {
+            long silent = control.launcherSilentNanos(now);
+            if (silent >= launcherTimeoutNanos) {
+                control.launcherLost("nothing heard from the launcher for " + silent / 1_000_000L
+                        + " ms (launcher timeout " + launcherTimeoutNanos / 1_000_000L + " ms)");
+            }
+        }
+        if (reported) {
+            // a progress report: at most one per period, even when unparked sooner
+            LockSupport.parkNanos(ControlProtocol.PROGRESS_MILLIS * 1_000_000L);
+        }
+        return work;
+    }
+
+    /** Stops the agent (bounded); a rank's reporter otherwise lives as long as its JVM. */
+    void close() {
+        AgentThreads.close(runner, 1_000);
     }
 }

@@ -37,6 +37,9 @@ public final class RankControl {
     private volatile int epoch;
     private long sequence;
     private volatile ExchangeFrames.Failed lastFailure;
+    /** When the last frame from the launcher arrived (the handshake's answer counts). */
+    private volatile long lastHeardNanos = System.nanoTime();
+    private final java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** What the launcher tells a rank besides exchange results; called on the reader thread. */
     public interface Listener {
@@ -230,6 +233,7 @@ public final class RankControl {
         String why = "the launcher closed the control connection";
         try {
             for (byte[] frame = connection.receive(); frame != null; frame = connection.receive()) {
+                lastHeardNanos = System.nanoTime();
                 byte type = frame[0];
                 byte[] payload = java.util.Arrays.copyOfRange(frame, 1, frame.length);
                 if (type == ControlProtocol.SHUTDOWN) {
@@ -280,8 +284,26 @@ public final class RankControl {
         } catch (IOException e) {
             why = "the control connection failed: " + e.getMessage();
         }
+        launcherLost(why);
+    }
+
+    /** @return how long nothing came from the launcher, at {@code nowNanos} (the launcher answers heartbeats) */
+    long launcherSilentNanos(long nowNanos) {
+        return nowNanos - lastHeardNanos;
+    }
+
+    /**
+     * The launcher is gone (the connection ended, or it was silent past the launcher timeout): this
+     * rank halts, since the launcher may have declared it failed and replaced it. Once: a second
+     * caller returns (the first halts the JVM).
+     */
+    void launcherLost(String why) {
+        if (!lost.compareAndSet(false, true)) {
+            return;
+        }
         System.err.println("rank " + rank + ": stopping: " + why);
         System.err.flush();
+        TestHooks.beforeHalt(rank, epoch);
         launcherGone.run();
     }
 

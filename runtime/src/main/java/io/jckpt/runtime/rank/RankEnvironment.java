@@ -35,6 +35,13 @@ public final class RankEnvironment {
     public static final String LIB_CLASSPATH = "JCKPT_LIB_CLASSPATH";
     /** Heartbeat period in milliseconds (0 or unset: no heartbeats). */
     public static final String HEARTBEAT_MILLIS = "JCKPT_HEARTBEAT_MILLIS";
+    /**
+     * How long a rank may hear nothing from the launcher before it halts itself, in milliseconds (set
+     * for ranks on other hosts: the heartbeat timeout; 0 or unset: the rank halts only when its control
+     * connection ends). The launcher answers every heartbeat, so a live launcher is heard at least once
+     * per heartbeat period.
+     */
+    public static final String LAUNCHER_TIMEOUT_MILLIS = "JCKPT_LAUNCHER_TIMEOUT_MILLIS";
     /** Set (to the standby's id) in a warm standby JVM, which has no rank until one is assigned. */
     public static final String STANDBY = "JCKPT_STANDBY";
     /** "fail" or "respawn": what the launcher does when a rank fails. */

@@ -32,7 +32,9 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
         this.bindHost = env.hostAddress();
         String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
-        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat));
+        String launcherTimeout = System.getenv(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS);
+        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat),
+                launcherTimeout == null ? 0 : Long.parseLong(launcherTimeout));
     }
 
     @Override

@@ -31,6 +31,11 @@ final class TestHooks {
         hold("after-connect", rank, epoch);
     }
 
+    /** When the rank found its launcher gone (connection ended, or silent too long), before it halts. */
+    static void beforeHalt(int rank, int epoch) {
+        hold("launcher-lost", rank, epoch);
+    }
+
     /** After the job completed, before the rank exits. */
     static void beforeExit(int rank, int epoch) {
         hold("before-exit", rank, epoch);

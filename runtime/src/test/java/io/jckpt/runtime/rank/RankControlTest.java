@@ -38,6 +38,10 @@ class RankControlTest {
     private final BlockingQueue<ControlConnection> connected = new LinkedBlockingQueue<>();
     private final BlockingQueue<byte[]> exchanges = new LinkedBlockingQueue<>();
     private final CountDownLatch launcherGone = new CountDownLatch(1);
+    /** Whether the launcher's side answers heartbeats, as the launcher's {@code RankChannels} does. */
+    private final java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final java.util.concurrent.atomic.AtomicLong lastAnswerNanos = new java.util.concurrent.atomic.AtomicLong();
+    private volatile ControlConnection launcherConnection;
     private ControlServer server;
 
     @BeforeEach
@@ -45,6 +49,7 @@ class RankControlTest {
         server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, new ControlListener() {
             @Override
             public void connected(int rank, ControlConnection connection) {
+                launcherConnection = connection;
                 connected.add(connection);
             }
 
@@ -52,6 +57,14 @@ class RankControlTest {
             public void frame(int rank, byte type, byte[] payload) {
                 if (type == ControlProtocol.EXCHANGE) {
                     exchanges.add(payload);
+                }
+                if (type == ControlProtocol.HEARTBEAT && answering.get()) {
+                    try {
+                        launcherConnection.send(ControlProtocol.HEARTBEAT, new byte[0]);
+                        lastAnswerNanos.set(System.nanoTime());
+                    } catch (java.io.IOException e) {
+                        // the rank is gone
+                    }
                 }
             }
 
@@ -157,5 +170,29 @@ class RankControlTest {
         RankControl.ExchangeFailedException failed = (RankControl.ExchangeFailedException) e.getCause().getCause();
         assertTrue(failed.failed().mismatch());
         assertEquals("rank 1 called x while rank 0 called y", control.failure());
+    }
+
+    @Test
+    void aRankWhoseLauncherFallsSilentHaltsWithinTheLauncherTimeout() throws Exception {
+        // a rank on another host watches its launcher (heartbeat 100 ms, launcher timeout 600 ms): while
+        // the launcher answers it runs on; when the answers stop (a partition: the connection stays open,
+        // nothing arrives, no close ever reaches the rank) it halts within the timeout and not before
+        long timeoutMillis = 600;
+        RankControl control = connect(0, RankControl.Listener.NONE);
+        ProgressReporter reporter = new ProgressReporter(control, 100, timeoutMillis);
+        try {
+            assertTrue(connected.poll(10, TimeUnit.SECONDS) != null);
+            assertTrue(!launcherGone.await(3 * timeoutMillis, TimeUnit.MILLISECONDS),
+                    "the rank halted although its launcher answered");
+            answering.set(false);
+            assertTrue(launcherGone.await(10, TimeUnit.SECONDS), "the rank did not halt");
+            long haltedAfterMillis = (System.nanoTime() - lastAnswerNanos.get()) / 1_000_000L;
+            assertTrue(haltedAfterMillis >= timeoutMillis, "halted " + haltedAfterMillis + " ms after the last answer");
+            // the bound: the timeout plus a cycle of the reporter (generous for a loaded machine)
+            assertTrue(haltedAfterMillis < timeoutMillis + 1_000, "halted only " + haltedAfterMillis
+                    + " ms after the last answer");
+        } finally {
+            reporter.close();
+        }
     }
 }
