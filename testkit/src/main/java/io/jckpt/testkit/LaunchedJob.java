@@ -77,7 +77,33 @@ public final class LaunchedJob implements AutoCloseable {
 
     /** Starts {@code repo/bin/ckpt-run args...} in {@code repo}, with {@code environment} added. */
     public static LaunchedJob start(Path repo, List<String> args, Map<String, String> environment) throws IOException {
+        return start(repo, args, environment, false);
+    }
+
+    /**
+     * Starts {@code bin/ckpt-run args...} as a terminal starts a foreground job: in a session and process
+     * group of its own ({@code setsid}), whose every process {@link #interruptGroup()} then signals as
+     * Ctrl-C does.
+     */
+    public static LaunchedJob startInOwnProcessGroup(String... args) throws IOException {
+        return start(repoRoot(), List.of(args), Map.of(), true);
+    }
+
+    /** SIGINT to the launcher's whole process group, as Ctrl-C in a terminal (see {@link #startInOwnProcessGroup}). */
+    public void interruptGroup() throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-INT", "--", "-" + process.pid()).inheritIO().start();
+        if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            kill.destroyForcibly();
+            throw new AssertionError("kill -INT -" + process.pid() + " failed");
+        }
+    }
+
+    private static LaunchedJob start(Path repo, List<String> args, Map<String, String> environment, boolean ownGroup)
+            throws IOException {
         List<String> command = new ArrayList<>();
+        if (ownGroup) {
+            command.add("setsid"); // not a group leader here: it calls setsid() and execs, keeping the pid
+        }
         command.add(repo.resolve("bin/ckpt-run").toString());
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile());

@@ -72,6 +72,8 @@ public final class Job {
      */
     static final long STANDBY_AFTER_RECOVERY_MILLIS = 2_000;
     private static final long TEARDOWN_MILLIS = 2_000;
+    /** After a signal, how long remote ranks may take to halt once their control connections are closed. */
+    private static final long REMOTE_HALT_MILLIS = 3_000;
     /** The exit status of ssh (and most agents) when the connection or the host is lost. */
     static final int REMOTE_SHELL_LOST = 255;
     /** How long a host may take to answer the remote shell at a recovery before it counts as lost. */
@@ -785,8 +787,9 @@ public final class Job {
 
     /**
      * Ctrl-C / SIGTERM on the launcher (or its normal exit, where nothing is left to do): every rank
-     * and standby SIGKILLed, then the job's node-local stores deleted, unless the job has an
-     * explicit --job-id (it is meant to be restarted with it; ckpt-run --clean removes them).
+     * and standby SIGKILLed (remote ones halted first by closing their control connections, bounded),
+     * then the job's node-local stores deleted, on every host, unless the job has an explicit --job-id
+     * (it is meant to be restarted with it; ckpt-run --clean removes them).
      */
     private void onSignal() {
         if (launcher.tearingDown() || !launcher.anyAlive()) {
@@ -794,10 +797,24 @@ public final class Job {
         }
         signalled = true;
         console.event("launcher interrupted: stopping all ranks" + (spec.standbys() > 0 ? " and standbys" : ""));
+        launcher.beginTearDown();
+        if (spec.remote()) {
+            // killing an ssh client leaves its remote JVM running: closing the control connections halts
+            // the remote ranks (the standbys: stop()), then their sessions end by themselves
+            channels.controls().values().forEach(ControlConnection::close);
+            standbys.stop();
+            launcher.awaitAllExit(REMOTE_HALT_MILLIS);
+        }
         launcher.tearDown();
         if (spec.jobId() == null) {
             NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
-            console.event("node-local stores of job " + jobId + " deleted");
+            if (spec.remote()) {
+                java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
+                standbys.hosts().stream().filter(java.util.Objects::nonNull).forEach(hosts::add);
+                hosts.removeAll(lostHosts);
+                launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
+            }
+            console.event("node-local stores of job " + jobId + " deleted" + (spec.remote() ? " on every host" : ""));
         } else {
             console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                     + " (ckpt-run --clean --job-id " + jobId + " removes them)");

@@ -32,6 +32,9 @@ final class RankLauncher {
     private final JobConsole console;
     private final Consumer<JobEvent> events;
     private final List<RankHost> hosts = new CopyOnWriteArrayList<>();
+    /** util-linux's setsid, which starts the remote shells' agents in sessions of their own; null when absent. */
+    private static final String SETSID = java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid")
+            .filter(p -> new File(p).canExecute()).findFirst().orElse(null);
     private volatile int controlPort;
     private volatile String controlHost = LaunchSpec.LOOPBACK;
     private volatile boolean tearingDown;
@@ -98,7 +101,13 @@ final class RankLauncher {
                 .mapToLong(HeartbeatDetector::timeoutMillis).min()
                 .ifPresent(timeout -> env.put(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS, Long.toString(timeout)));
         String secretHex = env.remove(RankEnvironment.SECRET);
-        List<String> remote = spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command);
+        List<String> remote = new ArrayList<>();
+        if (SETSID != null) {
+            // a session of its own: Ctrl-C in the launcher's terminal must not end the agent (its exit 255
+            // would read as a lost host); the launcher stops its remote JVM through the control connection
+            remote.add(SETSID);
+        }
+        remote.addAll(spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command));
         return startHost(name + "@" + host, ranks, remote, Map.of(),
                 io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex)), prefix);
     }
@@ -300,6 +309,24 @@ final class RankLauncher {
     /** @return whether any process it started is still alive */
     boolean anyAlive() {
         return hosts.stream().anyMatch(RankHost::isAlive);
+    }
+
+    /**
+     * From now on the processes it started end because the launcher stops them (a signal's teardown):
+     * their exits are not failures, and a process started after this is killed at once.
+     */
+    void beginTearDown() {
+        tearingDown = true;
+    }
+
+    /** Waits, bounded by {@code millis} in all, for every process it started to end by itself; @return whether all did */
+    boolean awaitAllExit(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        boolean all = true;
+        for (RankHost host : hosts) {
+            all &= host.awaitExit(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+        }
+        return all;
     }
 
     /** SIGKILL to every process it started, then a bounded wait for them to be gone and their output forwarded. */

@@ -149,6 +149,31 @@ class MultiHostLaunchTest {
         }
     }
 
+    @Test
+    @Order(5)
+    void ctrlCStopsEveryRemoteRankAndRemovesTheStoresOnEveryHost() throws Exception {
+        // Ctrl-C in a terminal signals the launcher's whole process group: the remote shells' agents are in
+        // sessions of their own (no spurious failure of theirs), the launcher closes the control connections
+        // (the remote JVMs halt) and removes the job's stores on every host
+        Path file = hostfile("interrupted", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        try (LaunchedJob job = LaunchedJob.startInOwnProcessGroup("-np", "6", "--hostfile", file.toString(),
+                "--rsh", rsh(), "--on-failure", "respawn", "-cp", LaunchedJob.testClasses().toString(), LOOP, "100000", "50")) {
+            job.awaitLines("checkpoint round", 2, 120_000);
+            boolean storesWritten = false;
+            for (TestHost h : List.of(hosts.host(0), hosts.host(1), hosts.host(2))) {
+                storesWritten |= h.run("ls -R /dev/shm").stdout().contains(job.jobId());
+            }
+            assertTrue(storesWritten, "the job's stores exist on the hosts before the signal");
+            job.interruptGroup();
+            assertTrue(job.awaitExit(60_000) != 0, job.output());
+            assertEquals(1, job.linesContaining("launcher interrupted: stopping all ranks").size(), job.output());
+            assertTrue(job.linesContaining("FAILURE").isEmpty(), "no failure on Ctrl-C: " + job.output());
+            assertEquals(1, job.linesContaining("node-local stores of job " + job.jobId() + " deleted on every host").size(),
+                    job.output());
+            assertNothingLeft(job.jobId());
+        }
+    }
+
     /** No process of the job on any host (they all see the root PID namespace's /proc) and no store in a live host's /dev/shm. */
     private static void assertNothingLeft(String jobId) throws Exception {
         List<Long> left = LaunchedJob.processesLeft(jobId, 10_000);
