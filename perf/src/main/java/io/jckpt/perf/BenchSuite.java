@@ -23,7 +23,7 @@ import java.util.concurrent.Executors;
  * baselines of this machine in the same run and writes a Markdown report.
  *
  * <pre>
- * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval]
+ * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval,hosts]
  *           [--out FILE] [--help]        (options: {@link BenchOptions})
  * </pre>
  *
@@ -37,7 +37,7 @@ public final class BenchSuite {
     static final int MB32 = 32 << 20;
     static final int MB64 = 64 << 20;
     static final List<String> ALL = List.of("baselines", "jmh", "micro", "scaling", "table2", "table1",
-            "diskrounds", "heat", "handwritten", "recovery", "interval");
+            "diskrounds", "heat", "handwritten", "recovery", "interval", "hosts");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -383,6 +383,22 @@ public final class BenchSuite {
                 report.paragraph(IntervalBench.setup(config));
                 IntervalBench.report(report, result);
                 IntervalBench.keyFigures(result);
+            }
+            if (only.contains("hosts")) {
+                section("hosts");
+                report.heading(2, "12. Across hosts: replication, node loss, hand-written checkpoint (test hosts, "
+                        + "bin/ckpt-run --hostfile)");
+                java.util.Optional<String> unavailable = io.jckpt.testkit.hosts.TestHosts.unavailableReason();
+                if (unavailable.isPresent()) {
+                    String why = "Skipped: test hosts cannot be made here (root only, with unshare, nsenter, sshd, "
+                            + "nft): " + unavailable.get() + ".";
+                    System.err.println("bench: hosts: " + why);
+                    report.paragraph(why);
+                } else {
+                    HostsBench.Result result = new HostsBench(repo, disk).run(quick);
+                    HostsBench.report(report, result);
+                    HostsBench.keyFigures(result);
+                }
             }
             endSection();
         } finally {

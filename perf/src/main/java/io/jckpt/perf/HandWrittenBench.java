@@ -34,6 +34,7 @@ final class HandWrittenBench {
         final Samples writes = new Samples();
         final Samples failWall = new Samples();
         final Samples lost = new Samples();
+        final Samples lostComputing = new Samples();
         final Samples backAfterKill = new Samples();
         final TreeSet<String> checksums = new TreeSet<>();
         final TreeSet<String> failChecksums = new TreeSet<>();
@@ -43,18 +44,32 @@ final class HandWrittenBench {
         }
     }
 
-    /** The section's result. */
-    record Result(int nx, int iterations, int every, int killAt, List<Variant> variants) {
+    /** The section's result; {@code failure} names it in the tables ("SIGKILL", "host loss"). */
+    record Result(int nx, int iterations, int every, int killAt, List<Variant> variants, String failure) {
+    }
+
+    /**
+     * Ranks on several hosts (section 12): the launcher's options that place them, those of a whole-job
+     * restart after the failure (the hosts left), and the failure, which replaces the SIGKILL of rank 2.
+     */
+    record Hosts(List<String> args, List<String> restartArgs, LaunchedBench.Failure failure) {
     }
 
     private final Path repo;
     private final Path disk;
     private final String cp;
+    private final Hosts hosts;
 
     HandWrittenBench(Path repo, Path disk) {
+        this(repo, disk, null);
+    }
+
+    /** {@code hosts}: null for every rank on this host. */
+    HandWrittenBench(Path repo, Path disk, Hosts hosts) {
         this.repo = repo;
         this.disk = disk;
         this.cp = repo.resolve("perf/target/classes") + ":" + repo.resolve("samples/target/classes");
+        this.hosts = hosts;
     }
 
     private List<String> solver(String variant, int nx, int iterations, int every, Path dir) {
@@ -70,8 +85,11 @@ final class HandWrittenBench {
         return a;
     }
 
-    private static List<String> launch(String policy, List<String> solver) {
+    private List<String> launch(String policy, List<String> solver, boolean restart) {
         List<String> a = new ArrayList<>(List.of("--no-report", "-np", "4", "--on-failure", policy));
+        if (hosts != null) {
+            a.addAll(restart ? hosts.restartArgs() : hosts.args());
+        }
         a.addAll(solver);
         return a;
     }
@@ -82,10 +100,11 @@ final class HandWrittenBench {
         names.forEach(v -> variants.put(v, new Variant(v)));
         for (int rep = 0; rep < reps; rep++) {
             Map<String, Double> freeWall = new LinkedHashMap<>();
+            Map<String, Double> freeSpan = new LinkedHashMap<>();
             for (String name : names) { // failure-free
                 Variant v = variants.get(name);
                 Path dir = Files.createDirectories(disk.resolve("hand-" + name + "-" + rep));
-                try (LaunchedJob job = LaunchedJob.start(repo, launch("fail", solver(name, nx, iterations, every, dir)),
+                try (LaunchedJob job = LaunchedJob.start(repo, launch("fail", solver(name, nx, iterations, every, dir), false),
                         Map.of())) {
                     int status = job.awaitExit(180_000);
                     double wall = System.nanoTime() - job.startNanos();
@@ -95,6 +114,7 @@ final class HandWrittenBench {
                     v.loop.add(Double.parseDouble(job.find(LOOP_SECONDS)) * 1e9);
                     v.wall.add(wall);
                     freeWall.put(name, wall);
+                    freeSpan.put(name, span(job, job));
                     v.checksums.add(job.find(CHECKSUM));
                     String w = job.find(WRITES);
                     if (w != null) { // rank 0's mean per checkpoint
@@ -119,13 +139,22 @@ final class HandWrittenBench {
                     boolean jckpt = name.equals("jckpt");
                     double wall;
                     double back;
+                    double span;
                     String checksum;
-                    try (LaunchedJob job = LaunchedJob.start(repo, launch(jckpt ? "respawn" : "fail", solver), Map.of())) {
-                        long[] pids = job.awaitRankPids(60_000);
+                    try (LaunchedJob job = LaunchedJob.start(repo, launch(jckpt ? "respawn" : "fail", solver, false),
+                            Map.of())) {
+                        long[] pids = hosts == null ? job.awaitRankPids(60_000) : null;
                         job.awaitLine("iteration " + killAt + " residual", 120_000);
                         long kill = System.nanoTime();
-                        ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+                        if (hosts == null) {
+                            ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+                        } else {
+                            hosts.failure().inject();
+                        }
                         int status = job.awaitExit(180_000);
+                        if (hosts != null) {
+                            HostsBench.keep(repo, "hand-" + name + "-host-loss", job);
+                        }
                         if (jckpt) {
                             if (status != 0) {
                                 throw new IllegalStateException("jckpt did not recover (" + status + "):\n" + job.output());
@@ -133,38 +162,62 @@ final class HandWrittenBench {
                             wall = System.nanoTime() - job.startNanos();
                             back = job.awaitLine("rolled back to sweep", 1_000).nanos() - kill;
                             checksum = job.find(CHECKSUM);
+                            span = span(job, job);
                         } else {
                             if (status == 0) {
                                 throw new IllegalStateException(name + ": the job survived the SIGKILL:\n" + job.output());
                             }
                             // the whole job is started again at once, reading the files
-                            try (LaunchedJob again = LaunchedJob.start(repo, launch("fail", solver), Map.of())) {
+                            try (LaunchedJob again = LaunchedJob.start(repo, launch("fail", solver, true), Map.of())) {
                                 int s2 = again.awaitExit(180_000);
+                                if (hosts != null) {
+                                    HostsBench.keep(repo, "hand-" + name + "-restart", again);
+                                }
                                 if (s2 != 0) {
                                     throw new IllegalStateException(name + " restart failed (" + s2 + "):\n" + again.output());
                                 }
                                 wall = System.nanoTime() - job.startNanos();
                                 back = again.awaitLine("restarted from sweep", 1_000).nanos() - kill;
                                 checksum = again.find(CHECKSUM);
+                                span = span(job, again);
                             }
                         }
                     }
                     v.failWall.add(wall);
                     v.lost.add(wall - freeWall.get(name));
+                    v.lostComputing.add(span - freeSpan.get(name));
                     v.backAfterKill.add(back);
                     v.failChecksums.add(checksum);
                 } finally {
                     BenchSuite.deleteTree(dir);
+                    if (hosts != null) {
+                        hosts.failure().repair();
+                    }
                 }
                 System.err.printf(Locale.ROOT, "bench: hand-written %s with a failure rep %d done%n", name, rep);
             }
         }
-        return new Result(nx, iterations, every, killAt, new ArrayList<>(variants.values()));
+        return new Result(nx, iterations, every, killAt, new ArrayList<>(variants.values()),
+                hosts == null ? "SIGKILL" : "host loss");
+    }
+
+    /**
+     * Nanos from rank 0's first progress line in {@code first} to its checksum line in {@code last}: the
+     * computation with what a failure adds to it, without the first job's start-up and the last one's end.
+     */
+    private static double span(LaunchedJob first, LaunchedJob last) {
+        return firstLine(last, "] checksum ") - firstLine(first, " residual ");
+    }
+
+    private static long firstLine(LaunchedJob job, String text) {
+        List<LaunchedJob.Line> lines = job.lines(text);
+        if (lines.isEmpty()) {
+            throw new IllegalStateException("no line containing '" + text + "' in the job's output:\n" + job.output());
+        }
+        return lines.get(0).nanos();
     }
 
     static void report(Report report, Result r) {
-        Variant none = r.variants().get(0);
-        String reference = none.checksums.isEmpty() ? "?" : none.checksums.first();
         int checkpoints = r.iterations() / r.every();
         long bytes = (long) (r.nx() / 4 + 2) * r.nx() * 8;
         report.paragraph(String.format(Locale.ROOT, "`--nx %d --ny %d --iterations %d --report 10`, checkpoint every %d "
@@ -184,6 +237,23 @@ final class HandWrittenBench {
                 + "section 8 for it separated); the files' include Kryo's or serialization's first use.",
                 r.nx(), r.nx(), r.iterations(), r.every(), checkpoints, Samples.size(bytes), r.killAt(),
                 r.killAt() % r.every(), r.killAt() - r.killAt() % r.every()));
+        tables(report, r);
+        report.paragraph(NOISE);
+    }
+
+    /** What the time-lost columns measure, and how noisy each is. */
+    static final String NOISE = "The time lost is the difference of two job wall times, each with its own JVM start-up "
+            + "and end (jckpt's job wall also holds Ckpt.open and close), so on this shared machine it is noisy; the "
+            + "next column leaves out the first job's start-up (until rank 0's first progress line) and the last "
+            + "job's end (after its checksum line), keeping the failure, the restart with its start-up, and the "
+            + "recomputed sweeps; 'failure → computing again' is the direct measure of the restart itself (the "
+            + "sweeps recomputed after it are the same for all variants).";
+
+    /** The section's two tables: failure-free, and with one failure. */
+    static void tables(Report report, Result r) {
+        Variant none = r.variants().get(0);
+        String reference = none.checksums.isEmpty() ? "?" : none.checksums.first();
+        int checkpoints = r.iterations() / r.every();
         List<List<String>> rows = new ArrayList<>();
         for (Variant v : r.variants()) {
             boolean ckpt = !v.name.equals("none");
@@ -202,18 +272,17 @@ final class HandWrittenBench {
         for (Variant v : r.variants().subList(1, r.variants().size())) {
             rows.add(List.of(label(v.name), Integer.toString(v.lost.count()), v.failWall.timeCell(), "**" + v.lost.timeCell() + "**",
                     jckpt.lost.median() > 0 ? Samples.ratio(v.lost.median(), jckpt.lost.median())
+                            : "n/a (jckpt's is within the noise)", "**" + v.lostComputing.timeCell() + "**",
+                    jckpt.lostComputing.median() > 0 ? Samples.ratio(v.lostComputing.median(), jckpt.lostComputing.median())
                             : "n/a (jckpt's is within the noise)", v.backAfterKill.timeCell(),
                     "**" + Samples.ratio(v.backAfterKill.median(), jckpt.backAfterKill.median()) + "**",
                     same(v.failChecksums, reference)));
         }
         report.table(List.of("with one failure", "n", "job wall time (both jobs for a restart)",
                 "time lost to the failure (paired: − failure-free wall)", "lost / jckpt's lost",
-                "SIGKILL → computing again from the checkpoint ('rolled back' / 'restarted from' line)",
+                "time lost, rank 0's first progress line → its checksum line (paired: − failure-free)", "that / jckpt's",
+                r.failure() + " → computing again from the checkpoint ('rolled back' / 'restarted from' line)",
                 "that / jckpt's", "final checksum vs no checkpoints"), rows);
-        report.paragraph("The time lost is the difference of two job wall times, each with its own JVM start-up and "
-                + "end (jckpt's job wall also holds Ckpt.open and close), so on this shared machine it is noisy; "
-                + "'SIGKILL → computing again' is the direct measure of the restart itself (the sweeps recomputed "
-                + "after it are the same for all variants).");
     }
 
     /** Key figures: each variant's time lost to the failure beside jckpt's. */

@@ -186,12 +186,30 @@ final class LaunchedBench {
     }
 
     /**
+     * A failure the bench makes itself instead of the launcher's {@code --kill} (a whole test host lost),
+     * and its repair for the next run.
+     */
+    interface Failure {
+        /** Makes the failure now. */
+        void inject() throws Exception;
+
+        /** Puts back what failed (after the job ended). */
+        void repair() throws Exception;
+    }
+
+    /**
      * One recovery case: a grid of {@code nx x ny} (so {@code bytes} per rank), rank 2 killed by the
      * bench's SIGKILL once rank 0 prints sweep {@code killSweep} ({@code pid}) or by the launcher's
      * {@code --kill 2@round=R[:wipe]}, recovered by {@code policy} (respawn or relaunch) with
-     * {@code standbys} warm standby JVMs.
+     * {@code standbys} warm standby JVMs (negative: the launcher's default). {@code launcherArgs} place
+     * the ranks (hosts); a {@code failure} replaces the kill, made by the bench at the same sweep.
      */
-    record Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy, int standbys) {
+    record Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy, int standbys,
+                List<String> launcherArgs, Failure failure) {
+        Case(String label, int nx, int ny, boolean pid, boolean wipe, String policy, int standbys) {
+            this(label, nx, ny, pid, wipe, policy, standbys, List.of(), null);
+        }
+
         long bytes() {
             return (long) (ny / 4 + 2) * nx * 8;
         }
@@ -250,17 +268,24 @@ final class LaunchedBench {
     }
 
     private Recovery recoverOnce(Case c, String expected) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--no-report", "-np", "4", "--on-failure", c.policy(), "--standby",
-                Integer.toString(c.standbys())));
+        List<String> args = new ArrayList<>(List.of("--no-report", "-np", "4", "--on-failure", c.policy()));
+        if (c.standbys() >= 0) {
+            args.addAll(List.of("--standby", Integer.toString(c.standbys())));
+        }
+        args.addAll(c.launcherArgs());
         int killSweep = RECOVERY_EVERY * RECOVERY_ROUND;
-        if (!c.pid()) {
+        if (!c.pid() && c.failure() == null) {
             args.addAll(List.of("--kill", "2@round=" + RECOVERY_ROUND + (c.wipe() ? ":wipe" : "")));
         }
         args.addAll(List.of("-cp", cp, MAIN));
         args.addAll(heatArgs(c.nx(), c.ny(), RECOVERY_ITERATIONS, RECOVERY_EVERY, 1, c.sleepMs(), RECOVERY_EVERY));
         try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
             long kill = 0;
-            if (c.pid()) {
+            if (c.failure() != null) {
+                job.awaitLine("iteration " + killSweep + " residual", 120_000);
+                kill = System.nanoTime();
+                c.failure().inject();
+            } else if (c.pid()) {
                 long[] pids = job.awaitRankPids(60_000);
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();
@@ -270,7 +295,7 @@ final class LaunchedBench {
             // the launcher's facts and times from its events file (docs/events.md); 'rolled back to sweep'
             // and the checksum are rank 0's own output
             List<JobEvents.Event> events = job.events();
-            if (!c.pid()) {
+            if (!c.pid() && c.failure() == null) {
                 JobEvents.Event injection = JobEvents.first(events, "injection", e -> true);
                 if (injection == null) {
                     throw new IllegalStateException("no injection in the events of " + String.join(" ", args)
@@ -301,10 +326,17 @@ final class LaunchedBench {
                 from.add(e.text("source") + (how.isEmpty() ? "" : " (" + how.toUpperCase(Locale.ROOT) + ")"));
             }
             String got = job.find(CHECKSUM);
+            if (c.failure() != null) {
+                HostsBench.keep(repo, "recovery-host-loss", job);
+            }
             return new Recovery(c, job.nanos(detected) - kill, recovered.decimal("world_ms") * 1e6,
                     recovered.decimal("respawn_ms") * 1e6, job.nanos(recovered) - kill, first, last,
                     rolledLines.get(0).nanos() - kill, restored.size() + " ranks: " + String.join(", ", from),
                     expected != null && expected.equals(got), status);
+        } finally {
+            if (c.failure() != null) {
+                c.failure().repair();
+            }
         }
     }
 

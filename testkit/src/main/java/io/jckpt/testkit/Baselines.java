@@ -294,9 +294,10 @@ public final class Baselines {
     }
 
     /**
-     * Raw loopback TCP between this JVM and a second one ({@link TcpPeerMain}): a 4-byte length,
-     * then the payload from a direct buffer; the peer reads it into its own direct buffer and acks
-     * with one byte. Timed from the first write to the ack.
+     * Raw loopback TCP between this JVM and a second one ({@link TcpPeerMain}; or, with {@link
+     * #connect}, one already started elsewhere): a 4-byte length, then the payload from a direct
+     * buffer; the peer reads it into its own direct buffer and acks with one byte. Timed from the
+     * first write to the ack.
      */
     public static final class TwoJvmPair implements AutoCloseable {
         private final Process peer;
@@ -304,20 +305,68 @@ public final class Baselines {
         private final ByteBuffer src;
 
         public TwoJvmPair(int capacity) throws IOException, InterruptedException {
+            this(startLocalPeer(capacity), capacity);
+        }
+
+        private TwoJvmPair(Process peer, int capacity) throws IOException, InterruptedException {
+            this(peer, new InetSocketAddress(InetAddress.getLoopbackAddress(), awaitPort(peer, 30_000)), capacity);
+        }
+
+        private TwoJvmPair(Process peer, InetSocketAddress address, int capacity) throws IOException {
+            this.peer = peer;
+            try {
+                out = SocketChannel.open(address);
+                out.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            } catch (IOException e) {
+                if (peer != null) {
+                    peer.destroyForcibly();
+                }
+                throw new IOException("cannot connect to the TCP peer JVM at " + address + ": " + e.getMessage(), e);
+            }
+            src = pretouched(capacity);
+        }
+
+        private static Process startLocalPeer(int capacity) throws IOException {
+            return new ProcessBuilder(peerCommand(capacity, null)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        }
+
+        /**
+         * The sending side only, connected to a {@link TcpPeerMain} that listens at {@code address} (started
+         * elsewhere: e.g. in another test host, with {@link #peerCommand}); {@link #close()} closes the
+         * connection, which ends the peer.
+         */
+        public static TwoJvmPair connect(InetSocketAddress address, int capacity) throws IOException {
+            return new TwoJvmPair(null, address, capacity);
+        }
+
+        /**
+         * The command line of a peer JVM ({@link TcpPeerMain}, this JVM's Java and class path) that receives
+         * up to {@code capacity} bytes a message, listening on {@code bind} (null: the loopback address).
+         */
+        public static List<String> peerCommand(int capacity, String bind) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            peer = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    TcpPeerMain.class.getName(), Integer.toString(capacity))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                    TcpPeerMain.class.getName(), Integer.toString(capacity)));
+            if (bind != null) {
+                command.add(bind);
+            }
+            return command;
+        }
+
+        /**
+         * Waits (bounded) for a started peer's {@code PORT p} line; destroys the peer and throws when it does
+         * not come.
+         *
+         * @return the port it listens on
+         */
+        public static int awaitPort(Process peer, long millis) throws IOException, InterruptedException {
             BufferedReader lines = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
-            String line = readLineWithin(lines, 30_000);
+            String line = readLineWithin(lines, millis);
             if (line == null || !line.startsWith("PORT ")) {
                 peer.destroyForcibly();
-                throw new IOException("TCP peer JVM did not report its port (got " + line + ")");
+                throw new IOException("TCP peer JVM did not report its port within " + millis + " ms (got " + line + ")");
             }
-            int port = Integer.parseInt(line.substring(5).trim());
-            out = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            out.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            src = pretouched(capacity);
+            return Integer.parseInt(line.substring(5).trim());
         }
 
         private static String readLineWithin(BufferedReader reader, long millis) throws IOException, InterruptedException {
@@ -354,14 +403,16 @@ public final class Baselines {
             try {
                 out.close();
             } finally {
-                peer.destroy();
-                try {
-                    if (!peer.waitFor(5, TimeUnit.SECONDS)) {
+                if (peer != null) {
+                    peer.destroy();
+                    try {
+                        if (!peer.waitFor(5, TimeUnit.SECONDS)) {
+                            peer.destroyForcibly();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                         peer.destroyForcibly();
                     }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    peer.destroyForcibly();
                 }
             }
         }

@@ -9,8 +9,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * The receiving JVM of the raw two-JVM TCP baseline: prints {@code PORT p}, accepts one loopback
- * connection, then repeatedly reads a 4-byte length and that many bytes into a direct buffer and
+ * The receiving JVM of the raw two-JVM TCP baseline: prints {@code PORT p}, accepts one connection
+ * (on the loopback address, or on the address given: a test host's own), then repeatedly reads a 4-byte length and that many bytes into a direct buffer and
  * acks with one byte, until the connection closes. Exits when its parent's stdin closes too.
  */
 public final class TcpPeerMain {
@@ -18,7 +18,7 @@ public final class TcpPeerMain {
     }
 
     /**
-     * @param args the largest message in bytes
+     * @param args the largest message in bytes, optionally the address to listen on (default loopback)
      * @throws IOException on I/O failure
      */
     public static void main(String[] args) throws IOException {
@@ -37,7 +37,8 @@ public final class TcpPeerMain {
         watchdog.start();
         ByteBuffer dst = Baselines.pretouched(capacity);
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            server.bind(new InetSocketAddress(args.length > 1 ? InetAddress.getByName(args[1])
+                    : InetAddress.getLoopbackAddress(), 0));
             System.out.println("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             System.out.flush();
             try (SocketChannel in = server.accept()) {
