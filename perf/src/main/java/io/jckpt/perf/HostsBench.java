@@ -2,6 +2,7 @@ package io.jckpt.perf;
 
 import io.jckpt.testkit.Baselines;
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.nio.file.Files;
@@ -68,7 +69,7 @@ final class HostsBench {
         Path files = Files.createTempDirectory(disk, "hostfiles-");
         BenchSuite.deleteTree(repo.resolve(LOGS));
         try (TestHosts hosts = TestHosts.builder().hosts(HOSTS).share(disk).enforceAddresses(true).start()) {
-            List<String> shell = List.of("--rsh", String.join(" ", hosts.sshCommand()));
+            List<String> shell = List.of("--rsh", HostedJobs.rsh(hosts));
             List<Replication> replication = new ArrayList<>();
             for (int size : new int[] {BenchSuite.MB4, BenchSuite.MB64}) {
                 int iterations = size == BenchSuite.MB4 ? (quick ? 11 : 31) : (quick ? 5 : 11);
@@ -118,11 +119,7 @@ final class HostsBench {
     }
 
     private static Path hostfile(Path dir, String name, List<TestHost> hosts) throws Exception {
-        List<String> lines = new ArrayList<>();
-        for (TestHost h : hosts) {
-            lines.add(h.address() + " slots=2"); // by address: MPJ's peers connect to what the mapping names
-        }
-        return Files.write(dir.resolve(name), lines);
+        return HostedJobs.writeHostfile(dir.resolve(name), "bin/bench section 12: test hosts", 2, hosts);
     }
 
     /**

@@ -8,10 +8,10 @@ import io.jckpt.samples.cg.PoissonProblem;
 import io.jckpt.samples.heat.HeatProblem;
 import io.jckpt.samples.heat.HeatSolver;
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,23 +35,21 @@ import org.junit.jupiter.api.Test;
  */
 class SolversAcrossHostsTest {
     private static final long RUN_MILLIS = 120_000;
+    private static HostedJobs jobs;
     private static TestHosts hosts;
-    private static Path work;
 
     @BeforeAll
     static void startHosts() throws IOException {
         TestHosts.assumeAvailable();
-        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("samples/target"), "across-hosts");
-        hosts = TestHosts.builder().hosts(3).enforceAddresses(true).start();
+        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("samples/target"), "across-hosts",
+                work -> TestHosts.builder().hosts(3).enforceAddresses(true));
+        hosts = jobs.hosts();
     }
 
     @AfterAll
     static void stopHosts() throws IOException {
-        if (hosts != null) {
-            hosts.close();
-        }
-        if (work != null) {
-            TestHosts.deleteTree(work);
+        if (jobs != null) {
+            jobs.close();
         }
     }
 
@@ -103,13 +101,9 @@ class SolversAcrossHostsTest {
      * r and r + 3 on host r, a free slot on each host for a respawn.
      */
     private static LaunchedJob start(String name, String main, String... program) throws Exception {
-        List<String> lines = new ArrayList<>(List.of("# 3 test hosts, by address (MPJ's peers connect to it)"));
-        for (TestHost h : hosts.hosts()) {
-            lines.add(h.address() + " slots=3");
-        }
-        Path hostfile = Files.write(work.resolve(name + ".hosts"), lines);
+        Path hostfile = jobs.hostfile(name + ".hosts", 3, hosts.hosts());
         List<String> args = new ArrayList<>(List.of("-np", "6", "--hostfile", hostfile.toString(),
-                "--rsh", String.join(" ", hosts.sshCommand()), "--map-by", "node", "--on-failure", "respawn", "--replicas", "1"));
+                "--rsh", jobs.rsh(), "--map-by", "node", "--on-failure", "respawn", "--replicas", "1"));
         args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(), main));
         args.addAll(List.of(program));
         return LaunchedJob.start(args.toArray(String[]::new));
@@ -151,14 +145,7 @@ class SolversAcrossHostsTest {
         }
         List<String> checksums = job.linesContaining("] checksum ");
         assertEquals(1, checksums.size(), job.output());
-        List<Long> left = LaunchedJob.processesLeft(job.jobId(), 10_000);
-        assertTrue(left.isEmpty(), "processes of job " + job.jobId() + " left behind: " + left);
-        for (TestHost h : hosts.hosts()) {
-            if (h.isUp()) {
-                String stores = h.run("ls -R /dev/shm").stdout();
-                assertTrue(!stores.contains(job.jobId()), h.address() + " keeps a store of " + job.jobId() + ": " + stores);
-            }
-        }
+        jobs.assertNothingLeft(job.jobId());
         return checksums.get(0);
     }
 }

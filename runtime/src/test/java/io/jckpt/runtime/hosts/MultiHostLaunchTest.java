@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,51 +27,36 @@ import org.junit.jupiter.api.TestMethodOrder;
 class MultiHostLaunchTest {
     private static final String LOOP = "io.jckpt.runtime.programs.CheckpointLoop";
     private static final long RUN_MILLIS = 180_000;
+    private static HostedJobs jobs;
     private static TestHosts hosts;
-    private static Path work;
 
     @BeforeAll
     static void startHosts() throws IOException {
         TestHosts.assumeAvailable();
-        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("runtime/target"), "multihost");
-        hosts = TestHosts.builder().hosts(4).enforceAddresses(true).start();
+        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "multihost",
+                work -> TestHosts.builder().hosts(4).enforceAddresses(true));
+        hosts = jobs.hosts();
     }
 
     @AfterAll
     static void stopHosts() throws IOException {
-        if (hosts != null) {
-            hosts.close();
+        if (jobs != null) {
+            jobs.close();
         }
-        if (work != null) {
-            TestHosts.deleteTree(work);
-        }
-    }
-
-    /** A hostfile of the first {@code count} test hosts (by address: MPJ's peers resolve it), {@code slots} each. */
-    private static Path hostfile(String name, int slots, TestHost... list) throws IOException {
-        List<String> lines = new ArrayList<>(List.of("# test hosts", ""));
-        for (TestHost h : list) {
-            lines.add(h.address() + " slots=" + slots);
-        }
-        return Files.write(work.resolve(name), lines);
-    }
-
-    private static String rsh() {
-        return String.join(" ", hosts.sshCommand());
     }
 
     @Test
     @Order(1)
     void threeHostsTimesTwoRanksGiveTheFailureFreeResult() throws Exception {
-        Path file = hostfile("three", 2, hosts.host(0), hosts.host(1), hosts.host(2));
-        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", rsh(),
+        Path file = jobs.hostfile("three", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "20", "20")) {
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             // by slot: ranks 0,1 on the first host, 2,3 on the second, 4,5 on the third; copies on other hosts
             assertEquals(1, job.linesContaining("hosts: " + hosts.host(0).address() + ": ranks 0,1").size(), job.output());
             assertEquals(1, job.linesContaining("survives").size(), job.output());
             assertEquals(6, job.linesContaining("loop done at round 20 sum " + 6L * 20 * 21 / 2).size(), job.output());
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         }
     }
 
@@ -81,14 +65,14 @@ class MultiHostLaunchTest {
     void anUnreachableHostAtStartIsAClearErrorAndNothingStarts() throws Exception {
         TestHost gone = hosts.host(3);
         gone.loseNode();
-        Path file = hostfile("unreachable", 2, hosts.host(0), hosts.host(1), gone);
-        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", rsh(),
+        Path file = jobs.hostfile("unreachable", 2, hosts.host(0), hosts.host(1), gone);
+        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--job-id", "unreachable-" + ProcessHandle.current().pid(),
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "20", "20")) {
             assertEquals(2, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(1, job.linesContaining("host " + gone.address() + " cannot be reached").size(), job.output());
             assertTrue(job.linesContaining("[rank").isEmpty(), job.output());
-            assertNothingLeft("unreachable-" + ProcessHandle.current().pid());
+            jobs.assertNothingLeft("unreachable-" + ProcessHandle.current().pid());
         }
     }
 
@@ -98,8 +82,8 @@ class MultiHostLaunchTest {
         // --kill SIGKILLs the rank's ssh client only: the remote JVM lives on until the launcher closes
         // its control connection (a rank halts when it loses its launcher); :wipe removes its store on
         // its own host, so that it restores from the copy on another host
-        Path file = hostfile("agent", 2, hosts.host(0), hosts.host(1), hosts.host(2));
-        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", rsh(),
+        Path file = jobs.hostfile("agent", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--on-failure", "respawn", "--kill", "1@round=5:wipe",
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "30", "100")) {
             job.awaitLine("recovered: all 6 ranks", RUN_MILLIS);
@@ -116,7 +100,7 @@ class MultiHostLaunchTest {
             assertEquals(1, job.linesContaining("rank 1: restored round").stream()
                     .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
             assertTrue(job.linesContaining("restarts on").isEmpty(), "rank 1's host lives: " + job.output());
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         }
     }
 
@@ -125,8 +109,8 @@ class MultiHostLaunchTest {
     void aWholeHostLostIsRestoredFromCopiesOnOtherHostsAndRespawnedElsewhere() throws Exception {
         // 3 slots a host, 2 ranks each by node: every host keeps a free slot for a respawn
         TestHost lost = hosts.host(2);
-        Path file = hostfile("loss", 3, hosts.host(0), hosts.host(1), lost);
-        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", rsh(),
+        Path file = jobs.hostfile("loss", 3, hosts.host(0), hosts.host(1), lost);
+        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--map-by", "node", "--on-failure", "respawn", "--replicas", "1",
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "40", "100")) {
             // three progress lines (one a second at most): rounds are complete with their copies on every rank
@@ -143,7 +127,7 @@ class MultiHostLaunchTest {
                 assertEquals(1, job.linesContaining("rank " + rank + ": host " + lost.address() + " lost, restarts on 127.0.0.")
                         .size(), job.output());
             }
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         } finally {
             lost.restart();
         }
@@ -155,9 +139,10 @@ class MultiHostLaunchTest {
         // Ctrl-C in a terminal signals the launcher's whole process group: the remote shells' agents are in
         // sessions of their own (no spurious failure of theirs), the launcher closes the control connections
         // (the remote JVMs halt) and removes the job's stores on every host
-        Path file = hostfile("interrupted", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        Path file = jobs.hostfile("interrupted", 2, hosts.host(0), hosts.host(1), hosts.host(2));
         try (LaunchedJob job = LaunchedJob.startInOwnProcessGroup("-np", "6", "--hostfile", file.toString(),
-                "--rsh", rsh(), "--on-failure", "respawn", "-cp", LaunchedJob.testClasses().toString(), LOOP, "100000", "50")) {
+                "--rsh", jobs.rsh(), "--on-failure", "respawn", "-cp", LaunchedJob.testClasses().toString(), LOOP,
+                "100000", "50")) {
             job.awaitLines("checkpoint round", 2, 120_000);
             boolean storesWritten = false;
             for (TestHost h : List.of(hosts.host(0), hosts.host(1), hosts.host(2))) {
@@ -170,19 +155,7 @@ class MultiHostLaunchTest {
             assertTrue(job.linesContaining("FAILURE").isEmpty(), "no failure on Ctrl-C: " + job.output());
             assertEquals(1, job.linesContaining("node-local stores of job " + job.jobId() + " deleted on every host").size(),
                     job.output());
-            assertNothingLeft(job.jobId());
-        }
-    }
-
-    /** No process of the job on any host (they all see the root PID namespace's /proc) and no store in a live host's /dev/shm. */
-    private static void assertNothingLeft(String jobId) throws Exception {
-        List<Long> left = LaunchedJob.processesLeft(jobId, 10_000);
-        assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
-        for (TestHost h : hosts.hosts()) {
-            if (h.isUp()) {
-                String stores = h.run("ls -R /dev/shm").stdout();
-                assertTrue(!stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
-            }
+            jobs.assertNothingLeft(job.jobId());
         }
     }
 }

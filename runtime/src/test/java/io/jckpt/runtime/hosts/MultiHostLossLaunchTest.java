@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
 class MultiHostLossLaunchTest {
     private static final String LOOP = "io.jckpt.runtime.programs.CheckpointLoop";
     private static final long RUN_MILLIS = 180_000;
+    private static HostedJobs jobs;
     private static TestHosts hosts;
     private static Path work;
     /** Shared by every host: outside it, /tmp is each host's own tmpfs. */
@@ -43,19 +44,22 @@ class MultiHostLossLaunchTest {
     @BeforeAll
     static void startHosts() throws IOException {
         TestHosts.assumeAvailable();
-        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("runtime/target"), "hostloss");
         disk = Files.createTempDirectory("jckpt-hostloss-disk");
-        hosts = TestHosts.builder().hosts(4).share(disk).enforceAddresses(true).start();
+        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "hostloss",
+                dir -> TestHosts.builder().hosts(4).share(disk).enforceAddresses(true));
+        hosts = jobs.hosts();
+        work = jobs.work();
     }
 
     @AfterAll
     static void stopHosts() throws IOException {
-        if (hosts != null) {
-            hosts.close();
-        }
-        for (Path dir : new Path[] {work, disk}) {
-            if (dir != null) {
-                TestHosts.deleteTree(dir);
+        try {
+            if (jobs != null) {
+                jobs.close();
+            }
+        } finally {
+            if (disk != null) {
+                TestHosts.deleteTree(disk);
             }
         }
     }
@@ -70,25 +74,14 @@ class MultiHostLossLaunchTest {
         }
     }
 
-    private static Path hostfile(String name, int slots, List<TestHost> list) throws IOException {
-        List<String> lines = new ArrayList<>(List.of("# test hosts", ""));
-        for (TestHost h : list) {
-            lines.add(h.address() + " slots=" + slots);
-        }
-        return Files.write(work.resolve(name), lines);
-    }
-
-    private static String rsh() {
-        return String.join(" ", hosts.sshCommand());
-    }
-
     @Test
     void twoHostsOfFourLostAtOnceWithTwoCopiesAreRestoredFromMemory() throws Exception {
         // 4 hosts x 1 rank (by node; a free slot on each host for a respawn), m = 2: every rank's two
         // holders on two distinct other hosts, so any two hosts may go
         Path events = work.resolve("two-lost.jsonl");
-        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", hostfile("two-lost", 2, hosts.hosts()).toString(),
-                "--rsh", rsh(), "--map-by", "node", "--on-failure", "respawn", "--replicas", "2",
+        try (LaunchedJob job = LaunchedJob.start("-np", "4",
+                "--hostfile", jobs.hostfile("two-lost", 2, hosts.hosts()).toString(),
+                "--rsh", jobs.rsh(), "--map-by", "node", "--on-failure", "respawn", "--replicas", "2",
                 "--events", events.toString(), "-cp", LaunchedJob.testClasses().toString(), LOOP, "40", "100")) {
             job.awaitLines("checkpoint round", 3, 120_000);
             Map<Integer, String> hostOfRank = hostsLine(job);
@@ -137,7 +130,7 @@ class MultiHostLossLaunchTest {
                     assertTrue(!target.group(1).equals(a.address()) && !target.group(1).equals(b.address()), moved.get(0));
                 }
             }
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         }
     }
 
@@ -148,8 +141,8 @@ class MultiHostLossLaunchTest {
         List<TestHost> all = hosts.hosts();
         Path events = work.resolve("total.jsonl");
         Path diskDir = disk.resolve("total");
-        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", hostfile("total", 2, all).toString(),
-                "--rsh", rsh(), "--on-failure", "respawn", "--disk", diskDir.toString(), "--disk-ratio", "3",
+        try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", jobs.hostfile("total", 2, all).toString(),
+                "--rsh", jobs.rsh(), "--on-failure", "respawn", "--disk", diskDir.toString(), "--disk-ratio", "3",
                 "--events", events.toString(), "-cp", LaunchedJob.testClasses().toString(), LOOP, "30", "100")) {
             job.awaitLine("disk generation of round", 120_000);
             Map<Integer, String> hostOfRank = hostsLine(job);
@@ -175,7 +168,7 @@ class MultiHostLossLaunchTest {
                 assertEquals(1, job.linesContaining("rank " + rank + ": host " + hostOfRank.get(rank)
                         + " lost, restarts on spare host " + spare).size(), job.output());
             }
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         }
     }
 
@@ -191,14 +184,15 @@ class MultiHostLossLaunchTest {
             String jobId = "missing-cp-" + ProcessHandle.current().pid();
             String classPath = LaunchedJob.testClasses() + ":" + entry;
             try (LaunchedJob job = LaunchedJob.start("-np", "3", "--hostfile",
-                    hostfile("missing-cp", 1, List.of(hosts.host(0), hosts.host(1), bare)).toString(), "--rsh", rsh(),
+                    jobs.hostfile("missing-cp", 1, List.of(hosts.host(0), hosts.host(1), bare)).toString(),
+                    "--rsh", jobs.rsh(),
                     "--job-id", jobId, "-cp", classPath, LOOP, "20", "20")) {
                 assertEquals(2, job.awaitExit(RUN_MILLIS), job.output());
                 assertEquals(1, job.linesContaining("ckpt-run: host " + bare.address() + " lacks " + entry + " (").size(),
                         job.output());
                 assertTrue(job.linesContaining("more host problem").isEmpty(), "the other hosts have it: " + job.output());
                 assertTrue(job.linesContaining("[rank").isEmpty(), job.output());
-                assertNothingLeft(jobId);
+                jobs.assertNothingLeft(jobId);
                 for (TestHost h : hosts.hosts()) {
                     String ps = h.run("ps -eo comm=").check("ps on " + h);
                     assertTrue(ps.lines().noneMatch(c -> c.strip().equals("java")), h + " runs a JVM: " + ps);
@@ -247,17 +241,5 @@ class MultiHostLossLaunchTest {
             }
         }
         return last;
-    }
-
-    /** No process of the job on any host (all seen in the root PID namespace's /proc) and no store in a live host's /dev/shm. */
-    private static void assertNothingLeft(String jobId) throws Exception {
-        List<Long> left = LaunchedJob.processesLeft(jobId, 10_000);
-        assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
-        for (TestHost h : hosts.hosts()) {
-            if (h.isUp()) {
-                String stores = h.run("ls -R /dev/shm").stdout();
-                assertTrue(!stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
-            }
-        }
     }
 }

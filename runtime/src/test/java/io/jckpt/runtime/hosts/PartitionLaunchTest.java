@@ -12,6 +12,7 @@ import io.jckpt.disk.GenerationStore;
 import io.jckpt.disk.Integrity;
 import io.jckpt.disk.RankFileHeader;
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.Partition;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
@@ -19,7 +20,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,23 +52,23 @@ class PartitionLaunchTest {
     /** What the test's own polling and a loaded machine add to that bound at most. */
     private static final long SLACK_MILLIS = 2_000;
     private static final int ROUNDS = 40;
+    private static HostedJobs jobs;
     private static TestHosts hosts;
     private static Path work;
 
     @BeforeAll
     static void startHosts() throws IOException {
         TestHosts.assumeAvailable();
-        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("runtime/target"), "partition");
-        hosts = TestHosts.builder().hosts(3).share(work).enforceAddresses(true).start();
+        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "partition",
+                dir -> TestHosts.builder().hosts(3).share(dir).enforceAddresses(true));
+        hosts = jobs.hosts();
+        work = jobs.work();
     }
 
     @AfterAll
     static void stopHosts() throws IOException {
-        if (hosts != null) {
-            hosts.close();
-        }
-        if (work != null) {
-            TestHosts.deleteTree(work);
+        if (jobs != null) {
+            jobs.close();
         }
     }
 
@@ -77,11 +77,7 @@ class PartitionLaunchTest {
         // 3 slots a host, 2 ranks each by node: ranks 0 and 3 on the cut-off host (rank 0: the disk
         // level's commit coordinator), a free slot on each other host for their replacements
         TestHost cut = hosts.host(0);
-        List<String> lines = new ArrayList<>(List.of("# test hosts"));
-        for (TestHost h : hosts.hosts()) {
-            lines.add(h.address() + " slots=3");
-        }
-        Path hostfile = Files.write(work.resolve("hosts"), lines);
+        Path hostfile = jobs.hostfile("hosts", 3, hosts.hosts());
         Path disk = Files.createDirectories(work.resolve("disk"));
         Path hooks = Files.createDirectories(work.resolve("hooks"));
         Path events = work.resolve("events.jsonl");
@@ -91,7 +87,7 @@ class PartitionLaunchTest {
         }
         String jobId = "partition-" + ProcessHandle.current().pid();
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", hostfile.toString(),
-                "--rsh", String.join(" ", hosts.sshCommand()), "--map-by", "node", "--on-failure", "respawn",
+                "--rsh", jobs.rsh(), "--map-by", "node", "--on-failure", "respawn",
                 "--replicas", "1", "--job-id", jobId, "--events", events.toString(), "--no-report",
                 "--jvm-opt", "-Djckpt.test.hooks=" + hooks,
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, Integer.toString(ROUNDS), "100",
@@ -145,12 +141,8 @@ class PartitionLaunchTest {
                 Thread.sleep(20);
             }
             assertEquals(Set.of(), oldRanks(cut, jobId), "the old ranks halted once released");
-            assertTrue(LaunchedJob.processesLeft(jobId, 10_000).isEmpty(), "processes of the job left behind");
-            for (TestHost h : hosts.hosts()) {
-                // the healed host too: the launcher's clean-up at the end tries lost hosts
-                String stores = h.run("ls -R /dev/shm").stdout();
-                assertFalse(stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
-            }
+            // every host is up: the healed host too (the launcher's clean-up at the end tries lost hosts)
+            jobs.assertNothingLeft(jobId);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
@@ -31,6 +32,7 @@ class StandbyHostsLaunchTest {
     private static final long RUN_MILLIS = 120_000;
     private static final Pattern READY = Pattern.compile("standby ([0-9]+) ready \\(pid [0-9]+ on ([0-9.]+),");
     private static final Pattern DONE = Pattern.compile("loop done at round ([0-9]+) sum ([0-9]+)");
+    private static HostedJobs jobs;
     private static TestHosts hosts;
     private static Path work;
 
@@ -38,17 +40,16 @@ class StandbyHostsLaunchTest {
     static void startHosts() throws IOException {
         TestHosts.assumeAvailable();
         // outside /tmp: the hosts see the launcher's files there (the stop file)
-        work = Files.createTempDirectory(LaunchedJob.repoRoot().resolve("runtime/target"), "standbyhosts");
-        hosts = TestHosts.builder().hosts(3).enforceAddresses(true).start();
+        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "standbyhosts",
+                dir -> TestHosts.builder().hosts(3).enforceAddresses(true));
+        hosts = jobs.hosts();
+        work = jobs.work();
     }
 
     @AfterAll
     static void stopHosts() throws IOException {
-        if (hosts != null) {
-            hosts.close();
-        }
-        if (work != null) {
-            TestHosts.deleteTree(work);
+        if (jobs != null) {
+            jobs.close();
         }
     }
 
@@ -58,11 +59,10 @@ class StandbyHostsLaunchTest {
         TestHost second = hosts.host(1);
         TestHost spare = hosts.host(2);
         // by slot ranks 0,1 on the first host, 2,3 on the second; the third runs none: a spare host
-        Path hostfile = Files.write(work.resolve("hosts"),
-                List.of(first.address() + " slots=2", second.address() + " slots=2", spare.address() + " slots=2"));
+        Path hostfile = jobs.hostfile("hosts", 2, first, second, spare);
         Path stop = work.resolve("stop");
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", hostfile.toString(),
-                "--rsh", String.join(" ", hosts.sshCommand()), "--on-failure", "respawn", "--standby", "1",
+                "--rsh", jobs.rsh(), "--on-failure", "respawn", "--standby", "1",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "20")) {
             // one standby on each host, spare included, warmed up there (its rehearsal binds its host's address)
             job.awaitLines("ready (pid", 3, RUN_MILLIS);
@@ -126,7 +126,7 @@ class StandbyHostsLaunchTest {
                         .anyMatch(l -> l.contains("from memory (RECEIVE)")), "from the first host: " + job.output());
             }
             assertEquals(1, job.linesContaining("finished: all 4 ranks completed after 2 recoveries").size(), job.output());
-            assertNothingLeft(job.jobId());
+            jobs.assertNothingLeft(job.jobId());
         } finally {
             Files.deleteIfExists(stop);
         }
@@ -181,18 +181,5 @@ class StandbyHostsLaunchTest {
             }
         }
         throw new AssertionError("no NSpid for " + pid);
-    }
-
-    /** No process of the job on any host (all in the machine's /proc) and no store in any host's /dev/shm. */
-    private static void assertNothingLeft(String jobId) throws Exception {
-        List<Long> left = LaunchedJob.processesLeft(jobId, 10_000);
-        assertTrue(left.isEmpty(), "processes of job " + jobId + " left behind: " + left);
-        for (TestHost h : hosts.hosts()) {
-            if (!h.isUp()) {
-                continue; // lost: its processes and its /dev/shm went with it
-            }
-            String stores = h.run("ls -R /dev/shm").stdout();
-            assertFalse(stores.contains(jobId), h.address() + " keeps a store of " + jobId + ": " + stores);
-        }
     }
 }

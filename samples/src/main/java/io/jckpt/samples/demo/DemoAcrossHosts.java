@@ -2,6 +2,7 @@ package io.jckpt.samples.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jckpt.samples.heat.HeatProblem;
+import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.BufferedReader;
@@ -77,20 +78,19 @@ final class DemoAcrossHosts {
             t0 = System.nanoTime();
             TestHosts hosts = TestHosts.builder().hosts(hostCount).enforceAddresses(true).start();
             cleanup.hosts(hosts);
-            List<String> lines = new ArrayList<>(List.of("# bin/demo --hosts " + hostCount + ": test hosts on this machine"));
             for (TestHost h : hosts.hosts()) {
-                lines.add(h.address() + " slots=" + (RANKS_PER_HOST + 1));
                 System.out.printf("   %s: %s, sshd on port %d%n", h.name(), h.address(), h.sshPort());
             }
             System.out.printf(Locale.ROOT, "   ready in %.2f s; ssh config %s%n%n", (System.nanoTime() - t0) / 1e9,
                     hosts.sshConfig());
-            Path hostfile = Files.write(jobDir.resolve("hosts.txt"), lines);
+            Path hostfile = HostedJobs.writeHostfile(jobDir.resolve("hosts.txt"),
+                    "bin/demo --hosts " + hostCount + ": test hosts on this machine", RANKS_PER_HOST + 1, hosts.hosts());
             TestHost lost = hosts.host(hostCount - 1);
 
             Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
             List<String> command = new ArrayList<>(List.of(root.resolve("bin/ckpt-run").toString(), "-np",
                     Integer.toString(ranks), "--hostfile", hostfile.toString(), "--map-by", "node",
-                    "--rsh", String.join(" ", hosts.sshCommand()), "--on-failure", "respawn",
+                    "--rsh", HostedJobs.rsh(hosts), "--on-failure", "respawn",
                     "--events", eventsFile.toString(), "-cp", root.resolve("samples/target/classes").toString(),
                     "io.jckpt.samples.heat.HeatSolver", "--nx", Integer.toString(options.nx), "--ny",
                     Integer.toString(options.ny), "--iterations", Integer.toString(options.iterations),
