@@ -8,7 +8,7 @@ import io.jckpt.samples.cg.PoissonProblem;
 import io.jckpt.samples.heat.HeatProblem;
 import io.jckpt.samples.heat.HeatSolver;
 import io.jckpt.testkit.LaunchedJob;
-import io.jckpt.testkit.hosts.HostedJobs;
+import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
@@ -18,9 +18,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The heat and CG solvers on 3 real namespace hosts x 2 ranks ({@link TestHosts}: own /dev/shm, own sshd,
@@ -35,23 +34,9 @@ import org.junit.jupiter.api.Test;
  */
 class SolversAcrossHostsTest {
     private static final long RUN_MILLIS = 120_000;
-    private static HostedJobs jobs;
-    private static TestHosts hosts;
-
-    @BeforeAll
-    static void startHosts() throws IOException {
-        TestHosts.assumeAvailable();
-        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("samples/target"), "across-hosts",
-                work -> TestHosts.builder().hosts(3).enforceAddresses(true));
-        hosts = jobs.hosts();
-    }
-
-    @AfterAll
-    static void stopHosts() throws IOException {
-        if (jobs != null) {
-            jobs.close();
-        }
-    }
+    @RegisterExtension
+    static final HostedJobsExtension jobs = new HostedJobsExtension(LaunchedJob.repoRoot().resolve("samples/target"),
+            "across-hosts", work -> TestHosts.builder().hosts(3).enforceAddresses(true));
 
     @Test
     void heatSolverLosesAWholeHostAndEndsWithTheFailureFreeChecksum() throws Exception {
@@ -61,7 +46,7 @@ class SolversAcrossHostsTest {
         double[] grid = new HeatProblem(nx, ny).solveSequentially(iterations);
         String expected = String.format(Locale.ROOT, "checksum %016x", HeatProblem.checksum(grid, 0, grid.length));
         // by node: ranks 1 and 4 on the second host
-        TestHost lost = hosts.host(1);
+        TestHost lost = jobs.host(1);
         try (LaunchedJob job = start("heat", HeatSolver.class.getName(),
                 "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
                 "--ckpt-every", "10", "--report", "20", "--sleep-ms", "4")) {
@@ -83,7 +68,7 @@ class SolversAcrossHostsTest {
         assertEquals(iterations, reference.iterations(), "far from converged: x changes in every iteration");
         String expected = String.format(Locale.ROOT, "checksum %016x (%d x %d, %d iterations, residual %.6e,",
                 PoissonProblem.checksum(reference.x()), nx, ny, iterations, reference.residualNorm());
-        TestHost lost = hosts.host(2);
+        TestHost lost = jobs.host(2);
         try (LaunchedJob job = start("cg", CgSolver.class.getName(),
                 "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
                 "--ckpt-every", "10", "--report", "10", "--tolerance", "0", "--sleep-ms", "12")) {
@@ -101,7 +86,7 @@ class SolversAcrossHostsTest {
      * r and r + 3 on host r, a free slot on each host for a respawn.
      */
     private static LaunchedJob start(String name, String main, String... program) throws Exception {
-        Path hostfile = jobs.hostfile(name + ".hosts", 3, hosts.hosts());
+        Path hostfile = jobs.hostfile(name + ".hosts", 3, jobs.hosts().hosts());
         List<String> args = new ArrayList<>(List.of("-np", "6", "--hostfile", hostfile.toString(),
                 "--rsh", jobs.rsh(), "--map-by", "node", "--on-failure", "respawn", "--replicas", "1"));
         args.addAll(List.of("-cp", LaunchedJob.repoRoot().resolve("samples/target/classes").toString(), main));

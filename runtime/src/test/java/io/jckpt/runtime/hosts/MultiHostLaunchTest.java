@@ -4,18 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
-import io.jckpt.testkit.hosts.HostedJobs;
+import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The launcher across real namespace hosts ({@link TestHosts}: own /dev/shm, own sshd, addresses
@@ -27,33 +26,19 @@ import org.junit.jupiter.api.TestMethodOrder;
 class MultiHostLaunchTest {
     private static final String LOOP = "io.jckpt.runtime.programs.CheckpointLoop";
     private static final long RUN_MILLIS = 180_000;
-    private static HostedJobs jobs;
-    private static TestHosts hosts;
-
-    @BeforeAll
-    static void startHosts() throws IOException {
-        TestHosts.assumeAvailable();
-        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "multihost",
-                work -> TestHosts.builder().hosts(4).enforceAddresses(true));
-        hosts = jobs.hosts();
-    }
-
-    @AfterAll
-    static void stopHosts() throws IOException {
-        if (jobs != null) {
-            jobs.close();
-        }
-    }
+    @RegisterExtension
+    static final HostedJobsExtension jobs = new HostedJobsExtension(LaunchedJob.repoRoot().resolve("runtime/target"),
+            "multihost", work -> TestHosts.builder().hosts(4).enforceAddresses(true));
 
     @Test
     @Order(1)
     void threeHostsTimesTwoRanksGiveTheFailureFreeResult() throws Exception {
-        Path file = jobs.hostfile("three", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        Path file = jobs.hostfile("three", 2, jobs.host(0), jobs.host(1), jobs.host(2));
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "20", "20")) {
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             // by slot: ranks 0,1 on the first host, 2,3 on the second, 4,5 on the third; copies on other hosts
-            assertEquals(1, job.linesContaining("hosts: " + hosts.host(0).address() + ": ranks 0,1").size(), job.output());
+            assertEquals(1, job.linesContaining("hosts: " + jobs.host(0).address() + ": ranks 0,1").size(), job.output());
             assertEquals(1, job.linesContaining("survives").size(), job.output());
             assertEquals(6, job.linesContaining("loop done at round 20 sum " + 6L * 20 * 21 / 2).size(), job.output());
             jobs.assertNothingLeft(job.jobId());
@@ -63,9 +48,9 @@ class MultiHostLaunchTest {
     @Test
     @Order(2)
     void anUnreachableHostAtStartIsAClearErrorAndNothingStarts() throws Exception {
-        TestHost gone = hosts.host(3);
+        TestHost gone = jobs.host(3);
         gone.loseNode();
-        Path file = jobs.hostfile("unreachable", 2, hosts.host(0), hosts.host(1), gone);
+        Path file = jobs.hostfile("unreachable", 2, jobs.host(0), jobs.host(1), gone);
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--job-id", "unreachable-" + ProcessHandle.current().pid(),
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "20", "20")) {
@@ -82,7 +67,7 @@ class MultiHostLaunchTest {
         // --kill SIGKILLs the rank's ssh client only: the remote JVM lives on until the launcher closes
         // its control connection (a rank halts when it loses its launcher); :wipe removes its store on
         // its own host, so that it restores from the copy on another host
-        Path file = jobs.hostfile("agent", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        Path file = jobs.hostfile("agent", 2, jobs.host(0), jobs.host(1), jobs.host(2));
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--on-failure", "respawn", "--kill", "1@round=5:wipe",
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "30", "100")) {
@@ -108,8 +93,8 @@ class MultiHostLaunchTest {
     @Order(4)
     void aWholeHostLostIsRestoredFromCopiesOnOtherHostsAndRespawnedElsewhere() throws Exception {
         // 3 slots a host, 2 ranks each by node: every host keeps a free slot for a respawn
-        TestHost lost = hosts.host(2);
-        Path file = jobs.hostfile("loss", 3, hosts.host(0), hosts.host(1), lost);
+        TestHost lost = jobs.host(2);
+        Path file = jobs.hostfile("loss", 3, jobs.host(0), jobs.host(1), lost);
         try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
                 "--map-by", "node", "--on-failure", "respawn", "--replicas", "1",
                 "-cp", LaunchedJob.testClasses().toString(), LOOP, "40", "100")) {
@@ -139,13 +124,13 @@ class MultiHostLaunchTest {
         // Ctrl-C in a terminal signals the launcher's whole process group: the remote shells' agents are in
         // sessions of their own (no spurious failure of theirs), the launcher closes the control connections
         // (the remote JVMs halt) and removes the job's stores on every host
-        Path file = jobs.hostfile("interrupted", 2, hosts.host(0), hosts.host(1), hosts.host(2));
+        Path file = jobs.hostfile("interrupted", 2, jobs.host(0), jobs.host(1), jobs.host(2));
         try (LaunchedJob job = LaunchedJob.startInOwnProcessGroup("-np", "6", "--hostfile", file.toString(),
                 "--rsh", jobs.rsh(), "--on-failure", "respawn", "-cp", LaunchedJob.testClasses().toString(), LOOP,
                 "100000", "50")) {
             job.awaitLines("checkpoint round", 2, 120_000);
             boolean storesWritten = false;
-            for (TestHost h : List.of(hosts.host(0), hosts.host(1), hosts.host(2))) {
+            for (TestHost h : List.of(jobs.host(0), jobs.host(1), jobs.host(2))) {
                 storesWritten |= h.run("ls -R /dev/shm").stdout().contains(job.jobId());
             }
             assertTrue(storesWritten, "the job's stores exist on the hosts before the signal");

@@ -12,7 +12,7 @@ import io.jckpt.disk.GenerationStore;
 import io.jckpt.disk.Integrity;
 import io.jckpt.disk.RankFileHeader;
 import io.jckpt.testkit.LaunchedJob;
-import io.jckpt.testkit.hosts.HostedJobs;
+import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.Partition;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
@@ -25,9 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A host partitioned from the other hosts and from the launcher while the job runs, then healed while
@@ -52,35 +51,19 @@ class PartitionLaunchTest {
     /** What the test's own polling and a loaded machine add to that bound at most. */
     private static final long SLACK_MILLIS = 2_000;
     private static final int ROUNDS = 40;
-    private static HostedJobs jobs;
-    private static TestHosts hosts;
-    private static Path work;
-
-    @BeforeAll
-    static void startHosts() throws IOException {
-        TestHosts.assumeAvailable();
-        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "partition",
-                dir -> TestHosts.builder().hosts(3).share(dir).enforceAddresses(true));
-        hosts = jobs.hosts();
-        work = jobs.work();
-    }
-
-    @AfterAll
-    static void stopHosts() throws IOException {
-        if (jobs != null) {
-            jobs.close();
-        }
-    }
+    @RegisterExtension
+    static final HostedJobsExtension jobs = new HostedJobsExtension(LaunchedJob.repoRoot().resolve("runtime/target"),
+            "partition", work -> TestHosts.builder().hosts(3).share(work).enforceAddresses(true));
 
     @Test
     void aPartitionedHostsRanksStopWithinTheBoundAreReplacedAndAreFencedOutAfterTheHeal() throws Exception {
         // 3 slots a host, 2 ranks each by node: ranks 0 and 3 on the cut-off host (rank 0: the disk
         // level's commit coordinator), a free slot on each other host for their replacements
-        TestHost cut = hosts.host(0);
-        Path hostfile = jobs.hostfile("hosts", 3, hosts.hosts());
-        Path disk = Files.createDirectories(work.resolve("disk"));
-        Path hooks = Files.createDirectories(work.resolve("hooks"));
-        Path events = work.resolve("events.jsonl");
+        TestHost cut = jobs.host(0);
+        Path hostfile = jobs.hostfile("hosts", 3, jobs.hosts().hosts());
+        Path disk = Files.createDirectories(jobs.work().resolve("disk"));
+        Path hooks = Files.createDirectories(jobs.work().resolve("hooks"));
+        Path events = jobs.work().resolve("events.jsonl");
         int[] cutRanks = {0, 3};
         for (int rank : cutRanks) {
             Files.createFile(hooks.resolve("hold-launcher-lost-rank-" + rank + "-epoch-0"));
@@ -96,7 +79,7 @@ class PartitionLaunchTest {
             assertEquals(1, job.linesContaining(cut.address() + ": ranks 0,3").size(), job.output());
             assertTrue(job.linesContaining("recovering").isEmpty(), "a failure before the partition\n" + job.timedOutput());
 
-            Partition partition = hosts.isolate(cut);
+            Partition partition = jobs.hosts().isolate(cut);
             long cutAt = System.nanoTime();
             try {
                 // each old rank decided to halt within the bound (its hook holds it there)

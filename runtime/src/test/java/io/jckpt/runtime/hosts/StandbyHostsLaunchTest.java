@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
-import io.jckpt.testkit.hosts.HostedJobs;
+import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
 import java.io.IOException;
@@ -17,9 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Warm standbys across real namespace hosts ({@link TestHosts}, addresses enforced): one standby per host,
@@ -32,35 +31,19 @@ class StandbyHostsLaunchTest {
     private static final long RUN_MILLIS = 120_000;
     private static final Pattern READY = Pattern.compile("standby ([0-9]+) ready \\(pid [0-9]+ on ([0-9.]+),");
     private static final Pattern DONE = Pattern.compile("loop done at round ([0-9]+) sum ([0-9]+)");
-    private static HostedJobs jobs;
-    private static TestHosts hosts;
-    private static Path work;
-
-    @BeforeAll
-    static void startHosts() throws IOException {
-        TestHosts.assumeAvailable();
-        // outside /tmp: the hosts see the launcher's files there (the stop file)
-        jobs = HostedJobs.start(LaunchedJob.repoRoot().resolve("runtime/target"), "standbyhosts",
-                dir -> TestHosts.builder().hosts(3).enforceAddresses(true));
-        hosts = jobs.hosts();
-        work = jobs.work();
-    }
-
-    @AfterAll
-    static void stopHosts() throws IOException {
-        if (jobs != null) {
-            jobs.close();
-        }
-    }
+    /** Its work directory is outside /tmp: the hosts see the launcher's files there (the stop file). */
+    @RegisterExtension
+    static final HostedJobsExtension jobs = new HostedJobsExtension(LaunchedJob.repoRoot().resolve("runtime/target"),
+            "standbyhosts", work -> TestHosts.builder().hosts(3).enforceAddresses(true));
 
     @Test
     void aKilledRankTakesItsHostsStandbyAndALostHostsRanksTheSpareHostsStandby() throws Exception {
-        TestHost first = hosts.host(0);
-        TestHost second = hosts.host(1);
-        TestHost spare = hosts.host(2);
+        TestHost first = jobs.host(0);
+        TestHost second = jobs.host(1);
+        TestHost spare = jobs.host(2);
         // by slot ranks 0,1 on the first host, 2,3 on the second; the third runs none: a spare host
         Path hostfile = jobs.hostfile("hosts", 2, first, second, spare);
-        Path stop = work.resolve("stop");
+        Path stop = jobs.work().resolve("stop");
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--hostfile", hostfile.toString(),
                 "--rsh", jobs.rsh(), "--on-failure", "respawn", "--standby", "1",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "20")) {

@@ -23,8 +23,10 @@ import java.util.function.Function;
  * jobs.assertNothingLeft(job.jobId());
  * }</pre>
  *
- * <p>Needs no JUnit: a failed check throws an {@link AssertionError} with the details. Mains that make test
- * hosts themselves (benchmarks, the demo) use the static {@link #writeHostfile} and {@link #rsh(TestHosts)}.
+ * <p>A test class whose cases share the hosts registers it as {@link HostedJobsExtension} instead (started
+ * before all cases, closed after them). Needs no JUnit: a failed check throws an {@link AssertionError} with
+ * the details. Mains that make test hosts themselves (benchmarks, the demo) use the static
+ * {@link #writeHostfile} and {@link #rsh(TestHosts)}.
  */
 public final class HostedJobs implements AutoCloseable {
     /** How long {@link #assertNothingLeft} waits for the job's processes to be reaped. */
@@ -68,6 +70,11 @@ public final class HostedJobs implements AutoCloseable {
     /** The test hosts. */
     public TestHosts hosts() {
         return hosts;
+    }
+
+    /** Host {@code index} of {@link #hosts()} (0-based). */
+    public TestHost host(int index) {
+        return hosts.host(index);
     }
 
     /** The work directory (deleted by {@link #close()}). */
