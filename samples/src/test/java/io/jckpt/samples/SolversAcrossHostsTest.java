@@ -11,7 +11,6 @@ import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -7,7 +7,6 @@ import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.HostedJobsExtension;
 import io.jckpt.testkit.hosts.TestHost;
 import io.jckpt.testkit.hosts.TestHosts;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.MethodOrderer;
