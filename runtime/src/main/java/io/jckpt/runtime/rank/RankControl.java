@@ -37,6 +37,8 @@ public final class RankControl {
     private volatile int epoch;
     private long sequence;
     private volatile ExchangeFrames.Failed lastFailure;
+    /** System.nanoTime() when the newest RECOVER of a new epoch arrived, -1 before one did. */
+    private volatile long recoverNanos = -1;
 
     /** What the launcher tells a rank besides exchange results; called on the reader thread. */
     public interface Listener {
@@ -104,6 +106,11 @@ public final class RankControl {
     /** The epoch (world) this rank is in now. */
     public int epoch() {
         return epoch;
+    }
+
+    /** @return System.nanoTime() when the newest order to recover (a new epoch) arrived, -1 before one did */
+    public long recoverNanos() {
+        return recoverNanos;
     }
 
     /** Tells the launcher the program is starting. */
@@ -243,6 +250,7 @@ public final class RankControl {
                             continue; // already in that world (the launcher may tell a late rank twice)
                         }
                         epoch = recover.epoch();
+                        recoverNanos = System.nanoTime();
                         sequence = 0; // exchanges are numbered per world: a re-spawned rank starts at 1 too
                         // exchanges of the abandoned world can never complete
                         exchanges.values().forEach(f -> f.completeExceptionally(
