@@ -182,6 +182,8 @@ final class IntervalBench {
         final Samples baseLoop = new Samples();
         /** The references' computation phase: computation start → exit (ns). */
         final Samples basePhase = new Samples();
+        /** Each seed's own reference (run just before that seed's jobs), phase and loop (ns), in seed order. */
+        final List<double[]> seedReferences = new ArrayList<>();
         String reference;
         final Map<Double, List<Point>> byRate = new LinkedHashMap<>();
 
@@ -299,13 +301,18 @@ final class IntervalBench {
         /**
          * Measured overhead of each completed run, over its computation phase (from the computation's start
          * to the exit, so that failures during the ranks' start-up, which the model does not cover, are left
-         * out): (phase - the references' phase) / the failure-free computation.
+         * out): (phase - the reference's phase) / the failure-free computation, the reference being the one
+         * run just before the same seed's jobs (the machine's load drifts: it met the load they met), else
+         * the references' medians.
          */
         Samples measured(Point p) {
             Samples s = new Samples();
-            for (Run r : p.runs) {
+            for (int i = 0; i < p.runs.size(); i++) {
+                Run r = p.runs.get(i);
                 if (r.ok() && !Double.isNaN(r.firstReport())) {
-                    s.add((r.wall() - r.computeStart(perSweep()) - basePhase.median()) / baseLoop.median());
+                    double[] ref = i < seedReferences.size() ? seedReferences.get(i)
+                            : new double[] {basePhase.median(), baseLoop.median()};
+                    s.add((r.wall() - r.computeStart(perSweep()) - ref[0]) / ref[1]);
                 }
             }
             return s;
@@ -365,8 +372,12 @@ final class IntervalBench {
         while (references < c.baselineReps()) {
             phases.add(reference(c, result, references++));
         }
-        for (Run r : phases) {
+        for (int i = 0; i < phases.size(); i++) {
+            Run r = phases.get(i);
             result.basePhase.add(r.wall() - r.computeStart(result.perSweep()));
+            if (i < c.seeds().length) { // run just before seed i's jobs
+                result.seedReferences.add(new double[] {r.wall() - r.computeStart(result.perSweep()), r.loop()});
+            }
         }
         return result;
     }
@@ -544,7 +555,8 @@ final class IntervalBench {
                 + "measured overhead therefore takes the computation phase, from the computation's start (rank 0's first "
                 + "residual line, every " + REPORT_EVERY + " sweeps, less those sweeps' failure-free "
                 + "time) to the exit: (phase − the reference's phase) / the reference's computation W, the reference "
-                + "being the same job without checkpoints and failures. The advisor's "
+                + "being the same job without checkpoints and failures that ran just before the same seed's jobs (it "
+                + "met the load they met: the machine's load drifts). The advisor's "
                 + "prediction is its model's (`io.jckpt.advisor.FailureModel`: Daly's expected time of segments that must "
                 + "run without a failure, restarts included, and a slow phase after each restart) for this job, from "
                 + "what rank 0 measured and reports in its `interval policy` line at close (which `bin/ckpt-advisor "

@@ -116,6 +116,9 @@ class IntervalBenchTest {
         assertEquals(1, auto.runs.get(0).failuresBefore(r.perSweep()));
         // reference phase 10.5 s, W 10 s: (15 - 10.5) / 10
         assertEquals(0.45, r.measured(auto).mean(), 1e-9);
+        // with each seed's own reference (run just before its jobs, at their load): that one counts
+        r.seedReferences.add(new double[] {12 * S, 11 * S});
+        assertEquals((15 - 12) / 11.0, r.measured(auto).mean(), 1e-9);
     }
 
     /** A result for one rate: W = 10 s over 10000 sweeps, reference phase 10.5 s, run time 12 s. */
