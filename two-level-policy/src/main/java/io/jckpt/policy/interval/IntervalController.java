@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * calls (and the disk ratio when it is automatic). After a recovery it also measures the restart (the
  * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it: the extra time
  * of the computation in the first {@value #SLOW_WINDOW_SECONDS} s after the restart over its steady
- * computation per call (measured outside such windows), plus the extra blocking of the first here()
- * (it re-joins the ring); both kept in the history as means over the job's recoveries, for the advisor. The decision is an {@link IntervalDecision} that
+ * computation per call (measured outside such windows), plus the extra blocking of the here()s that
+ * began in that time over the usual one (the first re-joins the ring, the code is cold); both kept in
+ * the history as means over the job's recoveries, for the advisor. The decision is an {@link IntervalDecision} that
  * the checkpointer carries to every rank; other ranks never run this. Running means are exponential
  * (weight {@value #WEIGHT} for the newest sample); the first here() after open is not measured (it
  * sizes and creates the stores).
@@ -97,7 +98,11 @@ public final class IntervalController {
     private boolean slowWindowOpen;
     private double windowComputed;
     private long windowCalls;
-    private double rejoinBlocking = Double.NaN;
+    /** The blocking of the here()s that began in the slow window (the first re-joins the ring), and their count. */
+    private double windowBlocking;
+    private long windowHeres;
+    /** here()'s blocking outside the slow windows (s), running mean. */
+    private double steadyBlocking = Double.NaN;
     private double recoveryMean = Double.NaN;
     private long recoverySamples;
     private double slowdown = Double.NaN;
@@ -238,9 +243,9 @@ public final class IntervalController {
         steadyPerCall = mean(steadyPerCall, computed / calls);
         if (slowWindowOpen && windowCalls > 0) {
             slowWindowOpen = false;
-            double extraBlocking = Double.isNaN(rejoinBlocking) ? 0
-                    : Math.max(0, rejoinBlocking - (Double.isNaN(blocking) ? 0 : blocking));
-            double s = Math.max(0, windowComputed - windowCalls * steadyPerCall) + extraBlocking;
+            double usual = !Double.isNaN(steadyBlocking) ? steadyBlocking : Double.isNaN(blocking) ? 0 : blocking;
+            double extraBlocking = Math.max(0, windowBlocking - windowHeres * usual);
+            double s = Math.max(0, windowComputed - windowCalls * steadyPerCall + extraBlocking);
             double w = windowCalls * steadyPerCall;
             slowdown = Double.isNaN(slowdown) ? s : (slowdown * slowdownSamples + s) / (slowdownSamples + 1);
             slowWindow = Double.isNaN(slowWindow) ? w : (slowWindow * slowdownSamples + w) / (slowdownSamples + 1);
@@ -307,13 +312,20 @@ public final class IntervalController {
      * @param measured      false for a here() whose cost is not representative (the first after open)
      */
     public void hereEnded(long calls, long blockingNanos, boolean diskRound, boolean measured) {
-        lastHereEnd = meter.nanoTime();
+        long end = meter.nanoTime();
+        if (end - blockingNanos - openedAt < SLOW_WINDOW_NANOS) {
+            if (slowWindowOpen) { // began in the slow window after a recovery: cold code, the ring re-joined
+                windowBlocking += blockingNanos / 1e9;
+                windowHeres++;
+            }
+        } else if (measured) {
+            steadyBlocking = mean(steadyBlocking, blockingNanos / 1e9);
+        }
+        lastHereEnd = end;
         programCpuAtHereEnd = meter.programCpuNanos();
         lastHereCalls = calls;
         measuredBlocking = measured ? blockingNanos : -1;
-        if (!measured && slowWindowOpen && Double.isNaN(rejoinBlocking)) {
-            rejoinBlocking = blockingNanos / 1e9; // the first here() after the recovery: it re-joins the ring
-        }
+
         if (diskRound) {
             diskRounds++;
         }

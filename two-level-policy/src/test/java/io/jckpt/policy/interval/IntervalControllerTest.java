@@ -43,6 +43,9 @@ class IntervalControllerTest {
         long slowUntil;
         long slowPerCall;
         long slowCalls;
+        /** here()'s blocking while slow (0: as usual), and how many such here()s after the first. */
+        long slowBlocking;
+        long slowHeres;
         /** The program thread's CPU per call (-1: the meter does not know it). */
         long programCpuPerCall = -1;
         long programCpu;
@@ -79,6 +82,10 @@ class IntervalControllerTest {
             ownRound = round + 1;
             round++;
             long blocked = round == 1 && firstBlocking >= 0 ? firstBlocking : blocking;
+            if (round > 1 && slowBlocking > 0 && clock < slowUntil) {
+                blocked = slowBlocking;
+                slowHeres++;
+            }
             clock += blocked;
             cpu += background;
             boolean diskRound = diskRatio > 0 && round % diskRatio == 0;
@@ -151,18 +158,21 @@ class IntervalControllerTest {
         assertEquals(0.001, first.controller.steadyPerCallSeconds(), 1e-12);
         assertTrue(Double.isNaN(first.controller.slowdownSeconds()), "no recovery, no slowdown");
         first.controller.save(1, 1000);
-        // a recovery: restart 0.7 s; then 2 ms per call for 1.5 s (each call 1 ms more than at the steady pace)
-        // and a first here() of 50 ms instead of 5 ms (45 ms more)
+        // a recovery: restart 0.7 s; then 2 ms per call for 1.5 s (each call 1 ms more than at the steady pace),
+        // a first here() of 50 ms instead of 5 ms (45 ms more), the others meanwhile 8 ms (3 ms more)
         Job second = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
                 FailureHistory.load(file));
         second.controller.afterRecovery(700 * MS);
         second.slowUntil = 1_500 * MS;
         second.slowPerCall = 2 * MS;
         second.firstBlocking = 50 * MS;
+        second.slowBlocking = 8 * MS;
         second.runFor(6);
         assertTrue(second.slowCalls > 650, "slow calls " + second.slowCalls);
         // (the one call before the first here() is in no measured period)
-        assertEquals((second.slowCalls - 1) * 0.001 + 0.045, second.controller.slowdownSeconds(), 1e-6);
+        assertTrue(second.slowHeres >= 2, "here()s in the slow phase: " + second.slowHeres);
+        assertEquals((second.slowCalls - 1) * 0.001 + 0.045 + second.slowHeres * 0.003,
+                second.controller.slowdownSeconds(), 1e-6);
         double w = second.controller.slowWindowSeconds();
         assertTrue(w > 2.2 && w < 3.0, "the computation done in the slow window: " + w);
         assertEquals(0.7, second.controller.restartSeconds(), 1e-9);
@@ -171,7 +181,8 @@ class IntervalControllerTest {
                 && line.contains("--restart 0.700 ")
                 && line.contains("(1 recoveries measured)"), line);
         assertEquals(0.001, second.controller.steadyPerCallSeconds(), 1e-12, "the slow start is not the steady pace");
-        double calls = FailureModel.dalyInterval(0.005, second.controller.jobMtbfSeconds()) / 0.001;
+        double calls = FailureModel.dalyInterval(second.controller.costSeconds(), second.controller.jobMtbfSeconds())
+                / 0.001;
         assertEquals(calls, second.schedule.interval(), 0.01 * calls, "auto's interval in calls from the steady pace");
         second.controller.save(1, 1000);
         // another recovery, cut short inside its slow window: no sample; the means stay and count both restarts
