@@ -563,12 +563,13 @@ final class IntervalBench {
                 + "--log` reads; from the auto runs): the checkpoint cost C (here()'s blocking time plus the replication "
                 + "thread's CPU divided by the program thread's share of a core), the restart R (its world lost → "
                 + "computing again) and the slowdown after a restart (the extra time of the computation in the "
-                + "3 s after it over the steady pace, plus the first here()'s extra blocking: it re-joins the ring), "
+                + "3 s after it over the steady pace, plus the extra blocking of the here()s in it: the first re-joins "
+                + "the ring), "
                 + "with the computation done meanwhile; the injected MTBF, one level with every failure survivable "
                 + "(process deaths: no store is wiped); for auto the interval is Daly's for C and M (what auto converges "
                 + "to), for `calls:N` N x the computation per call. In brackets, the same model without the slowdown "
-                + "(the model before it was measured). Not in the model: auto restarts its warm-up (checkpoints at "
-                + "calls 1, 2, 4, 8) after each recovery, and the launcher defers a failure due during a recovery to its "
+                + "(the model before it was measured). Not in the model: after a recovery auto checkpoints at calls "
+                + "1 and 2 before its learned interval, and the launcher defers a failure due during a recovery to its "
                 + "end.";
     }
 
