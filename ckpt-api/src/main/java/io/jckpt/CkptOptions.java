@@ -209,7 +209,12 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
                 case DISK_RATIO -> Integer.toString(diskRatio);
                 case MEMORY_DIR -> memoryDirectory.toString();
                 case MAX_MEMORY -> JobSettings.formatBytes(maxMemoryBytes);
+                case INTERVAL -> interval.toString();
+                case NODE_MTBF -> nodeMtbf == null ? "none" : nodeMtbf.toMillis() / 1000.0 + "s";
             };
+            if (setting.defaultsUnlisted() && settingOrigins.get(setting).source() == Source.DEFAULT) {
+                continue; // the interval's settings at their defaults: the line stays as it was before them
+            }
             line.add(setting.label() + "=" + value + " (" + settingOrigins.get(setting).origin() + ")");
         }
         return line.toString();
@@ -504,15 +509,17 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
             return this;
         }
 
-        /** Sets {@link CkptOptions#interval()}, when a checkpoint is due. */
+        /** Sets {@link CkptOptions#interval()}, when a checkpoint is due (a per-job setting). */
         public Builder interval(IntervalPolicy policy) {
             interval = policy;
+            program(Setting.INTERVAL, policy);
             return this;
         }
 
-        /** Sets {@link CkptOptions#nodeMtbf()}, the mean time between failures of one node. */
+        /** Sets {@link CkptOptions#nodeMtbf()}, the mean time between failures of one node (a per-job setting). */
         public Builder nodeMtbf(Duration mtbf) {
             nodeMtbf = mtbf;
+            program(Setting.NODE_MTBF, mtbf == null ? "none" : mtbf);
             return this;
         }
 
@@ -577,6 +584,8 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
                     case DISK -> diskDirectory = JobSettings.parsePath(value.text());
                     case MEMORY_DIR -> memoryDirectory = JobSettings.parsePath(value.text());
                     case MAX_MEMORY -> maxMemoryBytes = JobSettings.parseBytes(value.text(), value.origin());
+                    case INTERVAL -> interval = JobSettings.parseInterval(value.text(), value.origin());
+                    case NODE_MTBF -> nodeMtbf = JobSettings.parseDuration(value.text(), value.origin());
                 }
                 origins.put(setting, value);
             }

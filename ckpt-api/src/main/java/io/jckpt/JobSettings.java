@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * The checkpoint settings a job can be given without recompiling the program: the replication
- * degree, the disk directory and ratio, the node-local store's directory and its memory cap.
+ * degree, the disk directory and ratio, the node-local store's directory and its memory cap, the
+ * interval policy and the MTBF of one node (its prior).
  *
  * <p>Each {@link Setting} is taken, in this order of precedence, from
  * <ol>
@@ -41,7 +42,14 @@ public final class JobSettings {
         /** Directory of the node-local store ({@link CkptOptions#memoryDirectory()}): a path. */
         MEMORY_DIR("memoryDir", "--memory-dir", "JCKPT_MEMORY_DIR", "jckpt.memoryDir"),
         /** Cap of the node-local store ({@link CkptOptions#maxMemoryBytes()}): bytes, or with K, M, G, T (binary). */
-        MAX_MEMORY("maxMemory", "--max-memory", "JCKPT_MAX_MEMORY", "jckpt.maxMemory");
+        MAX_MEMORY("maxMemory", "--max-memory", "JCKPT_MAX_MEMORY", "jckpt.maxMemory"),
+        /**
+         * When {@link Checkpointer#needCheckpoint()} is due ({@link CkptOptions#interval()}): the text of
+         * {@link IntervalPolicy#parse}, e.g. {@code auto}, {@code calls:20}, {@code seconds:60}, {@code overhead:2}.
+         */
+        INTERVAL("interval", "--interval", "JCKPT_INTERVAL", "jckpt.interval"),
+        /** The MTBF of one node ({@link CkptOptions#nodeMtbf()}): seconds, or with a unit: 90m, 12h, 30d, 5y. */
+        NODE_MTBF("nodeMtbf", "--node-mtbf", "JCKPT_NODE_MTBF", "jckpt.nodeMtbf");
 
         private final String label;
         private final String option;
@@ -53,6 +61,14 @@ public final class JobSettings {
             this.option = option;
             this.variable = variable;
             this.property = property;
+        }
+
+        /**
+         * @return whether the settings lines leave this setting out while it has its default (the interval's
+         *         settings: the lines stay as they were for jobs that do not use them)
+         */
+        public boolean defaultsUnlisted() {
+            return this == INTERVAL || this == NODE_MTBF;
         }
 
         /** @return the short name used in the job's settings line, e.g. {@code diskRatio} */
@@ -93,6 +109,8 @@ public final class JobSettings {
             switch (this) {
                 case REPLICAS, DISK_RATIO -> parseCount(v, where);
                 case MAX_MEMORY -> parseBytes(v, where);
+                case INTERVAL -> parseInterval(v, where);
+                case NODE_MTBF -> parseDuration(v, where);
                 default -> {
                     if (v.isEmpty()) {
                         throw new InvalidOptionException(where, value, "must be a directory path");
@@ -229,6 +247,48 @@ public final class JobSettings {
         } catch (NumberFormatException e) {
             throw new InvalidOptionException(where, text, "is too large");
         }
+    }
+
+    /**
+     * @param text  an interval policy's text ({@link IntervalPolicy#parse})
+     * @param where the option, variable or property it came from
+     * @return the policy
+     * @throws InvalidOptionException naming {@code where} when it is not one
+     */
+    public static IntervalPolicy parseInterval(String text, String where) {
+        try {
+            return IntervalPolicy.parse(text);
+        } catch (InvalidOptionException e) {
+            throw new InvalidOptionException(where, text, "must be manual, calls:N (N >= 1), seconds:T (T > 0),"
+                    + " overhead:P (0 < P < 100) or auto");
+        }
+    }
+
+    private static final Pattern DURATION = Pattern.compile("([0-9]*\\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\\s*(s|m|h|d|y)?",
+            Pattern.CASE_INSENSITIVE);
+
+    /**
+     * @param text  a duration {@code > 0}: seconds, or with a unit s, m, h, d or y (365 days), e.g. {@code 90m}, {@code 5y}
+     * @param where the option, variable or property it came from
+     * @return the duration
+     * @throws InvalidOptionException naming {@code where} when it is not one
+     */
+    public static java.time.Duration parseDuration(String text, String where) {
+        Matcher m = DURATION.matcher(text.trim());
+        if (!m.matches()) {
+            throw new InvalidOptionException(where, text, "must be a duration > 0: seconds, or e.g. 90m, 12h, 30d, 5y");
+        }
+        double seconds = Double.parseDouble(m.group(1)) * switch (m.group(2) == null ? "s" : m.group(2).toLowerCase(Locale.ROOT)) {
+            case "m" -> 60;
+            case "h" -> 3600;
+            case "d" -> 86400;
+            case "y" -> 365 * 86400;
+            default -> 1;
+        };
+        if (!(seconds > 0) || seconds > 1e15) {
+            throw new InvalidOptionException(where, text, "must be a duration > 0: seconds, or e.g. 90m, 12h, 30d, 5y");
+        }
+        return java.time.Duration.ofNanos(Math.max(1, Math.round(seconds * 1e9)));
     }
 
     static Path parsePath(String text) {

@@ -142,6 +142,43 @@ class CkptOptionsTest {
     }
 
     @Test
+    void theIntervalAndTheNodeMtbfArePerJobSettings() {
+        CkptOptions.Builder b = CkptOptions.builder();
+        b.applyJobSettings(JobSettings.of(java.util.Map.of("JCKPT_LAUNCHER_INTERVAL", "auto", "JCKPT_NODE_MTBF", "30d"),
+                new java.util.Properties()));
+        CkptOptions o = b.build();
+        assertEquals(IntervalPolicy.auto(), o.interval());
+        assertEquals(Duration.ofDays(30), o.nodeMtbf());
+        assertEquals("--interval", o.settingOrigins().get(JobSettings.Setting.INTERVAL).origin());
+        assertTrue(o.settingsSummary().endsWith("interval=auto (--interval), nodeMtbf=2592000.0s (JCKPT_NODE_MTBF)"),
+                o.settingsSummary());
+        // a system property; the program's own call wins over every job setting
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("jckpt.interval", "calls:8");
+        CkptOptions.Builder fromProperty = CkptOptions.builder();
+        fromProperty.applyJobSettings(JobSettings.of(java.util.Map.of(), p));
+        assertEquals(IntervalPolicy.everyCalls(8), fromProperty.build().interval());
+        CkptOptions.Builder program = CkptOptions.builder().interval(IntervalPolicy.everySeconds(5));
+        program.applyJobSettings(JobSettings.of(java.util.Map.of("JCKPT_INTERVAL", "calls:8"), p));
+        assertEquals(IntervalPolicy.everySeconds(5), program.build().interval());
+        // left at their defaults, the settings line is the one jobs had before these settings existed
+        assertFalse(CkptOptions.builder().build().settingsSummary().contains("interval"));
+        assertEquals(Duration.ofMinutes(90), JobSettings.parseDuration("90m", "x"));
+        assertEquals(Duration.ofMillis(1500), JobSettings.parseDuration("1.5", "x"));
+        assertEquals(Duration.ofDays(365 * 5), JobSettings.parseDuration("5y", "x"));
+        for (String bad : new String[] {"0", "-1", "soon", "3w"}) {
+            assertInvalid(() -> JobSettings.parseDuration(bad, "JCKPT_NODE_MTBF"), "JCKPT_NODE_MTBF", "duration > 0");
+        }
+        for (String bad : new String[] {"sometimes", "seconds:0", "overhead:100", "calls:x"}) {
+            assertInvalid(() -> {
+                CkptOptions.Builder x = CkptOptions.builder();
+                x.applyJobSettings(JobSettings.of(java.util.Map.of("JCKPT_INTERVAL", bad), new java.util.Properties()));
+                return x;
+            }, "JCKPT_INTERVAL", "manual, calls:N");
+        }
+    }
+
+    @Test
     void memoryPolicyOptionsAreValidated() {
         CkptOptions o = CkptOptions.builder().replicas(2).minReplicas(1).memoryShortage(MemoryShortage.DEGRADE)
                 .slotCapacity(1 << 20).build();

@@ -41,6 +41,8 @@ public final class Advisor {
         double blocking = Double.NaN;
         double diskCost = Double.NaN;
         double restart = Double.NaN;
+        double slowdown;
+        double slowWindow;
         double diskRestart = Double.NaN;
         double imageBytes = Double.NaN;
         double nodeMtbf = Double.NaN;
@@ -94,6 +96,12 @@ public final class Advisor {
         @Option(names = "--restart", paramLabel = "SECONDS", description = "restart after a failure memory survives"
                 + " (default 1)")
         String restart;
+        @Option(names = "--slowdown", paramLabel = "SECONDS", description = "extra time of the computation after each"
+                + " restart (cold JIT of a re-spawned JVM, the first here() re-joining the ring; default 0)")
+        String slowdown;
+        @Option(names = "--slow-window", paramLabel = "SECONDS", description = "the computation done while it runs"
+                + " slower (default 0: no progress during the slowdown)")
+        String slowWindow;
         @Option(names = "--disk-restart", paramLabel = "SECONDS", description = "restart from the disk level (default"
                 + " restart + disk cost)")
         String diskRestart;
@@ -173,6 +181,12 @@ public final class Advisor {
         }
         if (line.diskRestart != null) {
             in.diskRestart = seconds("--disk-restart", line.diskRestart);
+        }
+        if (line.slowdown != null) {
+            in.slowdown = seconds("--slowdown", line.slowdown);
+        }
+        if (line.slowWindow != null) {
+            in.slowWindow = seconds("--slow-window", line.slowWindow);
         }
         if (line.image != null) {
             in.imageBytes = positive("--image", bytes("--image", line.image));
@@ -262,6 +276,8 @@ public final class Advisor {
         in.blocking = stat(p, "blockingSeconds", in.blocking);
         in.diskCost = stat(p, "diskCostSeconds", in.diskCost);
         in.restart = stat(p, "recoverySeconds", in.restart);
+        in.slowdown = stat(p, "slowdownSeconds", in.slowdown);
+        in.slowWindow = stat(p, "slowWindowSeconds", in.slowWindow);
         in.imageBytes = stat(p, "imageBytes", in.imageBytes);
         in.measuredReplicas = (int) stat(p, "replicas", in.measuredReplicas);
         double jobMtbf = stat(p, "jobMtbfSeconds", Double.NaN);
@@ -307,7 +323,8 @@ public final class Advisor {
                 int auto = FailureModel.diskRatio(tau, c, diskCost, unsurvivable, in.maxDiskRatio);
                 double memory = FailureModel.memoryPerNode(in.imageBytes, in.ranksPerNode, m, in.versions);
                 for (int k : new int[] {0, auto}) {
-                    Scheme s = new Scheme(tau, c, k, diskCost, in.restart, diskRestart, survivable, unsurvivable);
+                    Scheme s = new Scheme(tau, c, k, diskCost, in.restart, diskRestart, survivable, unsurvivable,
+                            in.slowdown, in.slowWindow);
                     double simulated = Double.NaN;
                     if (in.simulate) {
                         long segments = Math.min(2000, Math.max(50, Math.round(in.jobHours * 3600 / tau)));
@@ -347,9 +364,10 @@ public final class Advisor {
 
     static void print(Inputs in, List<Row> rows, PrintStream out) {
         out.printf(Locale.ROOT, "jckpt advisor: checkpoint %.3g s per rank (blocking %.3g s, background scaled by m from m = %d),"
-                        + " disk round %.3g s, restart %.3g s, image %s, node MTBF %s, %d rank(s) per node, copies %s,"
-                        + " job of %.3g h, acceptable P(loss) %.2g%n",
-                in.cost, in.blocking, in.measuredReplicas, in.diskCost, in.restart, bytes(in.imageBytes),
+                        + " disk round %.3g s, restart %.3g s (then %.3g s slower over %.3g s of computation), image %s,"
+                        + " node MTBF %s, %d rank(s) per node, copies %s, job of %.3g h, acceptable P(loss) %.2g%n",
+                in.cost, in.blocking, in.measuredReplicas, in.diskCost, in.restart, in.slowdown, in.slowWindow,
+                bytes(in.imageBytes),
                 duration(in.nodeMtbf), in.ranksPerNode, in.placement == Placement.SPREAD ? "on m other nodes"
                         : "on the next m ranks", in.jobHours, in.maxLoss);
         out.println("interval = Daly's optimum for the checkpoint's cost and the job's MTBF (what `auto` picks);"

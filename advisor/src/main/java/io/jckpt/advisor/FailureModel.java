@@ -13,7 +13,11 @@ package io.jckpt.advisor;
  * than all the nodes holding some rank's copies) loses the computation since the newest in-memory
  * checkpoint and costs a restart of {@code r} seconds; a failure it does not survive (rate
  * {@link #unsurvivableRate}) loses everything since the newest disk round and costs {@code rd}; without
- * the disk level it ends the job. Failures may strike during checkpoints and restarts too.
+ * the disk level it ends the job. Failures may strike during checkpoints and restarts too. After every
+ * restart the computation runs slower for a while (a re-spawned JVM starts cold, the first here()
+ * re-joins the ring): a slow phase of {@code w + s} seconds of wall time in which {@code w} seconds of
+ * computation get done, {@code s} seconds of extra time when no failure cuts it short
+ * ({@link #slowdownPerRestart}); checkpoints go on in it.
  *
  * <p>Times are in seconds, rates per second. Every method is a pure function.
  */
@@ -154,15 +158,41 @@ public final class FailureModel {
      */
     public static double wallPerWork(Scheme s) {
         double segment = expectedSegmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate());
+        double wall;
         if (s.diskRatio() <= 0) {
-            return segment / s.tau();
+            wall = segment / s.tau();
+        } else {
+            double period = s.diskRatio() * segment + s.diskCost();
+            wall = expectedSegmentTime(period, s.diskRestart(), s.unsurvivableRate()) / (s.diskRatio() * s.tau());
         }
-        double period = s.diskRatio() * segment + s.diskCost();
-        return expectedSegmentTime(period, s.diskRestart(), s.unsurvivableRate()) / (s.diskRatio() * s.tau());
+        // each failure adds a slow phase's extra time; failures strike in that time too (a renewal: the
+        // extra time is lambda x wall x extra, summed over its own failures: wall / (1 - lambda extra))
+        double rate = s.survivableRate() + s.unsurvivableRate();
+        double extra = rate * slowdownPerRestart(s.slowdown(), s.slowWindow(), rate);
+        return extra >= 1 ? Double.POSITIVE_INFINITY : wall / (1 - extra);
     }
 
     /**
-     * Expected time lost per failure: the computation redone plus the restart, weighted by how often
+     * The expected extra wall time of one slow phase after a restart: {@code slowdown} seconds when no
+     * failure cuts it short; a failure at x seconds into the phase (of {@code window + slowdown} seconds)
+     * ends it having cost x slowdown / (window + slowdown). So slowdown (1 - e^(-λT)) / (λT), T = window +
+     * slowdown.
+     *
+     * @param slowdown extra wall time of a whole slow phase (s, &gt;= 0)
+     * @param window   the computation done in it (s, &gt;= 0)
+     * @param rate     the failure rate (1/s, &gt;= 0)
+     * @return seconds
+     */
+    public static double slowdownPerRestart(double slowdown, double window, double rate) {
+        double t = window + slowdown;
+        if (slowdown <= 0 || rate <= 0 || t <= 0) {
+            return Math.max(0, slowdown);
+        }
+        return slowdown * -Math.expm1(-rate * t) / (rate * t);
+    }
+
+    /**
+     * Expected time lost per failure: the computation redone plus the restart and the slowdown after it, weighted by how often
      * each kind of failure happens (half a memory segment for the survivable ones, half a disk period
      * for the others).
      *
@@ -174,9 +204,10 @@ public final class FailureModel {
         if (total <= 0) {
             return 0;
         }
-        double memory = (s.tau() + s.cost()) / 2 + s.restart();
+        double slow = slowdownPerRestart(s.slowdown(), s.slowWindow(), total);
+        double memory = (s.tau() + s.cost()) / 2 + s.restart() + slow;
         double disk = s.diskRatio() <= 0 ? Double.NaN
-                : (s.diskRatio() * (s.tau() + s.cost()) + s.diskCost()) / 2 + s.diskRestart();
+                : (s.diskRatio() * (s.tau() + s.cost()) + s.diskCost()) / 2 + s.diskRestart() + slow;
         if (s.diskRatio() <= 0) {
             return memory; // an unsurvivable failure ends the job: counted in lossProbability
         }
@@ -222,16 +253,26 @@ public final class FailureModel {
      * @param diskRestart      restart from the disk level (s)
      * @param survivableRate   failures the memory level survives (1/s)
      * @param unsurvivableRate failures it does not survive (1/s)
+     * @param slowdown         extra wall time of the computation after each restart (s): cold JIT of a
+     *                         re-spawned JVM, the first here() re-joining the ring; measured by the job
+     * @param slowWindow       the computation done meanwhile (s): the slow phase lasts slowWindow + slowdown
      */
     public record Scheme(double tau, double cost, int diskRatio, double diskCost, double restart, double diskRestart,
-                         double survivableRate, double unsurvivableRate) {
+                         double survivableRate, double unsurvivableRate, double slowdown, double slowWindow) {
         /** Checks the values. */
         public Scheme {
             requirePositive("tau", tau);
-            if (cost < 0 || diskCost < 0 || restart < 0 || diskRestart < 0 || survivableRate < 0
-                    || unsurvivableRate < 0 || diskRatio < 0) {
-                throw new IllegalArgumentException("negative value in " + this);
+            if (!(cost >= 0 && diskCost >= 0 && restart >= 0 && diskRestart >= 0 && survivableRate >= 0
+                    && unsurvivableRate >= 0 && diskRatio >= 0 && slowdown >= 0 && slowWindow >= 0)
+                    || Double.isInfinite(slowdown) || Double.isInfinite(slowWindow)) {
+                throw new IllegalArgumentException("negative or undefined value in " + this);
             }
+        }
+
+        /** A scheme without a slowdown after restarts. */
+        public Scheme(double tau, double cost, int diskRatio, double diskCost, double restart, double diskRestart,
+                      double survivableRate, double unsurvivableRate) {
+            this(tau, cost, diskRatio, diskCost, restart, diskRestart, survivableRate, unsurvivableRate, 0, 0);
         }
     }
 

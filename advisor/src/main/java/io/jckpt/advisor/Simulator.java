@@ -9,6 +9,12 @@ import java.util.SplittableRandom;
  * restarts included; a survivable failure goes back to the newest memory checkpoint, an unsurvivable
  * one to the newest disk round (or ends the job without the disk level). Used to check the closed
  * forms, and by the advisor's {@code --simulate}.
+ *
+ * <p>The slowdown after a restart ({@link FailureModel.Scheme#slowdown()}) is simulated as what it is in
+ * a job, a slow phase: after each restart the computation progresses at {@code w / (w + s)} of its speed
+ * for {@code w + s} seconds of wall time (w = {@link FailureModel.Scheme#slowWindow()}; w = 0: no
+ * progress for s seconds), checkpoints going on meanwhile, so a failure in it loses only the progress
+ * since the newest checkpoint (then a new slow phase starts).
  */
 public final class Simulator {
     private Simulator() {
@@ -35,6 +41,9 @@ public final class Simulator {
      * @return the means
      */
     public static Result run(FailureModel.Scheme s, double work, int jobs, long seed) {
+        boolean phase = s.slowdown() > 0;
+        double slowWindow = s.slowWindow();
+        double speed = phase ? slowWindow / (slowWindow + s.slowdown()) : 1;
         SplittableRandom random = new SplittableRandom(seed);
         long segments = Math.max(1, Math.round(work / s.tau()));
         double rate = s.survivableRate() + s.unsurvivableRate();
@@ -50,12 +59,17 @@ public final class Simulator {
             long onDisk = 0; // segments safe on disk
             boolean ended = false;
             double lastProgressAt = 0; // wall time at which the newest completed segment ended
+            double slowLeft = 0; // wall time left in the slow phase after the newest restart
             while (done < segments && !ended) {
                 boolean diskRound = s.diskRatio() > 0 && (done + 1) % s.diskRatio() == 0;
                 double length = s.tau() + s.cost() + (diskRound ? s.diskCost() : 0);
+                // wall time of this segment: slowLeft at reduced speed, the rest at full speed
+                double wall = speed > 0 && slowLeft * speed >= length ? length / speed
+                        : slowLeft + (length - slowLeft * speed);
                 double f = next(random, rate);
-                if (f >= length) {
-                    t += length;
+                if (f >= wall) {
+                    slowLeft = Math.max(0, slowLeft - wall);
+                    t += wall;
                     done++;
                     if (diskRound) {
                         onDisk = done;
@@ -89,6 +103,7 @@ public final class Simulator {
                 // lost: the work since the newest kept checkpoint, plus the time to get going again
                 lostSum += (failedAt - lastProgressAt) + (before - done) * (s.tau() + s.cost()) + (t - failedAt);
                 lastProgressAt = t;
+                slowLeft = phase ? slowWindow + s.slowdown() : 0;
             }
             if (ended) {
                 lost++;

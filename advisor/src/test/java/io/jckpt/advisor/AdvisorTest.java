@@ -49,6 +49,35 @@ class AdvisorTest {
         assertEquals(26624, in.imageBytes);
         assertEquals(17.63, in.nodeMtbf, 1e-9);
         assertEquals(2, in.ranksPerNode, "a flag given after --log wins");
+        assertEquals(0, in.slowdown, "no slowdown measured: none");
+    }
+
+    @Test
+    void theSlowdownAfterRestartsRankZeroMeasuredCountsInThePrediction() throws Exception {
+        Path log = dir.resolve("slow.log");
+        String line = "[ckpt-run   20.8s] rank 0: interval policy auto: computation 0.00314 s per call, checkpoint --cost"
+                + " 0.00535 --blocking 0.00309, program CPU share 0.41, after a restart --slowdown 0.9 --slow-window 2.4"
+                + " (2 recoveries measured), --restart 0.7 --image 2113688 --measured-m 1 --ranks-per-node 1,"
+                + " --node-mtbf 18.19s (job MTBF 4.546 s: 4 failure(s) in 17.73 s seen), interval 69 calls";
+        Files.writeString(log, line + "\n");
+        Advisor.Inputs in = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1"});
+        assertEquals(0.9, in.slowdown);
+        assertEquals(2.4, in.slowWindow);
+        assertEquals(0.7, in.restart);
+        Advisor.Row slow = Advisor.rows(in).get(2); // m = 1, no disk level: every failure survivable but a few
+        assertEquals(1, slow.m());
+        assertEquals(0, slow.diskRatio());
+        Advisor.Inputs none = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1",
+                "--slowdown", "0"});
+        Advisor.Row fast = Advisor.rows(none).get(2);
+        double rate = 4 / 18.19;
+        double tau = FailureModel.dalyInterval(0.00535, 1 / rate);
+        double u = FailureModel.unsurvivableRate(18.19, 4, 1, 1, 0.7 + tau + 0.00535, FailureModel.Placement.RANK_ORDER);
+        assertEquals(FailureModel.wallPerWork(new FailureModel.Scheme(tau, 0.00535, 0, in.diskCost, 0.7, 0.7 + in.diskCost,
+                rate - u, u, 0.9, 2.4)) - 1, slow.overhead(), 1e-9, "the model with the slowdown");
+        assertTrue(slow.overhead() > fast.overhead() + 0.1, slow.overhead() + " vs " + fast.overhead());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--cost", "1",
+                "--node-mtbf", "1d", "--slowdown", "-1"})).getMessage().contains("--slowdown must be >= 0"));
     }
 
     @Test
@@ -105,7 +134,7 @@ class AdvisorTest {
         String usage = assertThrows(CommandLines.HelpRequested.class, () -> Advisor.parse(new String[] {"--help"}))
                 .usage();
         for (String option : new String[] {"--stats", "--log", "--cost", "--blocking", "--measured-m", "--disk-cost",
-                "--disk-bandwidth", "--restart", "--disk-restart", "--image", "--node-mtbf", "--ranks-per-node",
+                "--disk-bandwidth", "--restart", "--slowdown", "--slow-window", "--disk-restart", "--image", "--node-mtbf", "--ranks-per-node",
                 "--ranks", "--max-m", "--placement", "--job-hours", "--max-loss", "--node-memory", "--max-disk-ratio",
                 "--simulate"}) {
             assertTrue(usage.contains(option + (option.equals("--simulate") ? "" : "=")), option + " in\n" + usage);

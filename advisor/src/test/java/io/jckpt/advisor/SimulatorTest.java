@@ -29,6 +29,38 @@ class SimulatorTest {
     }
 
     @Test
+    void slowdownAfterRestartsMatchesTheClosedForm() {
+        // MTBF 1 h, checkpoint 10 s, restart 30 s, 60 s of slowdown over 120 s of computation after each restart
+        double mtbf = 3600;
+        double tau = FailureModel.dalyInterval(10, mtbf);
+        Scheme s = new Scheme(tau, 10, 0, 0, 30, 0, 1 / mtbf, 0, 60, 120);
+        double closed = FailureModel.wallPerWork(s);
+        assertTrue(closed > FailureModel.wallPerWork(new Scheme(tau, 10, 0, 0, 30, 0, 1 / mtbf, 0)) + 0.01,
+                "the slowdown costs");
+        Simulator.Result r = Simulator.run(s, 200 * tau, 4000, 5);
+        assertEquals(closed, r.wallPerWork(), 0.01 * closed);
+        // no progress at all for the slowdown (window 0): an extra restart that a failure cuts short
+        Scheme still = new Scheme(tau, 10, 0, 0, 30, 0, 1 / mtbf, 0, 60, 0);
+        assertEquals(FailureModel.wallPerWork(still), Simulator.run(still, 200 * tau, 4000, 6).wallPerWork(),
+                0.01 * FailureModel.wallPerWork(still));
+    }
+
+    @Test
+    void slowPhaseAtThisMachinesScaleMatchesTheClosedForm() {
+        // the interval benchmark's regime (perf/REPORT.md section 11): job MTBF 2.5 s to 10 s, C 5 ms, restart
+        // 0.75 s, 1 s of slowdown over 3 s of computation: failures often strike inside the slow phase
+        for (double mtbf : new double[] {2.5, 5, 10}) {
+            double tau = FailureModel.dalyInterval(0.005, mtbf);
+            Scheme s = new Scheme(tau, 0.005, 0, 0, 0.75, 0, 1 / mtbf, 0, 1.0, 3);
+            double closed = FailureModel.wallPerWork(s);
+            Simulator.Result r = Simulator.run(s, 2000 * tau, 2000, 9);
+            assertEquals(closed - 1, r.wallPerWork() - 1, 0.03 * (closed - 1), "overheads within 3 %, MTBF " + mtbf);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new Scheme(1, 0, 0, 0, 0, 0, 1, 0, -1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Scheme(1, 0, 0, 0, 0, 0, 1, 0, 1, Double.NaN));
+    }
+
+    @Test
     void twoLevelsMatchTheClosedForm() {
         // survivable failures every 2 h, unsurvivable every 50 h; disk every 10th checkpoint
         Scheme s = new Scheme(300, 5, 10, 20, 20, 60, 1 / 7200.0, 1 / 180000.0);

@@ -40,6 +40,17 @@ public interface JobServices {
     }
 
     /**
+     * When this process learnt that its previous world was lost: a surviving rank when the launcher told
+     * it to recover, a re-spawned one when it started (both a little after the failure: its detection).
+     * The interval policy measures the restart from it to the end of the recovery's open().
+     *
+     * @return a {@link System#nanoTime()} value, or -1 when not known (no recovery, a warm standby)
+     */
+    default long worldLostNanos() {
+        return -1;
+    }
+
+    /**
      * Fences threads of an abandoned MPJ world: throws an {@link Error} when the calling thread
      * belongs to a world older than the current one, so stale data is never checkpointed.
      */

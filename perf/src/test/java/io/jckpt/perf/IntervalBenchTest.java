@@ -3,6 +3,7 @@ package io.jckpt.perf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.advisor.FailureModel;
@@ -73,15 +74,51 @@ class IntervalBenchTest {
     }
 
     @Test
+    void rankZerosRestartAndSlowdownFromItsCloseLineGoIntoThePrediction() {
+        String line = "rank 0: interval policy auto: computation 0.00314 s per call, checkpoint --cost 0.00535 --blocking"
+                + " 0.00309, program CPU share 0.41, after a restart --slowdown 0.9 --slow-window 2.4 (2 recoveries"
+                + " measured), --restart 0.7 --image 2113688 --measured-m 1 --ranks-per-node 1, --node-mtbf 18.19s (job"
+                + " MTBF 4.546 s: 4 failure(s) in 17.73 s seen), interval 69 calls";
+        IntervalBench.JobFigures f = IntervalBench.JobFigures.parse(line);
+        assertEquals(new IntervalBench.JobFigures(0.7, 0.9, 2.4, 0.41), f);
+        IntervalBench.Result r = result(4);
+        List<IntervalBench.Point> points = r.byRate.get(4.0);
+        add(points.get(0), 0, 20, 0.005, f);
+        add(points.get(0), 0, 21, 0.005, new IntervalBench.JobFigures(0.8, 1.1, 2.6, 0.45));
+        add(points.get(0), 0, 22, 0.005, IntervalBench.JobFigures.parse("interval policy auto: --restart 0.75 --image 1"));
+        // medians: R of 0.7, 0.8, 0.75; S and its window of the two runs that measured one
+        assertEquals(0.75, r.restart(4), 1e-12);
+        assertEquals(1.0, r.slowdown(), 1e-12);
+        assertEquals(2.5, r.slowWindow(), 1e-12);
+        double tau = FailureModel.dalyInterval(0.005, 4);
+        assertEquals(FailureModel.wallPerWork(new FailureModel.Scheme(tau, 0.005, 0, 0, 0.75, 0.75, 0.25, 0, 1.0, 2.5)) - 1,
+                r.predicted(points.get(0)), 1e-12);
+        assertTrue(r.predicted(points.get(0)) > r.predictedWithoutSlowdown(points.get(0)) + 0.1);
+    }
+
+    @Test
+    void aShorterSweepOfFixedIntervalsIsAPropertyAndABadOneIsAClearError() {
+        assertEquals(List.of(16, 64, 256), java.util.Arrays.stream(IntervalBench.Config.fixedCalls(" 16, 64,256"))
+                .boxed().toList());
+        assertEquals(5, IntervalBench.Config.fixedCalls(null).length);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IntervalBench.Config.fixedCalls("16,0"));
+        assertTrue(e.getMessage().contains("-Djckpt.bench.intervalCalls"), e.getMessage());
+    }
+
+    @Test
     void theMeasuredOverheadCountsFromTheComputationsStart() {
         IntervalBench.Result r = result(4);
         IntervalBench.Point auto = r.byRate.get(4.0).get(0);
         // computation starts at 3 s (sweep 100 reported at 3.1 s, 1 ms a sweep); exit at 18 s: phase 15 s
-        auto.runs.add(new IntervalBench.Run(0, 18 * S, 3.1 * S, 100, List.of(1.0 * S, 8.0 * S), List.of(), 0.005, 40,
-                Double.NaN, "c"));
+        auto.runs.add(new IntervalBench.Run(0, 18 * S, 3.1 * S, 100, List.of(1.0 * S, 8.0 * S), List.of(), 0.005,
+                IntervalBench.JobFigures.NONE, 40, Double.NaN, "c"));
         assertEquals(1, auto.runs.get(0).failuresBefore(r.perSweep()));
         // reference phase 10.5 s, W 10 s: (15 - 10.5) / 10
         assertEquals(0.45, r.measured(auto).mean(), 1e-9);
+        // with each seed's own reference (run just before its jobs, at their load): that one counts
+        r.seedReferences.add(new double[] {12 * S, 11 * S});
+        assertEquals((15 - 12) / 11.0, r.measured(auto).mean(), 1e-9);
     }
 
     /** A result for one rate: W = 10 s over 10000 sweeps, reference phase 10.5 s, run time 12 s. */
@@ -103,7 +140,12 @@ class IntervalBenchTest {
     }
 
     private static void add(IntervalBench.Point p, int status, double wallSeconds, double cost) {
+        add(p, status, wallSeconds, cost, IntervalBench.JobFigures.NONE);
+    }
+
+    private static void add(IntervalBench.Point p, int status, double wallSeconds, double cost,
+                            IntervalBench.JobFigures figures) {
         p.runs.add(new IntervalBench.Run(status, wallSeconds * S, 1.1 * S, 100, List.of(5.0 * S), List.of(0.5 * S, 1.0 * S,
-                1.5 * S), cost, 40, Double.NaN, status == 0 ? "c" : null));
+                1.5 * S), cost, figures, 40, Double.NaN, status == 0 ? "c" : null));
     }
 }

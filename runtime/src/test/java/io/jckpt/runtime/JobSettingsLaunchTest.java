@@ -30,22 +30,24 @@ class JobSettingsLaunchTest {
                 "JCKPT_MEMORY_DIR", "/nonexistent/ignored"); // beaten by --memory-dir
         try (LaunchedJob job = LaunchedJob.startWithEnvironment(env, "-np", "3", "--on-failure", "respawn",
                 "--standby", "1", "--replicas", "2", "--disk-ratio", "9",
-                "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m",
+                "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m", "--interval", "calls:5",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, "3")) {
             assertEquals(0, job.awaitExit(120_000), job.output());
             // the launcher's view: its options and the environment (the program may still override)
             List<String> launcher = job.linesContaining("checkpoint settings (the program's own builder calls win):");
             assertEquals(1, launcher.size(), job.output());
             assertTrue(launcher.get(0).contains("replicas=2 (--replicas), disk=default, diskRatio=9 (--disk-ratio), memoryDir="
-                    + memory + " (--memory-dir), maxMemory=256m (JCKPT_MAX_MEMORY)"), launcher.get(0));
+                    + memory + " (--memory-dir), maxMemory=256m (JCKPT_MAX_MEMORY), interval=calls:5 (--interval)"),
+                    launcher.get(0));
             // rank 0 at open: what is in effect
             List<String> effective = job.linesContaining("rank 0: checkpoint settings: ");
             assertEquals(1, effective.size(), job.output());
             assertTrue(effective.get(0).endsWith("replicas=2 (--replicas), disk=none (default), diskRatio=3 (program), memoryDir="
-                    + memory + " (--memory-dir), maxMemory=128 MiB (-Djckpt.maxMemory)"), effective.get(0));
+                    + memory + " (--memory-dir), maxMemory=128 MiB (-Djckpt.maxMemory), interval=calls:5 (--interval)"),
+                    effective.get(0));
             // and every rank really runs with them
             List<String> ranks = job.linesContaining("effective replicas=2 diskRatio=3 maxMemory=" + (128L << 20)
-                    + " memoryDir=" + memory + " diskLevelRatio=0"); // no disk directory: the level is off
+                    + " memoryDir=" + memory + " diskLevelRatio=0 interval=calls:5"); // no disk directory: the level is off
             assertEquals(3, ranks.size(), job.output());
             // the stores (and the standby's rehearsal) lived under --memory-dir, and the launcher removed them at the end
             assertFalse(Files.exists(memory.resolve(job.jobId())), "the job's stores were not removed");

@@ -63,7 +63,8 @@ final class IntervalSteps {
      * the disk level is on, the threads it meters (read at each measurement), the last figures.
      */
     record Sources(Path historyDirectory, boolean diskLevel, Supplier<ReplicationAgent> agent,
-                   Supplier<DiskFlusher> flusher, int replicas, long lastImageBytes, long lastRecoveryNanos) {
+                   Supplier<DiskFlusher> flusher, int replicas, long lastImageBytes, long lastRecoveryNanos,
+                   long worldLostNanos) {
     }
 
     private void startController(CkptOptions requested, boolean afterFailure, Sources sources) {
@@ -75,6 +76,8 @@ final class IntervalSteps {
         }
         ThreadCpu ring = new ThreadCpu();
         ThreadCpu flush = new ThreadCpu();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        boolean programCpu = threads.isCurrentThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled();
         IntervalMeter meter = new IntervalMeter() {
             @Override
             public long nanoTime() {
@@ -92,10 +95,21 @@ final class IntervalSteps {
                 DiskFlusher f = sources.flusher().get();
                 return flush.sample(f, f == null ? -1 : f.cpuTimeNanos());
             }
+
+            @Override
+            public long programCpuNanos() {
+                return programCpu ? threads.getCurrentThreadCpuTime() : -1;
+            }
         };
         controller = new IntervalController(requested.interval(), requested.diskRatioAuto() && sources.diskLevel(),
                 requested.diskRatio(), requested.nodeMtbf(), requested.failureNodes(size), size, meter, history);
         controller.recoveredIn(sources.lastRecoveryNanos());
+        if (afterFailure) {
+            // the restart as the job lived it: from the moment this process learnt its world was lost (or,
+            // re-spawned, its start) to now, the end of open(): computing again
+            long lost = sources.worldLostNanos();
+            controller.afterRecovery(lost > 0 ? System.nanoTime() - lost : -1);
+        }
         controller.save(sources.replicas(), sources.lastImageBytes());
     }
 

@@ -409,8 +409,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private IntervalSteps.Sources intervalSources() {
         // beside the disk generations when the disk level is usable; else in rank 0's node-local job directory
         Path dir = (disk != null ? options.diskDirectory() : options.memoryDirectory()).resolve(context.jobId());
+        JobServices services = JobServices.current();
         return new IntervalSteps.Sources(dir, disk != null, switcher::agent, () -> disk == null ? null : disk.flusher(),
-                options.replicas(), stats.lastImageBytes(), stats.lastRecovery().totalNanos());
+                options.replicas(), stats.lastImageBytes(), stats.lastRecovery().totalNanos(),
+                services == null ? -1 : services.worldLostNanos());
     }
 
     /** Start of here(): the schedule from rank 0's previous decision, its disk ratio, rank 0's next decision. */

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * same call, with rank 0's decisions carried by each transport (the ring's watermarks, the background
  * size agreement, one rank alone), under random iteration times per rank, here() calls the program makes
  * on its own and ctrl changes of the policy, and across a recovery (every rank's process dies, the job
- * reopens at epoch 1 and continues from the rolled-back iteration). The learned MTBF survives the restart.
+ * reopens at epoch 1 and continues from the rolled-back iteration). The learned MTBF survives the restart, and
+ * so do the learned figures: the schedule leaves its warm-up at the second here() after the recovery.
  */
 class IntervalAgreementTest {
     /** Marks an explicit here() in a rank's log of calls. */
@@ -94,6 +95,7 @@ class IntervalAgreementTest {
             return log;
         });
         assertAllEqual(before);
+        long intervalBefore = world0.get(0).schedule().interval();
         Path historyFile = nodes.resolve("node-0").resolve(job).resolve(FailureHistory.FILE_NAME);
         world0.get(0).intervalController().save(1, 0); // what a periodic save would have written by now
         double exposedBefore = FailureHistory.load(historyFile).exposedSeconds();
@@ -121,7 +123,18 @@ class IntervalAgreementTest {
             return loop(c, iteration[rank], iteration[rank][0] + 300, 8, rank, false);
         });
         assertAllEqual(after);
-        assertTrue(after.get(0).size() >= 4, after.get(0).toString());
+        // the figures learned before the failure are kept (rank 0's history): rank 0 decides at the first here()
+        // after the recovery, which every rank applies at the second: checkpoints due at calls 1, 2, then the
+        // learned interval, not the doubling 1, 3, 7, 15, ... of a job that knows nothing yet (8 in 300 calls)
+        long learned = world1.get(0).schedule().interval();
+        List<Long> due = after.get(0).stream().filter(x -> x > 0).toList();
+        assertTrue(learned > 300 / 8, "the learned interval " + learned + " (before the failure " + intervalBefore
+                + "), checkpoints at " + after.get(0));
+        assertEquals(List.of(1L, 2L), due.subList(0, 2), after.get(0).toString());
+        assertTrue(due.size() <= 2 + 300 / learned, after.get(0).toString());
+        for (TwoLevelCheckpointer c : world1) {
+            assertEquals(learned, c.schedule().interval(), "the same on every rank");
+        }
         RankGroup.closeAll(world1);
         assertTrue(Files.isRegularFile(historyFile));
         assertEquals(1, FailureHistory.load(historyFile).failures(), "a clean close is no failure");

@@ -137,6 +137,9 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
             + "  --disk-ratio K             every K-th checkpoint also to disk (default 1000; 0 = off)\n"
             + "  --memory-dir DIR           the node-local stores' directory (default /dev/shm/jckpt-USER)\n"
             + "  --max-memory BYTES         cap of a rank's node-local store, e.g. 512m, 4g (default 1/4 of RAM)\n"
+            + "  --interval SPEC            when Ckpt.needCheckpoint() is due: auto, calls:N, seconds:T, overhead:P\n"
+            + "                             (default manual: never; docs/interval.md)\n"
+            + "  --node-mtbf DURATION       MTBF of one node, the prior of --interval auto: seconds or 90m, 30d, 5y\n"
             + "  --log-level LEVEL          the library's loggers (io.jckpt) with the launcher's slf4j-simple:\n"
             + "                             trace, debug, info, warn (default), error, off\n"
             + "Several hosts (docs/launcher.md, \"Several hosts\"; every host needs the same Java, jckpt home and class\n"
@@ -199,6 +202,8 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
         b.setting(JobSettings.Setting.DISK_RATIO, o.diskRatio);
         b.setting(JobSettings.Setting.MEMORY_DIR, o.memoryDir);
         b.setting(JobSettings.Setting.MAX_MEMORY, o.maxMemory);
+        b.setting(JobSettings.Setting.INTERVAL, o.interval);
+        b.setting(JobSettings.Setting.NODE_MTBF, o.nodeMtbf);
         if (o.logLevel != null) {
             b.logLevel(o.logLevel);
         }

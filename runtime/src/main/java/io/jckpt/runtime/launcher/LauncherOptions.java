@@ -44,6 +44,8 @@ final class LauncherOptions {
     @Option(names = "--disk-ratio") String diskRatio;
     @Option(names = "--memory-dir") String memoryDir;
     @Option(names = "--max-memory") String maxMemory;
+    @Option(names = "--interval") String interval;
+    @Option(names = "--node-mtbf") String nodeMtbf;
     @Option(names = "--log-level") String logLevel;
     @Option(names = {"--hostfile", "-hostfile", "-machinefile", "--machinefile"}) String hostfile;
     @Option(names = {"--host", "-host", "-H"}) String hostList;

@@ -46,8 +46,10 @@ final class LauncherSettings {
     String line() {
         List<String> parts = new ArrayList<>();
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {
-            parts.add(settings.lookup(setting).map(v -> setting.label() + "=" + v.text() + " (" + v.origin() + ")")
-                    .orElse(setting.label() + "=default"));
+            settings.lookup(setting).map(v -> setting.label() + "=" + v.text() + " (" + v.origin() + ")")
+                    .or(() -> setting.defaultsUnlisted() ? java.util.Optional.empty()
+                            : java.util.Optional.of(setting.label() + "=default"))
+                    .ifPresent(parts::add);
         }
         return String.join(", ", parts);
     }

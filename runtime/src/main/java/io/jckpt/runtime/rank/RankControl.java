@@ -40,6 +40,8 @@ public final class RankControl {
     /** When the last frame from the launcher arrived (the handshake's answer counts). */
     private volatile long lastHeardNanos = System.nanoTime();
     private final java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
+    /** System.nanoTime() when the newest RECOVER of a new epoch arrived, -1 before one did. */
+    private volatile long recoverNanos = -1;
 
     /** What the launcher tells a rank besides exchange results; called on the reader thread. */
     public interface Listener {
@@ -107,6 +109,11 @@ public final class RankControl {
     /** The epoch (world) this rank is in now. */
     public int epoch() {
         return epoch;
+    }
+
+    /** @return System.nanoTime() when the newest order to recover (a new epoch) arrived, -1 before one did */
+    public long recoverNanos() {
+        return recoverNanos;
     }
 
     /** Tells the launcher the program is starting. */
@@ -247,6 +254,7 @@ public final class RankControl {
                             continue; // already in that world (the launcher may tell a late rank twice)
                         }
                         epoch = recover.epoch();
+                        recoverNanos = System.nanoTime();
                         sequence = 0; // exchanges are numbered per world: a re-spawned rank starts at 1 too
                         // exchanges of the abandoned world can never complete
                         exchanges.values().forEach(f -> f.completeExceptionally(

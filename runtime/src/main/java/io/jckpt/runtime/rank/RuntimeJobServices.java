@@ -75,6 +75,20 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
+    public long worldLostNanos() {
+        long recovered = control.recoverNanos();
+        if (recovered > 0) {
+            return recovered; // a survivor: the launcher's order to recover
+        }
+        String standby = System.getenv(RankEnvironment.STANDBY);
+        if (RankServices.world().newRank() && (standby == null || standby.isEmpty())) {
+            // re-spawned: this JVM started after the failure was detected
+            return System.nanoTime() - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+        }
+        return -1; // a warm standby started long before the failure
+    }
+
+    @Override
     public void checkCurrentWorld() {
         RankServices.checkCurrentWorld();
     }

@@ -91,6 +91,19 @@ class LaunchSpecOptionsTest {
     }
 
     @Test
+    void theIntervalPolicyAndTheNodeMtbfPerJob(@TempDir Path tmp) throws Exception {
+        Path app = jar(tmp.resolve("app.jar"), "org.example.Main", null);
+        LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "2", "--interval", "auto", "--node-mtbf", "30d", "-jar",
+                app.toString()});
+        assertEquals("auto", spec.settings().get(JobSettings.Setting.INTERVAL));
+        assertEquals("30d", spec.settings().get(JobSettings.Setting.NODE_MTBF));
+        assertEquals("JCKPT_LAUNCHER_INTERVAL", JobSettings.Setting.INTERVAL.launcherVariable());
+        assertError("--interval", "-np", "2", "--interval", "sometimes", "-jar", app.toString());
+        assertError("must be manual, calls:N", "-np", "2", "--interval", "seconds:0", "-jar", app.toString());
+        assertError("--node-mtbf", "-np", "2", "--node-mtbf", "0", "-jar", app.toString());
+    }
+
+    @Test
     void ringOrderIsAPermutationOfTheRanks(@TempDir Path tmp) throws Exception {
         Path app = jar(tmp.resolve("app.jar"), "org.example.Main", null);
         LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "4", "--ring-order", "0,2,1,3", "-jar", app.toString()});

@@ -44,6 +44,11 @@ class LauncherSettingsTest {
         String line = new LauncherSettings(spec, Map.of()).line();
         assertTrue(line.contains(JobSettings.Setting.REPLICAS.label() + "=2 ("), line);
         assertTrue(line.contains(JobSettings.Setting.MEMORY_DIR.label() + "=default"), line);
-        assertEquals(JobSettings.Setting.values().length, line.split(", ").length, line);
+        // the interval's settings only when given: the line stays as it was for jobs that do not use them
+        assertEquals(JobSettings.Setting.values().length - 2, line.split(", ").length, line);
+        LaunchSpec auto = LaunchSpec.parse(new String[] {"-np", "3", "-cp", classPath(), "--interval", "calls:9",
+                "--node-mtbf", "5y", "Main"});
+        String autoLine = new LauncherSettings(auto, Map.of()).line();
+        assertTrue(autoLine.endsWith("interval=calls:9 (--interval), nodeMtbf=5y (--node-mtbf)"), autoLine);
     }
 }

@@ -30,7 +30,7 @@ public final class SettingsProbe {
         // the ratio asked for, and the disk level's own (0 when the level is off: no disk directory)
         System.out.println("effective replicas=" + stats.replicas() + " diskRatio=" + options.diskRatio()
                 + " maxMemory=" + options.maxMemoryBytes() + " memoryDir=" + options.memoryDirectory()
-                + " diskLevelRatio=" + stats.diskRatio());
+                + " diskLevelRatio=" + stats.diskRatio() + " interval=" + options.interval());
         Ckpt.close();
         MPI.Finalize();
     }

@@ -175,6 +175,14 @@ class HeatRecoveryTest {
             assertEquals(1, figures.size(), job.output());
             assertTrue(figures.get(0).contains("job MTBF") && figures.get(0).contains(": 1 failure(s) in"), figures.get(0));
             assertTrue(figures.get(0).contains("checkpoint --cost "), figures.get(0));
+            // the restart rank 0 measured: its world lost (the launcher's order to recover) -> computing again,
+            // so at least the launcher's detection -> new world, less the order's way to rank 0
+            java.util.regex.Matcher restart = java.util.regex.Pattern.compile(" --restart ([0-9.]+) ").matcher(figures.get(0));
+            java.util.regex.Matcher world = java.util.regex.Pattern.compile("new MPJ world \\(epoch 1\\) ([0-9]+) ms after")
+                    .matcher(job.output());
+            assertTrue(restart.find() && world.find(), job.output());
+            assertTrue(Double.parseDouble(restart.group(1)) * 1000 > Long.parseLong(world.group(1)) - 100,
+                    restart.group(1) + " s vs " + world.group(1) + " ms in " + job.output());
         }
     }
 

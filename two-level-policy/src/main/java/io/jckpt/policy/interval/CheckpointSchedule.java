@@ -12,8 +12,9 @@ import io.jckpt.IntervalPolicy;
  *
  * <p>Deterministic start, after open (a recovery included) and after a ctrl of the policy: {@code calls:N}
  * is due every N calls; an adaptive policy checkpoints at calls 1, 2, 4, 8, ... (doubling) as long as no
- * decision of rank 0 taken since the restart has arrived (the first one does at the fourth here()). Not
- * thread-safe: the program's thread.
+ * decision of rank 0 taken since the restart has arrived (the first one does at the fourth here() of a
+ * job that has learned nothing yet; at the second after a recovery: rank 0 decides at once from the
+ * figures it kept). Not thread-safe: the program's thread.
  */
 public final class CheckpointSchedule {
     private static final long MAX_WARMUP = 1L << 20;

@@ -135,6 +135,14 @@ public final class FailureHistory {
     }
 
     /**
+     * @param key a figure's name
+     * @return its text, or null when absent
+     */
+    public String value(String key) {
+        return values.get(key);
+    }
+
+    /**
      * @param key      a figure's name
      * @param fallback the value when absent or not a number
      * @return its value

@@ -11,9 +11,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Rank 0's side of the interval policy: measures, at every here(), the computation per call of
  * needCheckpoint() (its own clock), the cost of a checkpoint C (here()'s blocking time plus the CPU
- * the background replication used meanwhile, read from the {@link IntervalMeter}), the cost of a disk
- * round (the flusher's CPU per disk round), and from them and the job's MTBF decides the interval in
- * calls (and the disk ratio when it is automatic). The decision is an {@link IntervalDecision} that
+ * the background replication used meanwhile, read from the {@link IntervalMeter}, divided by the share
+ * of a core the program's thread gets: on cores shared by more threads than they have, a CPU second of
+ * background work costs the computation 1 / share seconds), the cost of a disk round (the flusher's CPU
+ * per disk round), and from them and the job's MTBF decides the interval in
+ * calls (and the disk ratio when it is automatic). After a recovery it also measures the restart (the
+ * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it: the extra time
+ * of the computation in the first {@value #SLOW_WINDOW_SECONDS} s after the restart over its steady
+ * computation per call (measured outside such windows), plus the extra blocking of the here()s that
+ * began in that time over the usual one (the first re-joins the ring, the code is cold); both kept in
+ * the history as means over the job's recoveries, for the advisor. The decision is an {@link IntervalDecision} that
  * the checkpointer carries to every rank; other ranks never run this. Running means are exponential
  * (weight {@value #WEIGHT} for the newest sample); the first here() after open is not measured (it
  * sizes and creates the stores).
@@ -36,6 +43,24 @@ public final class IntervalController {
     public static final long SAVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The restart time assumed until a recovery was measured (s). */
     static final double DEFAULT_RECOVERY_SECONDS = 1.0;
+    /** How long after an open the computation counts as slowed (cold JIT after a restart or the start). */
+    public static final int SLOW_WINDOW_SECONDS = 3;
+    private static final long SLOW_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(SLOW_WINDOW_SECONDS);
+    /** The share of a core the program's thread is assumed to get until measured, and its floor. */
+    private static final double MIN_CPU_SHARE = 0.05;
+    /** History keys: the means over the job's recoveries (the advisor's --restart, --slowdown, --slow-window). */
+    static final String RECOVERY = "recoverySeconds";
+    static final String RECOVERY_SAMPLES = "recoverySamples";
+    static final String SLOWDOWN = "slowdownSeconds";
+    static final String SLOW_WINDOW = "slowWindowSeconds";
+    static final String SLOWDOWN_SAMPLES = "slowdownSamples";
+    static final String STEADY_PER_CALL = "steadyPerCallSeconds";
+    static final String POLICY = "policy";
+    static final String COST = "costSeconds";
+    static final String BLOCKING = "blockingSeconds";
+    static final String PERIOD = "periodSeconds";
+    static final String PER_CALL = "perCallSeconds";
+    static final String CPU_SHARE = "programCpuShare";
 
     private final IntervalMeter meter;
     private final FailureHistory history;
@@ -62,6 +87,27 @@ public final class IntervalController {
     private long lastSave;
     private long decision;
     private int replicasForModel;
+    /** When this controller started: the end of open(), the computation (re)starts. */
+    private final long openedAt;
+    /** The computation per call outside the slow windows (s; from the history until measured here). */
+    private double steadyPerCall = Double.NaN;
+    /** The share of a core the program's thread got while computing (NaN: not measured). */
+    private double cpuShare = Double.NaN;
+    private long programCpuAtHereEnd = -1;
+    /** After a recovery: the slow window's sums until it is turned into a sample. */
+    private boolean slowWindowOpen;
+    private double windowComputed;
+    private long windowCalls;
+    /** The blocking of the here()s that began in the slow window (the first re-joins the ring), and their count. */
+    private double windowBlocking;
+    private long windowHeres;
+    /** here()'s blocking outside the slow windows (s), running mean. */
+    private double steadyBlocking = Double.NaN;
+    private double recoveryMean = Double.NaN;
+    private long recoverySamples;
+    private double slowdown = Double.NaN;
+    private double slowWindow = Double.NaN;
+    private long slowdownSamples;
 
     /**
      * @param policy        the interval policy
@@ -85,6 +131,29 @@ public final class IntervalController {
         this.history = history;
         this.lastExposure = meter.nanoTime();
         this.lastSave = lastExposure;
+        this.openedAt = lastExposure;
+        if (history != null) {
+            steadyPerCall = history.number(STEADY_PER_CALL, Double.NaN);
+            if (policy.toString().equals(history.value(POLICY))) {
+                // what this job id learned before (an earlier world, kept across the recovery): decided at the
+                // first here() after open, so the schedule leaves its warm-up at the second (calls 1, then this)
+                cost = history.number(COST, Double.NaN);
+                blocking = history.number(BLOCKING, Double.NaN);
+                period = history.number(PERIOD, Double.NaN);
+                perCall = history.number(PER_CALL, Double.NaN);
+                cpuShare = history.number(CPU_SHARE, Double.NaN);
+            }
+            recoverySamples = (long) history.number(RECOVERY_SAMPLES, 0);
+            if (recoverySamples > 0) {
+                recoveryMean = history.number(RECOVERY, Double.NaN);
+                recoverySeconds = recoveryMean;
+            }
+            slowdownSamples = (long) history.number(SLOWDOWN_SAMPLES, 0);
+            if (slowdownSamples > 0) {
+                slowdown = history.number(SLOWDOWN, Double.NaN);
+                slowWindow = history.number(SLOW_WINDOW, Double.NaN);
+            }
+        }
     }
 
     /** @param p the policy from now on (a ctrl) */
@@ -92,10 +161,27 @@ public final class IntervalController {
         policy = p;
     }
 
-    /** @param nanos the newest recovery's length (the restart cost of the model) */
+    /** @param nanos the newest recovery open()'s length: the restart of the model until one is measured whole */
     public void recoveredIn(long nanos) {
-        if (nanos > 0) {
+        if (nanos > 0 && recoverySamples == 0) {
             recoverySeconds = nanos / 1e9;
+        }
+    }
+
+    /**
+     * This controller starts after a recovery: the restart is measured (averaged with the job's earlier
+     * ones) and the computation's slowdown in the next {@value #SLOW_WINDOW_SECONDS} s will be.
+     *
+     * @param restartNanos the world lost → computing again (now), or &lt;= 0 when not known (the newest
+     *                     known restart stays)
+     */
+    public void afterRecovery(long restartNanos) {
+        slowWindowOpen = true;
+        if (restartNanos > 0) {
+            double r = restartNanos / 1e9;
+            recoveryMean = Double.isNaN(recoveryMean) ? r : (recoveryMean * recoverySamples + r) / (recoverySamples + 1);
+            recoverySamples++;
+            recoverySeconds = recoveryMean;
         }
     }
 
@@ -109,18 +195,25 @@ public final class IntervalController {
      */
     public long decide(long calls, int replicas, long imageBytes) {
         long now = meter.nanoTime();
+        long programCpu = meter.programCpuNanos();
         if (lastHereEnd >= 0) {
             double computed = (now - lastHereEnd) / 1e9;
             period = mean(period, computed);
             if (calls > lastHereCalls) {
                 perCall = mean(perCall, computed / (calls - lastHereCalls));
+                slowdownSample(computed, calls - lastHereCalls);
+            }
+            if (programCpu >= 0 && programCpuAtHereEnd >= 0 && now > lastHereEnd) {
+                cpuShare = mean(cpuShare, Math.max(MIN_CPU_SHARE,
+                        Math.min(1, (double) (programCpu - programCpuAtHereEnd) / (now - lastHereEnd))));
             }
         }
         long background = meter.backgroundCpuNanos();
         if (measuredBlocking >= 0) {
             double b = measuredBlocking / 1e9;
             blocking = mean(blocking, b);
-            cost = mean(cost, b + (lastBackground >= 0 ? Math.max(0, background - lastBackground) / 1e9 : 0));
+            double share = Double.isNaN(cpuShare) ? 1 : cpuShare;
+            cost = mean(cost, b + (lastBackground >= 0 ? Math.max(0, background - lastBackground) / 1e9 / share : 0));
         }
         lastBackground = background;
         long flush = meter.flushCpuNanos();
@@ -131,6 +224,33 @@ public final class IntervalController {
         keepHistory(now, replicas, imageBytes);
         decision = decideNow();
         return decision;
+    }
+
+    /**
+     * One computation period (from the end of the previous here()): outside the slow window it refines
+     * the steady computation per call; inside it (after a recovery) it adds to the window's sums, which
+     * become a slowdown sample at the first period after the window once the steady per call is known.
+     */
+    private void slowdownSample(double computed, long calls) {
+        boolean inWindow = lastHereEnd - openedAt < SLOW_WINDOW_NANOS;
+        if (inWindow) {
+            if (slowWindowOpen) {
+                windowComputed += computed;
+                windowCalls += calls;
+            }
+            return;
+        }
+        steadyPerCall = mean(steadyPerCall, computed / calls);
+        if (slowWindowOpen && windowCalls > 0) {
+            slowWindowOpen = false;
+            double usual = !Double.isNaN(steadyBlocking) ? steadyBlocking : Double.isNaN(blocking) ? 0 : blocking;
+            double extraBlocking = Math.max(0, windowBlocking - windowHeres * usual);
+            double s = Math.max(0, windowComputed - windowCalls * steadyPerCall + extraBlocking);
+            double w = windowCalls * steadyPerCall;
+            slowdown = Double.isNaN(slowdown) ? s : (slowdown * slowdownSamples + s) / (slowdownSamples + 1);
+            slowWindow = Double.isNaN(slowWindow) ? w : (slowWindow * slowdownSamples + w) / (slowdownSamples + 1);
+            slowdownSamples++;
+        }
     }
 
     private long decideNow() {
@@ -149,7 +269,10 @@ public final class IntervalController {
                     calls = Math.ceil(cost * (1 - f) / (f * perCall));
                     break;
                 default:
-                    calls = FailureModel.dalyInterval(cost, jobMtbfSeconds()) / perCall;
+                    // the steady computation per call when known: the slow start after a recovery would
+                    // shorten the interval in calls for nothing
+                    double per = Double.isNaN(steadyPerCall) ? perCall : steadyPerCall;
+                    calls = FailureModel.dalyInterval(cost, jobMtbfSeconds()) / per;
                     break;
             }
             interval = Math.max(1, Math.round(Math.min(calls, IntervalDecision.MAX_INTERVAL)));
@@ -189,9 +312,20 @@ public final class IntervalController {
      * @param measured      false for a here() whose cost is not representative (the first after open)
      */
     public void hereEnded(long calls, long blockingNanos, boolean diskRound, boolean measured) {
-        lastHereEnd = meter.nanoTime();
+        long end = meter.nanoTime();
+        if (end - blockingNanos - openedAt < SLOW_WINDOW_NANOS) {
+            if (slowWindowOpen) { // began in the slow window after a recovery: cold code, the ring re-joined
+                windowBlocking += blockingNanos / 1e9;
+                windowHeres++;
+            }
+        } else if (measured) {
+            steadyBlocking = mean(steadyBlocking, blockingNanos / 1e9);
+        }
+        lastHereEnd = end;
+        programCpuAtHereEnd = meter.programCpuNanos();
         lastHereCalls = calls;
         measuredBlocking = measured ? blockingNanos : -1;
+
         if (diskRound) {
             diskRounds++;
         }
@@ -207,9 +341,29 @@ public final class IntervalController {
         return perCall;
     }
 
-    /** @return the running mean of a checkpoint's cost C (s): blocking + background CPU */
+    /** @return the running mean of a checkpoint's cost C (s): blocking + background CPU / the program's CPU share */
     public double costSeconds() {
         return cost;
+    }
+
+    /** @return the mean slowdown after a recovery over the job's recoveries (s), NaN before one was measured */
+    public double slowdownSeconds() {
+        return slowdown;
+    }
+
+    /** @return the computation done in the slow windows, mean (s), NaN before one was measured */
+    public double slowWindowSeconds() {
+        return slowWindow;
+    }
+
+    /** @return the computation per call outside the slow windows (s), NaN before it is measured */
+    public double steadyPerCallSeconds() {
+        return steadyPerCall;
+    }
+
+    /** @return the restart the model uses (s): the mean measured, else the newest recovery open(), else 1 s */
+    public double restartSeconds() {
+        return recoverySeconds;
     }
 
     /**
@@ -226,6 +380,13 @@ public final class IntervalController {
         }
         if (!Double.isNaN(cost)) {
             b.append(String.format(l, " checkpoint --cost %.3g --blocking %.3g,", cost, blocking));
+        }
+        if (!Double.isNaN(cpuShare)) {
+            b.append(String.format(l, " program CPU share %.2f,", cpuShare));
+        }
+        if (!Double.isNaN(slowdown)) {
+            b.append(String.format(l, " after a restart --slowdown %.3g --slow-window %.3g (%d recoveries measured),",
+                    slowdown, slowWindow, slowdownSamples));
         }
         if (diskRounds > 0) {
             b.append(String.format(l, " disk round --disk-cost %.3g,", flushCpu / diskRounds));
@@ -263,13 +424,19 @@ public final class IntervalController {
         history.put("failureNodes", Integer.toString(nodes));
         history.put("replicas", Integer.toString(replicas));
         history.put("imageBytes", Long.toString(imageBytes));
-        history.put("policy", policy.toString());
-        putNumber("costSeconds", cost);
-        putNumber("blockingSeconds", blocking);
-        putNumber("periodSeconds", period);
-        putNumber("perCallSeconds", perCall);
+        history.put(POLICY, policy.toString());
+        putNumber(COST, cost);
+        putNumber(BLOCKING, blocking);
+        putNumber(PERIOD, period);
+        putNumber(PER_CALL, perCall);
+        putNumber(CPU_SHARE, cpuShare);
         putNumber("diskCostSeconds", diskRounds > 0 ? flushCpu / diskRounds : Double.NaN);
-        putNumber("recoverySeconds", recoverySeconds);
+        putNumber(RECOVERY, recoverySeconds);
+        putNumber(RECOVERY_SAMPLES, recoverySamples);
+        putNumber(SLOWDOWN, slowdown);
+        putNumber(SLOW_WINDOW, slowWindow);
+        putNumber(SLOWDOWN_SAMPLES, slowdownSamples);
+        putNumber(STEADY_PER_CALL, steadyPerCall);
         putNumber("jobMtbfSeconds", jobMtbfSeconds());
         putNumber("intervalCalls", IntervalDecision.interval(decision));
         putNumber("diskRatio", IntervalDecision.diskRatio(decision));

@@ -16,4 +16,12 @@ public interface IntervalMeter {
 
     /** @return the CPU time the disk flusher has used so far (ns, monotonic): the cost of the disk rounds */
     long flushCpuNanos();
+
+    /**
+     * @return the CPU time of the calling thread so far (ns; the program's thread, which calls here()), or
+     *         -1 when not known: with the clock, the share of a core the computation gets
+     */
+    default long programCpuNanos() {
+        return -1;
+    }
 }

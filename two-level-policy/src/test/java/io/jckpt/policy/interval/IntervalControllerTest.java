@@ -39,6 +39,18 @@ class IntervalControllerTest {
         long own;
         long ownRound = -1;
         final List<Long> intervals = new ArrayList<>();
+        /** The computation per call from this clock on (a slow start after a recovery), else perCall. */
+        long slowUntil;
+        long slowPerCall;
+        long slowCalls;
+        /** here()'s blocking while slow (0: as usual), and how many such here()s after the first. */
+        long slowBlocking;
+        long slowHeres;
+        /** The program thread's CPU per call (-1: the meter does not know it). */
+        long programCpuPerCall = -1;
+        long programCpu;
+        /** The first here()'s blocking (it re-joins the ring after a recovery). */
+        long firstBlocking = -1;
 
         Job(IntervalPolicy policy, Duration nodeMtbf, int nodes, long perCall, long blocking, long background,
             long flush, int diskRatio, FailureHistory history) {
@@ -54,7 +66,9 @@ class IntervalControllerTest {
 
         void run(int heres) {
             while (round < heres) {
-                clock += perCall;
+                slowCalls += clock < slowUntil ? 1 : 0;
+                clock += clock < slowUntil ? slowPerCall : perCall;
+                programCpu += Math.max(0, programCpuPerCall);
                 if (schedule.due()) {
                     here();
                 }
@@ -67,13 +81,30 @@ class IntervalControllerTest {
             own = controller.decide(schedule.calls(), 1, 1000);
             ownRound = round + 1;
             round++;
-            clock += blocking;
+            long blocked = round == 1 && firstBlocking >= 0 ? firstBlocking : blocking;
+            if (round > 1 && slowBlocking > 0 && clock < slowUntil) {
+                blocked = slowBlocking;
+                slowHeres++;
+            }
+            clock += blocked;
             cpu += background;
             boolean diskRound = diskRatio > 0 && round % diskRatio == 0;
             if (diskRound) {
                 flushCpu += flush;
             }
-            controller.hereEnded(schedule.calls(), blocking, diskRound, round > 1);
+            controller.hereEnded(schedule.calls(), blocked, diskRound, round > 1);
+        }
+
+        /** Runs until the synthetic clock passes {@code seconds}. */
+        void runFor(double seconds) {
+            while (clock < seconds * 1e9) {
+                run((int) round + 1);
+            }
+        }
+
+        @Override
+        public long programCpuNanos() {
+            return programCpuPerCall < 0 ? -1 : programCpu;
         }
 
         @Override
@@ -102,6 +133,72 @@ class IntervalControllerTest {
         assertEquals(Math.round(tau / 0.001), job.schedule.interval(), 1, "Daly's interval in calls");
         assertEquals(0.050, job.controller.costSeconds(), 1e-9, "C = blocking + background CPU, both measured");
         assertTrue(Math.abs(tau - FailureModel.youngInterval(0.05, 25)) > 0.01, "Daly differs from Young here");
+    }
+
+    @Test
+    void backgroundCpuCostsTheComputationOverItsShareOfACore() {
+        // the program's thread gets half a core while computing (cores shared by twice as many threads): a CPU
+        // second of background work costs it 2 s: C = 20 ms + 2 x 30 ms
+        Job job = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 20 * MS, 30 * MS, 0, 0, null);
+        job.programCpuPerCall = MS / 2;
+        job.run(40);
+        assertEquals(0.080, job.controller.costSeconds(), 1e-9);
+        assertTrue(job.controller.summary(1, 1000).contains("--cost 0.0800 ") && job.controller.summary(1, 1000)
+                .contains("program CPU share 0.50,"), job.controller.summary(1, 1000));
+        assertEquals(Math.round(FailureModel.dalyInterval(0.080, 25) / 0.001), job.schedule.interval(), 1);
+    }
+
+    @Test
+    void restartAndSlowdownAfterARecoveryAreMeasuredAndKeptAcrossRecoveries() throws Exception {
+        Path file = dir.resolve(FailureHistory.FILE_NAME);
+        // the first world: 1 ms per call throughout; what it measured past its first 3 s is the steady pace
+        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        first.runFor(6);
+        assertEquals(0.001, first.controller.steadyPerCallSeconds(), 1e-12);
+        assertTrue(Double.isNaN(first.controller.slowdownSeconds()), "no recovery, no slowdown");
+        first.controller.save(1, 1000);
+        // a recovery: restart 0.7 s; then 2 ms per call for 1.5 s (each call 1 ms more than at the steady pace),
+        // a first here() of 50 ms instead of 5 ms (45 ms more), the others meanwhile 8 ms (3 ms more)
+        Job second = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        second.controller.afterRecovery(700 * MS);
+        second.slowUntil = 1_500 * MS;
+        second.slowPerCall = 2 * MS;
+        second.firstBlocking = 50 * MS;
+        second.slowBlocking = 8 * MS;
+        second.runFor(6);
+        assertTrue(second.slowCalls > 650, "slow calls " + second.slowCalls);
+        // (the one call before the first here() is in no measured period)
+        assertTrue(second.slowHeres >= 2, "here()s in the slow phase: " + second.slowHeres);
+        assertEquals((second.slowCalls - 1) * 0.001 + 0.045 + second.slowHeres * 0.003,
+                second.controller.slowdownSeconds(), 1e-6);
+        double w = second.controller.slowWindowSeconds();
+        assertTrue(w > 2.2 && w < 3.0, "the computation done in the slow window: " + w);
+        assertEquals(0.7, second.controller.restartSeconds(), 1e-9);
+        String line = second.controller.summary(1, 1000);
+        assertTrue(line.contains(String.format(java.util.Locale.ROOT, "--slowdown %.3g", second.controller.slowdownSeconds()))
+                && line.contains("--restart 0.700 ")
+                && line.contains("(1 recoveries measured)"), line);
+        assertEquals(0.001, second.controller.steadyPerCallSeconds(), 1e-12, "the slow start is not the steady pace");
+        double calls = FailureModel.dalyInterval(second.controller.costSeconds(), second.controller.jobMtbfSeconds())
+                / 0.001;
+        assertEquals(calls, second.schedule.interval(), 0.01 * calls, "auto's interval in calls from the steady pace");
+        second.controller.save(1, 1000);
+        // another recovery, cut short inside its slow window: no sample; the means stay and count both restarts
+        Job third = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        third.controller.afterRecovery(900 * MS);
+        third.slowUntil = 1_500 * MS;
+        third.slowPerCall = 2 * MS;
+        third.runFor(1);
+        assertEquals(0.8, third.controller.restartSeconds(), 1e-9, "the mean of 0.7 s and 0.9 s");
+        assertEquals(second.controller.slowdownSeconds(), third.controller.slowdownSeconds(), 1e-12);
+        third.controller.save(1, 1000);
+        FailureHistory kept = FailureHistory.load(file);
+        assertEquals(0.8, kept.number(IntervalController.RECOVERY, Double.NaN), 1e-9);
+        assertEquals(2, kept.number(IntervalController.RECOVERY_SAMPLES, Double.NaN));
+        assertEquals(second.controller.slowdownSeconds(), kept.number(IntervalController.SLOWDOWN, Double.NaN), 1e-12);
     }
 
     @Test
