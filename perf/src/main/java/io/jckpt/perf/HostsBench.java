@@ -210,7 +210,8 @@ final class HostsBench {
                 + "warm standby on every host; `--standby 0`), `--hostfile` with "
                 + HOSTS + " hosts (2 slots each) `--map-by node` (rank r on host r + 1, a free slot on every host), "
                 + "rank 2's whole host lost by the bench when rank 0 prints sweep 30 (after checkpoint round 3): "
-                + "times from `loseNode()`. The lost rank restarts on a free slot of another host and receives its "
+                + "times from `loseNode()` (with standbys, once every host's standby is ready: the case measured is a "
+                + "failure that meets warm standbys). The lost rank restarts on a free slot of another host and receives its "
                 + "image from the copy held on a third host.");
         LaunchedBench.reportRecovery(report, r.cases(), r.recovery());
 

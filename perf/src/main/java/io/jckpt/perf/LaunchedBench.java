@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
  * 4 rank JVMs (niodev over loopback).
  */
 final class LaunchedBench {
+    /** The launcher's start line with hosts: "N warm standby(s) per host (H hosts)". */
+    private static final java.util.regex.Pattern STANDBYS_PER_HOST =
+            java.util.regex.Pattern.compile("([0-9]+) warm standbys? per host \\(([0-9]+) hosts\\)");
     static final String MAIN = "io.jckpt.samples.heat.HeatSolver";
     private static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
     private static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
@@ -282,6 +285,14 @@ final class LaunchedBench {
         try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
             long kill = 0;
             if (c.failure() != null) {
+                if (c.standbys() > 0) {
+                    // the case measured is a failure that meets warm standbys: wait until every host has its
+                    // standbys ready (their warm-up takes seconds of these two cores' CPU at the start)
+                    java.util.regex.Matcher m = STANDBYS_PER_HOST.matcher(job.awaitLine("warm standby", 60_000).text());
+                    if (m.find()) {
+                        job.awaitLines(" ready (pid ", Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2)), 120_000);
+                    }
+                }
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();
                 c.failure().inject();

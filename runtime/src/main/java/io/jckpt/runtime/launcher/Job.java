@@ -98,6 +98,8 @@ public final class Job {
     private final java.util.List<String> rankHosts;
     /** Hosts found lost (they did not answer the remote shell at a recovery). */
     private final java.util.Set<String> lostHosts = new java.util.HashSet<>();
+    /** Hosts whose rank agent ended with {@link #REMOTE_SHELL_LOST} since the last recovery's host probe. */
+    private final java.util.Set<String> sessionsLost = new java.util.HashSet<>();
     /** The job hosts' capacities and the spares left, as the last respawn plan left them (null: the mapping's). */
     private java.util.Map<String, Integer> hostCapacities;
     private java.util.List<io.jckpt.runtime.hosts.Host> spareHosts;
@@ -419,6 +421,9 @@ public final class Job {
                 // System.exit(n) or a JVM that could not start: the program's own doing, unless it
                 // echoes another rank's death; death by a signal: a process failure
                 // through a remote shell, 255 is the agent's own failure: the host or the session is gone
+                if (spec.remote() && exited.status() == REMOTE_SHELL_LOST) {
+                    sessionsLost.add(rankHosts.get(rank));
+                }
                 Integer status = Signals.bySignal(exited.status()) || (spec.remote() && exited.status() == REMOTE_SHELL_LOST)
                         ? onRankFailure(rank, describe(host, exited.status()))
                         : onProgramError(rank, describe(host, exited.status()), "", exited.status());
@@ -721,7 +726,9 @@ public final class Job {
      * they live (the remote shell runs {@code true}, {@link #HOST_PROBE_MILLIS}). Once one is lost, every
      * other host of the job and every unused spare is asked too, all at once: hosts are often lost
      * together (a switch, a rack, a power feed) but their ranks' agents end one by one, and a rank must
-     * not be placed on a host that is gone. The ranks of every lost host fail now, in this recovery.
+     * not be placed on a host that is gone. When a failed rank's agent ended with 255 (its session or
+     * host is gone) both rounds are one, saving a remote-shell round trip on a host loss. The ranks of
+     * every lost host fail now, in this recovery.
      */
     private void failRanksOfLostHosts() {
         java.util.Set<String> suspects = new java.util.TreeSet<>();
@@ -729,13 +736,23 @@ public final class Job {
             suspects.add(rankHosts.get(rank));
         }
         suspects.removeAll(lostHosts);
-        java.util.Set<String> lost = new java.util.TreeSet<>(launcher.unreachable(suspects, HOST_PROBE_MILLIS));
-        if (!lost.isEmpty()) {
-            java.util.Set<String> others = new java.util.TreeSet<>(rankHosts);
-            spec.mapping().spares().forEach(h -> others.add(h.name()));
-            others.removeAll(suspects);
-            others.removeAll(lostHosts);
-            lost.addAll(launcher.unreachable(others, HOST_PROBE_MILLIS));
+        java.util.Set<String> others = new java.util.TreeSet<>(rankHosts);
+        spec.mapping().spares().forEach(h -> others.add(h.name()));
+        others.removeAll(suspects);
+        others.removeAll(lostHosts);
+        boolean sessionLost = suspects.stream().anyMatch(sessionsLost::contains);
+        sessionsLost.clear();
+        java.util.Set<String> lost;
+        if (sessionLost) {
+            // an agent ended with 255: its host is likely gone, so every host is asked in one round
+            java.util.Set<String> all = new java.util.TreeSet<>(suspects);
+            all.addAll(others);
+            lost = new java.util.TreeSet<>(launcher.unreachable(all, HOST_PROBE_MILLIS));
+        } else {
+            lost = new java.util.TreeSet<>(launcher.unreachable(suspects, HOST_PROBE_MILLIS));
+            if (!lost.isEmpty()) {
+                lost.addAll(launcher.unreachable(others, HOST_PROBE_MILLIS));
+            }
         }
         for (String host : lost) {
             lostHosts.add(host);
