@@ -243,13 +243,7 @@ public final class Job {
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
                     if (spec.remote()) {
-                        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
-                        if (spec.standbys() > 0) {
-                            hosts.addAll(standbys.hosts()); // spare hosts ran standbys
-                        }
-                        hosts.removeAll(lostHosts);
-                        // a lost host may be back (a healed partition) with its old ranks' stores: tried too
-                        launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
+                        wipeRemoteStores();
                     }
                 } else {
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
@@ -826,10 +820,7 @@ public final class Job {
         if (spec.jobId() == null) {
             NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
             if (spec.remote()) {
-                java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
-                standbys.hosts().stream().filter(java.util.Objects::nonNull).forEach(hosts::add);
-                hosts.removeAll(lostHosts);
-                launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
+                wipeRemoteStores();
             }
             console.event("node-local stores of job " + jobId + " deleted" + (spec.remote() ? " on every host" : ""));
         } else {
@@ -837,6 +828,17 @@ public final class Job {
                     + " (ckpt-run --clean --job-id " + jobId + " removes them)");
         }
         console.flush();
+    }
+
+    /** Removes the job's stores on every host it used: the ranks' and the standbys' hosts, the lost ones tried too. */
+    private void wipeRemoteStores() {
+        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
+        if (spec.standbys() > 0) {
+            hosts.addAll(standbys.hosts()); // spare hosts ran standbys
+        }
+        hosts.removeAll(lostHosts);
+        // a lost host may be back (a healed partition) with its old ranks' stores: tried too
+        launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
     }
 
     /**

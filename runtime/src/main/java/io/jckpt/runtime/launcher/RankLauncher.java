@@ -128,10 +128,7 @@ final class RankLauncher {
         all.addAll(lost);
         for (String host : all) {
             try {
-                Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(),
-                        List.of("rm", "-rf", "--", dir))).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start();
+                Process p = startOn(host, List.of("rm", "-rf", "--", dir));
                 cleaners.put(p, start + (lost.contains(host) ? LOST_HOST_WIPE_MILLIS : 10_000L) * 1_000_000L);
             } catch (IOException e) {
                 console.event("WARNING: cannot clean " + dir + " on " + host + ": " + e.getMessage());
@@ -162,10 +159,7 @@ final class RankLauncher {
         try {
             for (String host : new java.util.TreeSet<>(hosts)) {
                 try {
-                    probes.put(host, new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), List.of("true")))
-                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
-                            .start());
+                    probes.put(host, startOn(host, List.of("true")));
                 } catch (IOException e) {
                     lost.add(host);
                 }
@@ -186,12 +180,17 @@ final class RankLauncher {
         return lost;
     }
 
+    /** Starts {@code command} on {@code host} through the remote shell, no input, its output discarded. */
+    private Process startOn(String host, List<String> command) throws IOException {
+        return new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), command))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
     /** @return whether {@code command} ran on {@code host} through the remote shell and exited 0 within {@code millis} */
     boolean runOn(String host, List<String> command, long millis) {
         try {
-            Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), command))
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = startOn(host, command);
             if (!p.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 return false;

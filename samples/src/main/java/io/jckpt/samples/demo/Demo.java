@@ -158,10 +158,7 @@ public final class Demo {
                 StandardCharsets.UTF_8))) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 System.out.println(line);
-                int at = line.indexOf("] checksum "); // the program's own result line
-                if (at > 0) {
-                    checksum = line.substring(at + "] checksum ".length()).split(" ")[0];
-                }
+                checksum = checksumOf(line, checksum);
             }
         }
         if (!process.waitFor(10, TimeUnit.MINUTES)) {
@@ -184,6 +181,12 @@ public final class Demo {
      * The launcher's events ({@code docs/events.md}); none when the file is missing (the launcher warned).
      * A last line cut short is left out.
      */
+    /** @return the checksum a rank's {@code checksum X} result line gives, else {@code previous} */
+    static String checksumOf(String line, String previous) {
+        int at = line.indexOf("] checksum "); // the program's own result line
+        return at > 0 ? line.substring(at + "] checksum ".length()).split(" ")[0] : previous;
+    }
+
     static List<JsonNode> readEvents(Path file) throws java.io.IOException {
         List<JsonNode> events = new ArrayList<>();
         if (!Files.isRegularFile(file)) {

@@ -109,10 +109,7 @@ final class DemoAcrossHosts {
                     StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     System.out.println(line);
-                    int at = line.indexOf("] checksum "); // the program's own result line
-                    if (at > 0) {
-                        checksum = line.substring(at + "] checksum ".length()).split(" ")[0];
-                    }
+                    checksum = Demo.checksumOf(line, checksum);
                     Matcher m = ROUND.matcher(line);
                     // the launcher's progress line: rank 0 completed that round (copies made on other hosts)
                     if (!lostDone && checksum == null && m.find() && Long.parseLong(m.group(1)) >= lossRound) {
