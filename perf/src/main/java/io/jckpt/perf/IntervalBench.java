@@ -53,8 +53,31 @@ final class IntervalBench {
         static Config of(boolean quick) {
             return quick
                     ? new Config(1024, 3000, new double[] {4}, new int[] {4, 32, 256}, new long[] {1}, 1, 300_000)
-                    : new Config(1024, 9000, new double[] {10, 5, 2.5}, fixedCalls(System.getProperty(FIXED_PROPERTY)),
-                            new long[] {1, 2, 3}, 3, 600_000);
+                    : of(seeds(System.getProperty(SEEDS_PROPERTY)));
+        }
+
+        private static Config of(long[] seeds) {
+            return new Config(1024, 9000, new double[] {10, 5, 2.5}, fixedCalls(System.getProperty(FIXED_PROPERTY)),
+                    seeds, seeds.length, 600_000);
+        }
+
+        /** How many seeds (1..N) every interval of a rate runs with, e.g. -Djckpt.bench.intervalSeeds=10. */
+        static final String SEEDS_PROPERTY = "jckpt.bench.intervalSeeds";
+
+        static long[] seeds(String property) {
+            if (property == null || property.isBlank()) {
+                return new long[] {1, 2, 3};
+            }
+            try {
+                int n = Integer.parseInt(property.trim());
+                if (n < 1) {
+                    throw new NumberFormatException("< 1");
+                }
+                return java.util.stream.LongStream.rangeClosed(1, n).toArray();
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-D" + SEEDS_PROPERTY + " must be a whole number >= 1, e.g. 10, not "
+                        + property);
+            }
         }
 
         /** A shorter sweep of fixed intervals, e.g. -Djckpt.bench.intervalCalls=16,64,256 (in JCKPT_BENCH_OPTS). */

@@ -1,5 +1,6 @@
 package io.jckpt.perf;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -104,6 +105,16 @@ class IntervalBenchTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> IntervalBench.Config.fixedCalls("16,0"));
         assertTrue(e.getMessage().contains("-Djckpt.bench.intervalCalls"), e.getMessage());
+    }
+
+    @Test
+    void theNumberOfSeedsIsAPropertyAndABadOneIsAClearError() {
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5}, IntervalBench.Config.seeds(" 5"));
+        assertArrayEquals(new long[] {1, 2, 3}, IntervalBench.Config.seeds(null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> IntervalBench.Config.seeds("0"));
+        assertTrue(e.getMessage().contains("-Djckpt.bench.intervalSeeds") && e.getMessage().contains("not 0"),
+                e.getMessage());
     }
 
     @Test
