@@ -206,7 +206,7 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
             String value = switch (setting) {
                 case REPLICAS -> Integer.toString(replicas);
                 case DISK -> diskDirectory == null ? "none" : diskDirectory.toString();
-                case DISK_RATIO -> Integer.toString(diskRatio);
+                case DISK_RATIO -> diskRatioAuto ? "auto:" + diskRatio : Integer.toString(diskRatio);
                 case MEMORY_DIR -> memoryDirectory.toString();
                 case MAX_MEMORY -> JobSettings.formatBytes(maxMemoryBytes);
                 case INTERVAL -> interval.toString();
@@ -580,7 +580,11 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
                 }
                 switch (setting) {
                     case REPLICAS -> replicas = JobSettings.parseCount(value.text(), value.origin());
-                    case DISK_RATIO -> diskRatio = JobSettings.parseCount(value.text(), value.origin());
+                    case DISK_RATIO -> {
+                        JobSettings.DiskRatio ratio = JobSettings.parseDiskRatio(value.text(), value.origin());
+                        diskRatio = ratio.ratio() < 0 ? diskRatio : ratio.ratio();
+                        diskRatioAuto |= ratio.auto();
+                    }
                     case DISK -> diskDirectory = JobSettings.parsePath(value.text());
                     case MEMORY_DIR -> memoryDirectory = JobSettings.parsePath(value.text());
                     case MAX_MEMORY -> maxMemoryBytes = JobSettings.parseBytes(value.text(), value.origin());

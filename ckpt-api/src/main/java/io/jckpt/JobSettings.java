@@ -37,7 +37,10 @@ public final class JobSettings {
         REPLICAS("replicas", "--replicas", "JCKPT_REPLICAS", "jckpt.replicas"),
         /** Directory of the disk level ({@link CkptOptions#diskDirectory()}): a path; unset = no disk level. */
         DISK("disk", "--disk", "JCKPT_DISK", "jckpt.disk"),
-        /** Every k-th checkpoint also to disk ({@link CkptOptions#diskRatio()}): a whole number {@code >= 0}. */
+        /**
+         * Every k-th checkpoint also to disk ({@link CkptOptions#diskRatio()}): a whole number {@code >= 0}, or
+         * {@code auto} / {@code auto:K}: chosen at run time ({@link CkptOptions#diskRatioAuto()}), up to K.
+         */
         DISK_RATIO("diskRatio", "--disk-ratio", "JCKPT_DISK_RATIO", "jckpt.diskRatio"),
         /** Directory of the node-local store ({@link CkptOptions#memoryDirectory()}): a path. */
         MEMORY_DIR("memoryDir", "--memory-dir", "JCKPT_MEMORY_DIR", "jckpt.memoryDir"),
@@ -107,7 +110,8 @@ public final class JobSettings {
         public String check(String value, String where) {
             String v = value.trim();
             switch (this) {
-                case REPLICAS, DISK_RATIO -> parseCount(v, where);
+                case REPLICAS -> parseCount(v, where);
+                case DISK_RATIO -> parseDiskRatio(v, where);
                 case MAX_MEMORY -> parseBytes(v, where);
                 case INTERVAL -> parseInterval(v, where);
                 case NODE_MTBF -> parseDuration(v, where);
@@ -217,6 +221,50 @@ public final class JobSettings {
         } catch (NumberFormatException e) {
             throw new InvalidOptionException(where, text, "must be a whole number >= 0");
         }
+    }
+
+    /**
+     * A disk ratio as a job gives it: a fixed ratio, or {@code auto} (chosen at run time, up to the
+     * default cap or the program's {@code diskRatio(K)}), or {@code auto:K} (chosen, up to K).
+     *
+     * @param ratio the ratio, or the cap of the chosen one; -1 for {@code auto} without a cap
+     * @param auto  whether the ratio is chosen at run time ({@link CkptOptions#diskRatioAuto()})
+     */
+    public record DiskRatio(int ratio, boolean auto) {
+    }
+
+    /**
+     * @param text  {@code K} (a whole number >= 0; 0 = no disk level), {@code auto} or {@code auto:K} (K >= 1)
+     * @param where the option, variable or property it came from, for the message
+     * @return the ratio
+     * @throws InvalidOptionException when it does not parse
+     */
+    public static DiskRatio parseDiskRatio(String text, String where) {
+        String t = text.trim();
+        if (t.equalsIgnoreCase("auto")) {
+            return new DiskRatio(-1, true);
+        }
+        if (t.regionMatches(true, 0, "auto:", 0, 5)) {
+            try {
+                int cap = Integer.parseInt(t.substring(5).trim());
+                if (cap >= 1) {
+                    return new DiskRatio(cap, true);
+                }
+            } catch (NumberFormatException e) {
+                // the message below
+            }
+            throw new InvalidOptionException(where, text, "auto:K needs a cap K >= 1, e.g. auto:1000");
+        }
+        try {
+            int n = Integer.parseInt(t);
+            if (n >= 0) {
+                return new DiskRatio(n, false);
+            }
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw new InvalidOptionException(where, text,
+                "must be a whole number >= 0 (0 = no disk level), auto or auto:K (chosen at run time, up to K)");
     }
 
     /**

@@ -102,6 +102,38 @@ class JobSettingsTest {
     }
 
     @Test
+    void theDiskRatioChosenAtRunTimePerJob() {
+        // auto: chosen up to the default cap; needs the disk level and a node MTBF, like the builder's diskRatioAuto
+        Map<String, String> env = Map.of("JCKPT_LAUNCHER_DISK_RATIO", "auto", "JCKPT_DISK", "/shared/ckpt",
+                "JCKPT_NODE_MTBF", "30d");
+        CkptOptions o = build(CkptOptions.builder(), env, props());
+        assertTrue(o.diskRatioAuto());
+        assertEquals(CkptOptions.DEFAULT_DISK_RATIO, o.diskRatio());
+        assertTrue(o.settingsSummary().contains("diskRatio=auto:1000 (--disk-ratio)"), o.settingsSummary());
+        // auto:K caps it at K; the program's own diskRatio(K) wins over the job's, as for every setting
+        o = build(CkptOptions.builder(), Map.of("JCKPT_DISK", "/shared/ckpt", "JCKPT_NODE_MTBF", "30d"),
+                props("jckpt.diskRatio", "auto:50"));
+        assertTrue(o.diskRatioAuto());
+        assertEquals(50, o.diskRatio());
+        o = build(CkptOptions.builder().diskRatio(20), env, props());
+        assertEquals(20, o.diskRatio());
+        assertTrue(!o.diskRatioAuto());
+        // a fixed ratio stays fixed
+        assertTrue(!build(CkptOptions.builder(), Map.of("JCKPT_DISK_RATIO", "7"), props()).diskRatioAuto());
+        // bad values name where they came from and what is wrong
+        InvalidOptionException e = assertThrows(InvalidOptionException.class,
+                () -> build(CkptOptions.builder(), Map.of("JCKPT_DISK_RATIO", "auto:0"), props()));
+        assertEquals("JCKPT_DISK_RATIO", e.option());
+        assertTrue(e.getMessage().contains("auto:K needs a cap K >= 1"), e.getMessage());
+        e = assertThrows(InvalidOptionException.class,
+                () -> build(CkptOptions.builder(), Map.of("JCKPT_DISK_RATIO", "auto"), props()));
+        assertTrue(e.getMessage().contains("needs nodeMtbf"), e.getMessage());
+        e = assertThrows(InvalidOptionException.class,
+                () -> build(CkptOptions.builder(), Map.of("JCKPT_DISK_RATIO", "auto", "JCKPT_NODE_MTBF", "30d"), props()));
+        assertTrue(e.getMessage().contains("needs the disk level"), e.getMessage());
+    }
+
+    @Test
     void aSettingTooLargeForTheWorldNamesWhereItCameFrom() {
         CkptOptions o = build(CkptOptions.builder(), Map.of("JCKPT_REPLICAS", "3"), props());
         InvalidOptionException e = assertThrows(InvalidOptionException.class, () -> o.validateFor(3));

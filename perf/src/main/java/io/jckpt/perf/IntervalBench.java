@@ -61,7 +61,10 @@ final class IntervalBench {
                     seeds, seeds.length, 600_000);
         }
 
-        /** How many seeds (1..N) every interval of a rate runs with, e.g. -Djckpt.bench.intervalSeeds=10. */
+        /**
+         * The seeds every interval of a rate runs with: N (seeds 1 to N) or A-B (seeds A to B, e.g. a second run
+         * that adds seeds 11-20 to a first one's 1-10), e.g. -Djckpt.bench.intervalSeeds=10.
+         */
         static final String SEEDS_PROPERTY = "jckpt.bench.intervalSeeds";
 
         static long[] seeds(String property) {
@@ -69,14 +72,16 @@ final class IntervalBench {
                 return new long[] {1, 2, 3};
             }
             try {
-                int n = Integer.parseInt(property.trim());
-                if (n < 1) {
-                    throw new NumberFormatException("< 1");
+                String[] range = property.trim().split("-", 2);
+                long first = range.length == 2 ? Long.parseLong(range[0].trim()) : 1;
+                long last = Long.parseLong(range[range.length - 1].trim());
+                if (first < 1 || last < first) {
+                    throw new NumberFormatException("empty or < 1");
                 }
-                return java.util.stream.LongStream.rangeClosed(1, n).toArray();
+                return java.util.stream.LongStream.rangeClosed(first, last).toArray();
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("-D" + SEEDS_PROPERTY + " must be a whole number >= 1, e.g. 10, not "
-                        + property);
+                throw new IllegalArgumentException("-D" + SEEDS_PROPERTY + " must be N (seeds 1 to N) or A-B (seeds A to B),"
+                        + " whole numbers >= 1, e.g. 10 or 11-20, not " + property);
             }
         }
 

@@ -111,6 +111,8 @@ class IntervalBenchTest {
     void theNumberOfSeedsIsAPropertyAndABadOneIsAClearError() {
         assertArrayEquals(new long[] {1, 2, 3, 4, 5}, IntervalBench.Config.seeds(" 5"));
         assertArrayEquals(new long[] {1, 2, 3}, IntervalBench.Config.seeds(null));
+        assertArrayEquals(new long[] {11, 12, 13}, IntervalBench.Config.seeds("11-13"));
+        assertThrows(IllegalArgumentException.class, () -> IntervalBench.Config.seeds("5-3"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> IntervalBench.Config.seeds("0"));
         assertTrue(e.getMessage().contains("-Djckpt.bench.intervalSeeds") && e.getMessage().contains("not 0"),

@@ -101,6 +101,14 @@ class LaunchSpecOptionsTest {
         assertError("--interval", "-np", "2", "--interval", "sometimes", "-jar", app.toString());
         assertError("must be manual, calls:N", "-np", "2", "--interval", "seconds:0", "-jar", app.toString());
         assertError("--node-mtbf", "-np", "2", "--node-mtbf", "0", "-jar", app.toString());
+        // the disk ratio chosen the same way, per job
+        assertEquals("auto:50", LaunchSpec.parse(new String[] {"-np", "2", "--disk-ratio", "auto:50", "-jar", app.toString()})
+                .settings().get(JobSettings.Setting.DISK_RATIO));
+        assertEquals("auto", LaunchSpec.parse(new String[] {"-np", "2", "--disk-ratio", "AUTO", "-jar", app.toString()})
+                .settings().get(JobSettings.Setting.DISK_RATIO).toLowerCase(java.util.Locale.ROOT));
+        assertError("--disk-ratio=auto:0: auto:K needs a cap K >= 1", "-np", "2", "--disk-ratio", "auto:0", "-jar",
+                app.toString());
+        assertError("auto or auto:K", "-np", "2", "--disk-ratio", "sometimes", "-jar", app.toString());
     }
 
     @Test
