@@ -85,12 +85,18 @@ final class IntervalBench {
             }
         }
 
-        /** A shorter sweep of fixed intervals, e.g. -Djckpt.bench.intervalCalls=16,64,256 (in JCKPT_BENCH_OPTS). */
+        /**
+         * A shorter sweep of fixed intervals, e.g. -Djckpt.bench.intervalCalls=16,64,256 (in JCKPT_BENCH_OPTS), or
+         * none (auto alone).
+         */
         static final String FIXED_PROPERTY = "jckpt.bench.intervalCalls";
 
         static int[] fixedCalls(String property) {
             if (property == null || property.isBlank()) {
                 return new int[] {4, 16, 64, 256, 1024};
+            }
+            if (property.trim().equals("none")) {
+                return new int[0]; // auto alone: the advisor's prediction against the measured overhead
             }
             try {
                 int[] calls = java.util.Arrays.stream(property.split(",")).map(String::trim).mapToInt(Integer::parseInt)
@@ -101,7 +107,7 @@ final class IntervalBench {
                 return calls;
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("-D" + FIXED_PROPERTY + " must be whole numbers >= 1 separated by"
-                        + " commas, e.g. 16,64,256, not " + property);
+                        + " commas, e.g. 16,64,256, or none, not " + property);
             }
         }
 

@@ -102,6 +102,7 @@ class IntervalBenchTest {
         assertEquals(List.of(16, 64, 256), java.util.Arrays.stream(IntervalBench.Config.fixedCalls(" 16, 64,256"))
                 .boxed().toList());
         assertEquals(5, IntervalBench.Config.fixedCalls(null).length);
+        assertEquals(0, IntervalBench.Config.fixedCalls("none").length);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> IntervalBench.Config.fixedCalls("16,0"));
         assertTrue(e.getMessage().contains("-Djckpt.bench.intervalCalls"), e.getMessage());

@@ -17,9 +17,12 @@ import org.slf4j.LoggerFactory;
  * per disk round), and from them and the job's MTBF decides the interval in
  * calls (and the disk ratio when it is automatic). After a recovery it also measures the restart (the
  * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it: the extra time
- * of the computation in the first {@value #SLOW_WINDOW_SECONDS} s after the restart over its steady
- * computation per call (measured outside such windows), plus the extra blocking of the here()s that
- * began in that time over the usual one (the first re-joins the ring, the code is cold); both kept in
+ * of the computation after the restart over its steady computation per call (measured outside such
+ * windows), from the restart until the first period, at least {@value #SLOW_WINDOW_SECONDS} s after it, whose
+ * pace is back within {@value #STEADY_TOLERANCE_PERCENT} % of the steady one (at most
+ * {@value #MAX_SLOW_WINDOW_SECONDS} s: a re-spawned JVM's code can take several seconds to warm up on shared
+ * cores), plus the extra blocking of the here()s that began in that time over the usual one (the first
+ * re-joins the ring, the code is cold); both kept in
  * the history as means over the job's recoveries, for the advisor. The decision is an {@link IntervalDecision} that
  * the checkpointer carries to every rank; other ranks never run this. Running means are exponential
  * (weight {@value #WEIGHT} for the newest sample); the first here() after open is not measured (it
@@ -43,9 +46,14 @@ public final class IntervalController {
     public static final long SAVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The restart time assumed until a recovery was measured (s). */
     static final double DEFAULT_RECOVERY_SECONDS = 1.0;
-    /** How long after an open the computation counts as slowed (cold JIT after a restart or the start). */
+    /** How long after an open the computation counts as slowed at least (cold JIT after a restart or the start). */
     public static final int SLOW_WINDOW_SECONDS = 3;
     private static final long SLOW_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(SLOW_WINDOW_SECONDS);
+    /** After a restart the slow phase lasts until a period's pace is within this much of the steady one. */
+    public static final int STEADY_TOLERANCE_PERCENT = 10;
+    /** ... and at most this long. */
+    public static final int MAX_SLOW_WINDOW_SECONDS = 30;
+    private static final long MAX_SLOW_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(MAX_SLOW_WINDOW_SECONDS);
     /** The share of a core the program's thread is assumed to get until measured, and its floor. */
     private static final double MIN_CPU_SHARE = 0.05;
     /** History keys: the means over the job's recoveries (the advisor's --restart, --slowdown, --slow-window). */
@@ -55,6 +63,7 @@ public final class IntervalController {
     static final String SLOW_WINDOW = "slowWindowSeconds";
     static final String SLOWDOWN_SAMPLES = "slowdownSamples";
     static final String STEADY_PER_CALL = "steadyPerCallSeconds";
+    static final String STEADY_BLOCKING = "steadyBlockingSeconds";
     static final String POLICY = "policy";
     static final String COST = "costSeconds";
     static final String BLOCKING = "blockingSeconds";
@@ -134,6 +143,7 @@ public final class IntervalController {
         this.openedAt = lastExposure;
         if (history != null) {
             steadyPerCall = history.number(STEADY_PER_CALL, Double.NaN);
+            steadyBlocking = history.number(STEADY_BLOCKING, Double.NaN);
             if (policy.toString().equals(history.value(POLICY))) {
                 // what this job id learned before (an earlier world, kept across the recovery): decided at the
                 // first here() after open, so the schedule leaves its warm-up at the second (calls 1, then this)
@@ -229,20 +239,37 @@ public final class IntervalController {
     /**
      * One computation period (from the end of the previous here()): outside the slow window it refines
      * the steady computation per call; inside it (after a recovery) it adds to the window's sums, which
-     * become a slowdown sample at the first period after the window once the steady per call is known.
+     * become a slowdown sample at the first period, at least {@value #SLOW_WINDOW_SECONDS} s after the open,
+     * whose pace is back to the steady one (or {@value #MAX_SLOW_WINDOW_SECONDS} s after the open).
      */
     private void slowdownSample(double computed, long calls) {
-        boolean inWindow = lastHereEnd - openedAt < SLOW_WINDOW_NANOS;
-        if (inWindow) {
-            if (slowWindowOpen) {
+        long since = lastHereEnd - openedAt;
+        double pace = computed / calls;
+        if (slowWindowOpen) {
+            boolean slowStill = since < SLOW_WINDOW_NANOS
+                    || (!Double.isNaN(steadyPerCall) && pace > steadyPerCall * (1 + STEADY_TOLERANCE_PERCENT / 100.0));
+            if (slowStill && since < MAX_SLOW_WINDOW_NANOS) {
                 windowComputed += computed;
                 windowCalls += calls;
+                return;
             }
-            return;
+            if (!slowStill && Double.isNaN(steadyPerCall)) {
+                steadyPerCall = pace; // no history: the first period after the window is the steady pace
+            }
+            closeSlowWindow();
+            if (slowStill) {
+                return; // the window's bound: this period is not the steady pace either
+            }
+        } else if (since < SLOW_WINDOW_NANOS) {
+            return; // the cold start of a job's first world: neither steady nor a restart's slowdown
         }
-        steadyPerCall = mean(steadyPerCall, computed / calls);
-        if (slowWindowOpen && windowCalls > 0) {
-            slowWindowOpen = false;
+        steadyPerCall = mean(steadyPerCall, pace);
+    }
+
+    /** Turns the slow window's sums into a slowdown sample (once the steady per call is known). */
+    private void closeSlowWindow() {
+        slowWindowOpen = false;
+        if (windowCalls > 0 && !Double.isNaN(steadyPerCall)) {
             double usual = !Double.isNaN(steadyBlocking) ? steadyBlocking : Double.isNaN(blocking) ? 0 : blocking;
             double extraBlocking = Math.max(0, windowBlocking - windowHeres * usual);
             double s = Math.max(0, windowComputed - windowCalls * steadyPerCall + extraBlocking);
@@ -313,11 +340,11 @@ public final class IntervalController {
      */
     public void hereEnded(long calls, long blockingNanos, boolean diskRound, boolean measured) {
         long end = meter.nanoTime();
-        if (end - blockingNanos - openedAt < SLOW_WINDOW_NANOS) {
-            if (slowWindowOpen) { // began in the slow window after a recovery: cold code, the ring re-joined
-                windowBlocking += blockingNanos / 1e9;
-                windowHeres++;
-            }
+        if (slowWindowOpen) { // began in the slow window after a recovery: cold code, the ring re-joined
+            windowBlocking += blockingNanos / 1e9;
+            windowHeres++;
+        } else if (end - blockingNanos - openedAt < SLOW_WINDOW_NANOS) {
+            // the cold start of a job's first world: not the usual blocking
         } else if (measured) {
             steadyBlocking = mean(steadyBlocking, blockingNanos / 1e9);
         }
@@ -437,6 +464,7 @@ public final class IntervalController {
         putNumber(SLOW_WINDOW, slowWindow);
         putNumber(SLOWDOWN_SAMPLES, slowdownSamples);
         putNumber(STEADY_PER_CALL, steadyPerCall);
+        putNumber(STEADY_BLOCKING, steadyBlocking);
         putNumber("jobMtbfSeconds", jobMtbfSeconds());
         putNumber("intervalCalls", IntervalDecision.interval(decision));
         putNumber("diskRatio", IntervalDecision.diskRatio(decision));

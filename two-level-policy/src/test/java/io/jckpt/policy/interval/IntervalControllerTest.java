@@ -202,6 +202,40 @@ class IntervalControllerTest {
     }
 
     @Test
+    void aSlowPhaseLongerThanThreeSecondsIsCountedWholeAndEndsWhenThePaceIsSteadyAgain() throws Exception {
+        Path file = dir.resolve(FailureHistory.FILE_NAME);
+        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        first.runFor(6);
+        first.controller.save(1, 1000);
+        // a re-spawned JVM warming up on shared cores: 1.5 ms per call for 6 s of the clock (0.5 ms a call more)
+        Job second = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        second.controller.afterRecovery(700 * MS);
+        second.slowUntil = 6_000 * MS;
+        second.slowPerCall = 3 * MS / 2;
+        second.runFor(12);
+        // every slow call but the one before the first here() (in no measured period) counts, not only the first 3 s'
+        assertEquals((second.slowCalls - 1) * 0.0005, second.controller.slowdownSeconds(), 0.02,
+                "slow calls " + second.slowCalls);
+        assertTrue(second.controller.slowdownSeconds() > 1.8, "about 6 s / 1.5 ms x 0.5 ms = 2 s, not the 3 s' 1 s: "
+                + second.controller.slowdownSeconds());
+        double w = second.controller.slowWindowSeconds();
+        assertTrue(w > 3.9 && w < 4.5, "the computation done in the slow window: about 6 s / 1.5 = 4 s, not " + w);
+        assertEquals(0.001, second.controller.steadyPerCallSeconds(), 1e-12, "the slow phase is not the steady pace");
+        // a slow phase that never ends is cut at 30 s
+        Job third = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        third.controller.afterRecovery(700 * MS);
+        third.slowUntil = 100_000 * MS;
+        third.slowPerCall = 2 * MS;
+        third.runFor(40);
+        // (the window is the mean over the job's recoveries: this one's and the second's)
+        double cut = 2 * third.controller.slowWindowSeconds() - w;
+        assertTrue(cut > 14 && cut < 16, "30 s at 2 ms per call: 15 s of steady computation, not " + cut);
+    }
+
+    @Test
     void autoFollowsACostThatChanges() {
         Job job = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 20 * MS, 30 * MS, 0, 0, null);
         job.run(20);
