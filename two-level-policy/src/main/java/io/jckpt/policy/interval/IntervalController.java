@@ -44,6 +44,8 @@ public final class IntervalController {
     public static final double WEIGHT = 0.25;
     /** The history file is written at most this often while the job runs. */
     public static final long SAVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** ... and when the steady pace is first known or has moved by 5 %, at most this often. */
+    private static final long SAVE_STEADY_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The restart time assumed until a recovery was measured (s). */
     static final double DEFAULT_RECOVERY_SECONDS = 1.0;
     /** How long after an open the computation counts as slowed at least (cold JIT after a restart or the start). */
@@ -100,6 +102,8 @@ public final class IntervalController {
     private final long openedAt;
     /** The computation per call outside the slow windows (s; from the history until measured here). */
     private double steadyPerCall = Double.NaN;
+    /** The steady pace in the history file (NaN: none written yet). */
+    private double savedSteadyPerCall = Double.NaN;
     /** The share of a core the program's thread got while computing (NaN: not measured). */
     private double cpuShare = Double.NaN;
     private long programCpuAtHereEnd = -1;
@@ -263,7 +267,16 @@ public final class IntervalController {
         } else if (since < SLOW_WINDOW_NANOS) {
             return; // the cold start of a job's first world: neither steady nor a restart's slowdown
         }
-        steadyPerCall = mean(steadyPerCall, pace);
+        steadyPerCall = steady(steadyPerCall, pace);
+    }
+
+    /**
+     * The steady pace: it follows a faster period half way at once and a slower one slowly, so that the
+     * slow tail of a warm-up (all JVMs cold at the start; a re-spawned one after a restart) does not pass for
+     * the steady pace while a lasting change of the machine's speed still does, within some 20 periods.
+     */
+    private static double steady(double old, double sample) {
+        return Double.isNaN(old) ? sample : old + (sample < old ? 0.5 : 0.05) * (sample - old);
     }
 
     /** Turns the slow window's sums into a slowdown sample (once the steady per call is known). */
@@ -324,7 +337,11 @@ public final class IntervalController {
         }
         history.addExposure((now - lastExposure) / 1e9);
         lastExposure = now;
-        if (now - lastSave >= SAVE_EVERY_NANOS) {
+        // the steady pace as soon as it is known or has moved: a failure within the first 10 s must not leave
+        // the next world without it (it measures the slowdown after the restart against it)
+        boolean steadyMoved = !Double.isNaN(steadyPerCall) && (Double.isNaN(savedSteadyPerCall)
+                || Math.abs(steadyPerCall / savedSteadyPerCall - 1) > 0.05);
+        if (now - lastSave >= SAVE_EVERY_NANOS || (steadyMoved && now - lastSave >= SAVE_STEADY_EVERY_NANOS)) {
             save(replicas, imageBytes);
             lastSave = now;
         }
@@ -464,6 +481,7 @@ public final class IntervalController {
         putNumber(SLOW_WINDOW, slowWindow);
         putNumber(SLOWDOWN_SAMPLES, slowdownSamples);
         putNumber(STEADY_PER_CALL, steadyPerCall);
+        savedSteadyPerCall = steadyPerCall;
         putNumber(STEADY_BLOCKING, steadyBlocking);
         putNumber("jobMtbfSeconds", jobMtbfSeconds());
         putNumber("intervalCalls", IntervalDecision.interval(decision));

@@ -236,6 +236,21 @@ class IntervalControllerTest {
     }
 
     @Test
+    void theSteadyPaceIsNotTheColdStartsAndReachesTheHistoryBeforeTheFirstTenSeconds() {
+        Path file = dir.resolve(FailureHistory.FILE_NAME);
+        // every JVM cold at the start: 1.6 ms per call for 5 s, then 1 ms
+        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
+                FailureHistory.load(file));
+        first.slowUntil = 5_000 * MS;
+        first.slowPerCall = 8 * MS / 5;
+        first.runFor(8);
+        assertEquals(0.001, first.controller.steadyPerCallSeconds(), 0.00003, "the cold start is not the steady pace");
+        // killed at 8 s, before the every-10-s save: the next world still finds the steady pace in the history
+        FailureHistory kept = FailureHistory.load(file);
+        assertEquals(0.001, kept.number(IntervalController.STEADY_PER_CALL, Double.NaN), 0.00006);
+    }
+
+    @Test
     void autoFollowsACostThatChanges() {
         Job job = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 20 * MS, 30 * MS, 0, 0, null);
         job.run(20);
