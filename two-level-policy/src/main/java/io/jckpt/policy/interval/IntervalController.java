@@ -290,6 +290,8 @@ public final class IntervalController {
             slowdown = Double.isNaN(slowdown) ? s : (slowdown * slowdownSamples + s) / (slowdownSamples + 1);
             slowWindow = Double.isNaN(slowWindow) ? w : (slowWindow * slowdownSamples + w) / (slowdownSamples + 1);
             slowdownSamples++;
+            LOG.debug("interval policy: the slow phase after the restart ended {} s after the open: {} s slower over {}"
+                    + " s of computation (steady {} s per call)", (lastHereEnd - openedAt) / 1e9, s, w, steadyPerCall);
         }
     }
 
