@@ -148,20 +148,23 @@ class IntervalControllerTest {
         assertEquals(Math.round(FailureModel.dalyInterval(0.080, 25) / 0.001), job.schedule.interval(), 1);
     }
 
+    /** One world of a job id (auto, 1 ms per call, 5 ms here() blocking) that starts from the history in {@code file}. */
+    private static Job world(Path file) {
+        return new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0, FailureHistory.load(file));
+    }
+
     @Test
     void restartAndSlowdownAfterARecoveryAreMeasuredAndKeptAcrossRecoveries() throws Exception {
         Path file = dir.resolve(FailureHistory.FILE_NAME);
         // the first world: 1 ms per call throughout; what it measured past its first 3 s is the steady pace
-        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job first = world(file);
         first.runFor(6);
         assertEquals(0.001, first.controller.steadyPerCallSeconds(), 1e-12);
         assertTrue(Double.isNaN(first.controller.slowdownSeconds()), "no recovery, no slowdown");
         first.controller.save(1, 1000);
         // a recovery: restart 0.7 s; then 2 ms per call for 1.5 s (each call 1 ms more than at the steady pace),
         // a first here() of 50 ms instead of 5 ms (45 ms more), the others meanwhile 8 ms (3 ms more)
-        Job second = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job second = world(file);
         second.controller.afterRecovery(700 * MS);
         second.slowUntil = 1_500 * MS;
         second.slowPerCall = 2 * MS;
@@ -186,8 +189,7 @@ class IntervalControllerTest {
         assertEquals(calls, second.schedule.interval(), 0.01 * calls, "auto's interval in calls from the steady pace");
         second.controller.save(1, 1000);
         // another recovery, cut short inside its slow window: no sample; the means stay and count both restarts
-        Job third = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job third = world(file);
         third.controller.afterRecovery(900 * MS);
         third.slowUntil = 1_500 * MS;
         third.slowPerCall = 2 * MS;
@@ -204,13 +206,11 @@ class IntervalControllerTest {
     @Test
     void aSlowPhaseLongerThanThreeSecondsIsCountedWholeAndEndsWhenThePaceIsSteadyAgain() throws Exception {
         Path file = dir.resolve(FailureHistory.FILE_NAME);
-        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job first = world(file);
         first.runFor(6);
         first.controller.save(1, 1000);
         // a re-spawned JVM warming up on shared cores: 1.5 ms per call for 6 s of the clock (0.5 ms a call more)
-        Job second = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job second = world(file);
         second.controller.afterRecovery(700 * MS);
         second.slowUntil = 6_000 * MS;
         second.slowPerCall = 3 * MS / 2;
@@ -224,8 +224,7 @@ class IntervalControllerTest {
         assertTrue(w > 3.9 && w < 4.5, "the computation done in the slow window: about 6 s / 1.5 = 4 s, not " + w);
         assertEquals(0.001, second.controller.steadyPerCallSeconds(), 1e-12, "the slow phase is not the steady pace");
         // a slow phase that never ends is cut at 30 s
-        Job third = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job third = world(file);
         third.controller.afterRecovery(700 * MS);
         third.slowUntil = 100_000 * MS;
         third.slowPerCall = 2 * MS;
@@ -239,8 +238,7 @@ class IntervalControllerTest {
     void theSteadyPaceIsNotTheColdStartsAndReachesTheHistoryBeforeTheFirstTenSeconds() {
         Path file = dir.resolve(FailureHistory.FILE_NAME);
         // every JVM cold at the start: 1.6 ms per call for 5 s, then 1 ms
-        Job first = new Job(IntervalPolicy.auto(), Duration.ofSeconds(100), 4, MS, 5 * MS, 0, 0, 0,
-                FailureHistory.load(file));
+        Job first = world(file);
         first.slowUntil = 5_000 * MS;
         first.slowPerCall = 8 * MS / 5;
         first.runFor(8);
