@@ -1,6 +1,8 @@
 package io.jckpt.samples.demo;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.samples.heat.HeatProblem;
 import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
@@ -8,17 +10,19 @@ import io.jckpt.testkit.hosts.TestHosts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code bin/demo --hosts N}: the demo's heat job across N hosts. The hosts are made on this machine by the
@@ -37,7 +41,6 @@ final class DemoAcrossHosts {
     /** The most hosts the demo makes (2 ranks and a JVM each on this one machine). */
     static final int MAX_HOSTS = 8;
     private static final int RANKS_PER_HOST = 2;
-    private static final Pattern ROUND = Pattern.compile("\\] checkpoint round (\\d+):");
 
     private DemoAcrossHosts() {
     }
@@ -104,22 +107,24 @@ final class DemoAcrossHosts {
             cleanup.launcher(launcher);
             launcher.getOutputStream().close();
             String checksum = null;
-            boolean lostDone = false;
+            HostLoss loss = new HostLoss(eventsFile, lossRound, lost, launcher);
+            Thread watcher = new Thread(loss, "jckpt-demo-host-loss");
+            watcher.setDaemon(true);
+            watcher.start();
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(launcher.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     System.out.println(line);
                     checksum = Demo.checksumOf(line, checksum);
-                    Matcher m = ROUND.matcher(line);
-                    // the launcher's progress line: rank 0 completed that round (copies made on other hosts)
-                    if (!lostDone && checksum == null && m.find() && Long.parseLong(m.group(1)) >= lossRound) {
-                        lost.loseNode();
-                        lostDone = true;
-                        System.out.printf("== demo: host %s (%s) lost at round %s: its init SIGKILLed, every process on"
-                                + " it and its /dev/shm gone%n", lost.name(), lost.address(), m.group(1));
+                    if (checksum != null) {
+                        loss.jobEnded(); // rank 0 completed: a loss now would restart nothing
                     }
                 }
+            } finally {
+                loss.jobEnded();
+                watcher.join(5_000);
             }
+            boolean lostDone = loss.lostAt() > 0;
             if (!launcher.waitFor(10, TimeUnit.MINUTES)) {
                 launcher.destroyForcibly();
             }
@@ -144,6 +149,96 @@ final class DemoAcrossHosts {
             } catch (IllegalStateException shuttingDown) {
                 // the hook runs or ran: nothing left to do
             }
+        }
+    }
+
+    /**
+     * Loses the host once rank 0 has reported checkpoint round {@code lossRound} or later. It reads the
+     * launcher's events file, where every rank's progress report is an event (at most every 20 ms), not the
+     * console, which shows rank 0's round at most once a second: a short job could end between two console
+     * lines. Polls every {@value #POLL_MILLIS} ms while the launcher runs; stops at the job's end.
+     */
+    private static final class HostLoss implements Runnable {
+        private static final long POLL_MILLIS = 10;
+        private final Path eventsFile;
+        private final long lossRound;
+        private final TestHost host;
+        private final Process launcher;
+        private final ObjectMapper json = new ObjectMapper();
+        private volatile boolean ended;
+        private volatile long lostAt;
+        private long offset;
+
+        HostLoss(Path eventsFile, long lossRound, TestHost host, Process launcher) {
+            this.eventsFile = eventsFile;
+            this.lossRound = lossRound;
+            this.host = host;
+            this.launcher = launcher;
+        }
+
+        /** The job ended or rank 0 completed: no loss from now on. */
+        void jobEnded() {
+            ended = true;
+        }
+
+        /** @return the round at which the host was lost, or 0 */
+        long lostAt() {
+            return lostAt;
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (!ended && launcher.isAlive()) {
+                    long round = newestRankZeroRound();
+                    if (round >= lossRound && !ended) {
+                        host.loseNode();
+                        lostAt = round;
+                        System.out.printf("== demo: host %s (%s) lost at round %d: its init SIGKILLed, every process on"
+                                + " it and its /dev/shm gone%n", host.name(), host.address(), round);
+                        return;
+                    }
+                    Thread.sleep(POLL_MILLIS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException e) {
+                System.err.println("demo: losing host " + host.name() + ": " + e.getMessage());
+            }
+        }
+
+        /** Reads the whole events appended since the last call; the newest round rank 0 reported in them, or 0. */
+        private long newestRankZeroRound() throws IOException {
+            if (!Files.isRegularFile(eventsFile)) {
+                return 0;
+            }
+            byte[] appended;
+            try (FileChannel in = FileChannel.open(eventsFile, StandardOpenOption.READ)) {
+                long size = in.size();
+                if (size <= offset) {
+                    return 0;
+                }
+                ByteBuffer buf = ByteBuffer.allocate((int) Math.min(size - offset, 1 << 24));
+                in.read(buf, offset);
+                appended = Arrays.copyOf(buf.array(), buf.position());
+            }
+            int whole = appended.length;
+            while (whole > 0 && appended[whole - 1] != '\n') {
+                whole--; // a line still being written is read next time
+            }
+            offset += whole;
+            long newest = 0;
+            for (String line : new String(appended, 0, whole, StandardCharsets.UTF_8).split("\n")) {
+                try {
+                    JsonNode e = json.readTree(line);
+                    if (e != null && "checkpoint".equals(e.path("type").asText()) && e.path("rank").asInt(-1) == 0) {
+                        newest = Math.max(newest, e.path("round").asLong());
+                    }
+                } catch (JsonProcessingException notAnEvent) {
+                    // the demo's trigger ignores it; Demo.readEvents reads the file for the summary
+                }
+            }
+            return newest;
         }
     }
 
