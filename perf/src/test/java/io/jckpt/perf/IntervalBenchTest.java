@@ -121,6 +121,18 @@ class IntervalBenchTest {
     }
 
     @Test
+    void howOftenTheResidualIsReportedIsAPropertyAndABadOneIsAClearError() {
+        assertEquals(200, IntervalBench.reportEvery(null));
+        assertEquals(20, IntervalBench.reportEvery(" 20"));
+        for (String bad : new String[] {"0", "-5", "often"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> IntervalBench.reportEvery(bad));
+            assertTrue(e.getMessage().contains("-Djckpt.bench.intervalReport") && e.getMessage().contains("not " + bad),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void theMeasuredOverheadCountsFromTheComputationsStart() {
         IntervalBench.Result r = result(4);
         IntervalBench.Point auto = r.byRate.get(4.0).get(0);
