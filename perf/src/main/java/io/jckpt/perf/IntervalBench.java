@@ -77,8 +77,27 @@ final class IntervalBench {
         }
 
         private static Config of(long[] seeds) {
-            return new Config(1024, 9000, new double[] {10, 5, 2.5}, fixedCalls(System.getProperty(FIXED_PROPERTY)),
-                    seeds, seeds.length, 600_000);
+            return new Config(1024, sweeps(System.getProperty(SWEEPS_PROPERTY)), new double[] {10, 5, 2.5},
+                    fixedCalls(System.getProperty(FIXED_PROPERTY)), seeds, seeds.length, 600_000);
+        }
+
+        /** The jobs' length in sweeps, e.g. -Djckpt.bench.intervalSweeps=24000 (longer jobs reach a steadier pace). */
+        static final String SWEEPS_PROPERTY = "jckpt.bench.intervalSweeps";
+
+        static int sweeps(String property) {
+            if (property == null || property.isBlank()) {
+                return 9000;
+            }
+            try {
+                int n = Integer.parseInt(property.trim());
+                if (n >= 2 && n % 2 == 0) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // the message below
+            }
+            throw new IllegalArgumentException("-D" + SWEEPS_PROPERTY + " must be an even whole number of sweeps >= 2"
+                    + " (needCheckpoint() is called after every pair), not " + property);
         }
 
         /**

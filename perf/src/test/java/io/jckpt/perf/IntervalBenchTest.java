@@ -133,6 +133,18 @@ class IntervalBenchTest {
     }
 
     @Test
+    void theJobsLengthIsAPropertyAndABadOneIsAClearError() {
+        assertEquals(9000, IntervalBench.Config.sweeps(null));
+        assertEquals(24_000, IntervalBench.Config.sweeps("24000 "));
+        for (String bad : new String[] {"0", "9001", "-2", "long"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> IntervalBench.Config.sweeps(bad));
+            assertTrue(e.getMessage().contains("-Djckpt.bench.intervalSweeps") && e.getMessage().contains("not " + bad),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void theMeasuredOverheadCountsFromTheComputationsStart() {
         IntervalBench.Result r = result(4);
         IntervalBench.Point auto = r.byRate.get(4.0).get(0);
