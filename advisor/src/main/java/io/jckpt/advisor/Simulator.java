@@ -41,6 +41,22 @@ public final class Simulator {
      * @return the means
      */
     public static Result run(FailureModel.Scheme s, double work, int jobs, long seed) {
+        return run(s, work, jobs, seed, false);
+    }
+
+    /**
+     * {@link #run(FailureModel.Scheme, double, int, long)}, or with failures that fall due during a restart
+     * waiting for its end and then striking at once ({@code bin/ckpt-run --mtbf}'s injection; the closed
+     * form is {@link FailureModel#wallPerWork(FailureModel.Scheme, boolean)}).
+     *
+     * @param s                       the scheme
+     * @param work                    computation per job (s)
+     * @param jobs                    how many jobs
+     * @param seed                    the random seed
+     * @param failuresWaitForRestarts whether a failure due during a restart strikes at its end
+     * @return the means
+     */
+    public static Result run(FailureModel.Scheme s, double work, int jobs, long seed, boolean failuresWaitForRestarts) {
         boolean phase = s.slowdown() > 0;
         double slowWindow = s.slowWindow();
         double speed = phase ? slowWindow / (slowWindow + s.slowdown()) : 1;
@@ -97,7 +113,7 @@ public final class Simulator {
                         t += restart;
                         break;
                     }
-                    t += g;
+                    t += failuresWaitForRestarts ? restart : g;
                     toDisk = toDisk || random.nextDouble() < pUnsurvivable;
                 }
                 // lost: the work since the newest kept checkpoint, plus the time to get going again

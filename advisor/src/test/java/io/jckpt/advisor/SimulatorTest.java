@@ -61,6 +61,26 @@ class SimulatorTest {
     }
 
     @Test
+    void failuresThatWaitForTheRestartsEndMatchTheirClosedFormAndCostMore() {
+        // bin/ckpt-run --mtbf kills no rank during a recovery: a failure due then strikes at its end; at a 2.5 s
+        // MTBF and a 0.7 s restart a quarter of the failures fall due in a restart
+        for (double mtbf : new double[] {2.5, 10}) {
+            double tau = FailureModel.dalyInterval(0.008, mtbf);
+            Scheme s = new Scheme(tau, 0.008, 0, 0, 0.7, 0, 1 / mtbf, 0, 1.0, 2.3);
+            double deferred = FailureModel.wallPerWork(s, true);
+            Simulator.Result r = Simulator.run(s, 2000 * tau, 2000, 11, true);
+            assertEquals(deferred - 1, r.wallPerWork() - 1, 0.03 * (deferred - 1), "overheads within 3 %, MTBF " + mtbf);
+            double daly = FailureModel.wallPerWork(s);
+            assertTrue(deferred > daly, "a restart never cut short costs more: " + deferred + " vs " + daly);
+            assertEquals(daly, FailureModel.wallPerWork(s, false), 0);
+        }
+        // two levels: the disk restart waits too
+        Scheme two = new Scheme(60, 5, 10, 30, 20, 120, 1 / 3600.0, 1 / 36000.0);
+        double closed = FailureModel.wallPerWork(two, true);
+        assertEquals(closed - 1, Simulator.run(two, 600 * 60, 2000, 12, true).wallPerWork() - 1, 0.03 * (closed - 1));
+    }
+
+    @Test
     void twoLevelsMatchTheClosedForm() {
         // survivable failures every 2 h, unsurvivable every 50 h; disk every 10th checkpoint
         Scheme s = new Scheme(300, 5, 10, 20, 20, 60, 1 / 7200.0, 1 / 180000.0);

@@ -357,19 +357,26 @@ final class IntervalBench {
             if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
                 return Double.NaN;
             }
-            return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(),
-                    slowWindow())) - 1;
+            // the launcher kills no rank during a recovery: a failure due then strikes at its end
+            return FailureModel.wallPerWork(scheme(p, c, r, tau), true) - 1;
         }
 
-        /** The same without the slowdown after restarts (the model before it was measured), for comparison. */
-        double predictedWithoutSlowdown(Point p) {
+        /**
+         * The same model with failures that may cut a restart short, as the advisor assumes for real failures
+         * (Daly's segments), for comparison.
+         */
+        double predictedDaly(Point p) {
             double c = cost(p.mtbf);
             double r = restart(p.mtbf);
             double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
             if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
                 return Double.NaN;
             }
-            return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0)) - 1;
+            return FailureModel.wallPerWork(scheme(p, c, r, tau), false) - 1;
+        }
+
+        private FailureModel.Scheme scheme(Point p, double c, double r, double tau) {
+            return new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(), slowWindow());
         }
 
         /**
@@ -643,7 +650,8 @@ final class IntervalBench {
                 + "being the same job without checkpoints and failures that ran just before the same seed's jobs (it "
                 + "met the load they met: the machine's load drifts). The advisor's "
                 + "prediction is its model's (`io.jckpt.advisor.FailureModel`: Daly's expected time of segments that must "
-                + "run without a failure, restarts included, and a slow phase after each restart) for this job, from "
+                + "run without a failure, restarts included, and a slow phase after each restart; a failure that falls "
+                + "due during a restart strikes at its end, as the launcher injects them) for this job, from "
                 + "what rank 0 measured and reports in its `interval policy` line at close (which `bin/ckpt-advisor "
                 + "--log` reads; from the auto runs): the checkpoint cost C (here()'s blocking time plus the replication "
                 + "thread's CPU divided by the program thread's share of a core), the restart R (its world lost → "
@@ -652,10 +660,9 @@ final class IntervalBench {
                 + "the ring), "
                 + "with the computation done meanwhile; the injected MTBF, one level with every failure survivable "
                 + "(process deaths: no store is wiped); for auto the interval is Daly's for C and M (what auto converges "
-                + "to), for `calls:N` N x the computation per call. In brackets, the same model without the slowdown "
-                + "(the model before it was measured). Not in the model: after a recovery auto checkpoints at calls "
-                + "1 and 2 before its learned interval, and the launcher defers a failure due during a recovery to its "
-                + "end.";
+                + "to), for `calls:N` N x the computation per call. In brackets, the same model with failures that may "
+                + "cut a restart short (Daly's, what the advisor assumes for real failures). Not in the model: after a "
+                + "recovery auto checkpoints at calls 1 and 2 before its learned interval.";
     }
 
     static void report(Report report, Result r) {
@@ -676,7 +683,7 @@ final class IntervalBench {
                     meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
                     best == null ? "n/a" : "**" + Samples.ratio(auto.wall().mean(), best.wall().mean()) + "**",
                     best == null ? "n/a" : Samples.ratio(auto.phase(r.perSweep()).mean(), best.phase(r.perSweep()).mean()),
-                    pct(predicted) + " (" + pct(r.predictedWithoutSlowdown(auto)) + ")", pctCell(measured),
+                    pct(predicted) + " (" + pct(r.predictedDaly(auto)) + ")", pctCell(measured),
                     "**" + Samples.ratio(measured.mean(), predicted) + "**"));
         }
         report.table(List.of("job MTBF (injected)", "failures per run (auto)",
@@ -687,7 +694,7 @@ final class IntervalBench {
                 "Daly's interval for C and the MTBF (advisor)",
                 "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",
                 "auto / best fixed (target ≤ 1.05x)", "the same over the computation phases",
-                "advisor's predicted overhead (auto; without the slowdown)",
+                "advisor's predicted overhead (auto; failures cutting restarts short)",
                 "measured overhead (auto, computation phase): mean [min–max]", "measured / predicted (target 0.80–1.20x)"),
                 summary);
         List<List<String>> rows = new ArrayList<>();
@@ -708,7 +715,7 @@ final class IntervalBench {
                         r.failures(p),
                         meanCell(p.wall()), best == null || p.okRuns() == 0 ? "n/a"
                                 : (p == best ? "**" : "") + Samples.ratio(p.wall().mean(), best.wall().mean()) + (p == best ? "**" : ""),
-                        pctCell(measured), pct(predicted) + " (" + pct(r.predictedWithoutSlowdown(p)) + ")",
+                        pctCell(measured), pct(predicted) + " (" + pct(r.predictedDaly(p)) + ")",
                         Samples.ratio(measured.mean(), predicted),
                         same ? "same" : "**DIFFERS: " + sums + "**"));
             }
@@ -717,7 +724,7 @@ final class IntervalBench {
         report.table(List.of("job MTBF", "interval", "interval length", "runs completed", "failures per run (mean)",
                 "run time (launch → exit): mean [min–max]", "/ best fixed",
                 "measured overhead (computation phase): mean [min–max]",
-                "advisor's predicted overhead (without the slowdown)", "measured / predicted", "checksum = failure-free"),
+                "advisor's predicted overhead (failures cutting restarts short)", "measured / predicted", "checksum = failure-free"),
                 rows);
         report.paragraph(String.format(Locale.ROOT, "Reference without checkpoints and failures (n = %d): run time %s, "
                 + "computation phase %s, solver loop (the computation W) %s, so %s of computation per needCheckpoint() "
