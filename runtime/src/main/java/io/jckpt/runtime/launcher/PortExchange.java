@@ -109,6 +109,9 @@ final class PortExchange implements AutoCloseable {
                         .append(wports[r]).append('@').append(r).append("@0");
             }
             String answer = info.toString();
+            // every rank has joined: dated before the answers go out, so that a rank holding its answer
+            // never sees the exchange still incomplete
+            completedNanos = System.nanoTime();
             for (Socket socket : sockets) {
                 try {
                     DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -119,7 +122,6 @@ final class PortExchange implements AutoCloseable {
                     // its death, starts the next one; the others must still get their answer
                 }
             }
-            completedNanos = System.nanoTime();
         } catch (IOException e) {
             if (!server.isClosed()) {
                 failure = "MPJ port exchange failed: " + (e.getMessage() != null ? e.getMessage() : e.toString());
