@@ -99,6 +99,11 @@ public final class FailureModel {
         return failures / rate + failures * restart * Math.exp(rate * restart);
     }
 
+    private static double segmentTime(double length, double restart, double rate, boolean failuresWaitForRestarts) {
+        return failuresWaitForRestarts ? expectedSegmentTimeDeferred(length, restart, rate)
+                : expectedSegmentTime(length, restart, rate);
+    }
+
     /**
      * How many distinct nodes must all be lost to lose some rank's checkpoint from memory: its own
      * node and the nodes of its m holders. With {@link Placement#RANK_ORDER} and p ranks per node
@@ -190,17 +195,14 @@ public final class FailureModel {
      * @return expected wall time / computation
      */
     public static double wallPerWork(Scheme s, boolean failuresWaitForRestarts) {
-        double segment = failuresWaitForRestarts
-                ? expectedSegmentTimeDeferred(s.tau() + s.cost(), s.restart(), s.survivableRate())
-                : expectedSegmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate());
+        double segment = segmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate(), failuresWaitForRestarts);
         double wall;
         if (s.diskRatio() <= 0) {
             wall = segment / s.tau();
         } else {
             double period = s.diskRatio() * segment + s.diskCost();
-            wall = (failuresWaitForRestarts
-                    ? expectedSegmentTimeDeferred(period, s.diskRestart(), s.unsurvivableRate())
-                    : expectedSegmentTime(period, s.diskRestart(), s.unsurvivableRate())) / (s.diskRatio() * s.tau());
+            wall = segmentTime(period, s.diskRestart(), s.unsurvivableRate(), failuresWaitForRestarts)
+                    / (s.diskRatio() * s.tau());
         }
         // each failure adds a slow phase's extra time; failures strike in that time too (a renewal: the
         // extra time is lambda x wall x extra, summed over its own failures: wall / (1 - lambda extra))

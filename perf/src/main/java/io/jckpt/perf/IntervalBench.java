@@ -42,19 +42,24 @@ final class IntervalBench {
     static final int REPORT_EVERY = reportEvery(System.getProperty("jckpt.bench.intervalReport"));
 
     static int reportEvery(String property) {
+        return intProperty("jckpt.bench.intervalReport", property, 200, n -> n >= 1, "a whole number of sweeps >= 1");
+    }
+
+    /** A whole-number -D property: its default when unset, else its value if {@code valid}, else a clear error. */
+    static int intProperty(String name, String property, int unset, java.util.function.IntPredicate valid,
+                           String what) {
         if (property == null || property.isBlank()) {
-            return 200;
+            return unset;
         }
         try {
             int n = Integer.parseInt(property.trim());
-            if (n >= 1) {
+            if (valid.test(n)) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // the message below
         }
-        throw new IllegalArgumentException("-Djckpt.bench.intervalReport must be a whole number of sweeps >= 1, not "
-                + property);
+        throw new IllegalArgumentException("-D" + name + " must be " + what + ", not " + property);
     }
 
     /**
@@ -85,19 +90,8 @@ final class IntervalBench {
         static final String SWEEPS_PROPERTY = "jckpt.bench.intervalSweeps";
 
         static int sweeps(String property) {
-            if (property == null || property.isBlank()) {
-                return 9000;
-            }
-            try {
-                int n = Integer.parseInt(property.trim());
-                if (n >= 2 && n % 2 == 0) {
-                    return n;
-                }
-            } catch (NumberFormatException e) {
-                // the message below
-            }
-            throw new IllegalArgumentException("-D" + SWEEPS_PROPERTY + " must be an even whole number of sweeps >= 2"
-                    + " (needCheckpoint() is called after every pair), not " + property);
+            return intProperty(SWEEPS_PROPERTY, property, 9000, n -> n >= 2 && n % 2 == 0,
+                    "an even whole number of sweeps >= 2 (needCheckpoint() is called after every pair)");
         }
 
         /**
@@ -351,14 +345,19 @@ final class IntervalBench {
          * wiped), so one level, all failures survivable, no disk level.
          */
         double predicted(Point p) {
+            // the launcher kills no rank during a recovery: a failure due then strikes at its end
+            return predicted(p, true);
+        }
+
+        private double predicted(Point p, boolean failuresWaitForRestarts) {
             double c = cost(p.mtbf);
             double r = restart(p.mtbf);
             double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
             if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
                 return Double.NaN;
             }
-            // the launcher kills no rank during a recovery: a failure due then strikes at its end
-            return FailureModel.wallPerWork(scheme(p, c, r, tau), true) - 1;
+            return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(),
+                    slowWindow()), failuresWaitForRestarts) - 1;
         }
 
         /**
@@ -366,17 +365,7 @@ final class IntervalBench {
          * (Daly's segments), for comparison.
          */
         double predictedDaly(Point p) {
-            double c = cost(p.mtbf);
-            double r = restart(p.mtbf);
-            double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
-            if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
-                return Double.NaN;
-            }
-            return FailureModel.wallPerWork(scheme(p, c, r, tau), false) - 1;
-        }
-
-        private FailureModel.Scheme scheme(Point p, double c, double r, double tau) {
-            return new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(), slowWindow());
+            return predicted(p, false);
         }
 
         /**
