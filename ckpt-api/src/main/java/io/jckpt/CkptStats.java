@@ -231,10 +231,12 @@ public record CkptStats(long round, long checkpoints, long diskCheckpoints, long
      * @param planNanos           computing the rollback plan (identical on every rank) and the restore
      *                            decision
      * @param transferNanos       the rollback transfers: sending copies to new ranks, receiving this
-     *                            rank's own copy (verified chunk by chunk while it arrives), or reading
-     *                            a disk generation
-     * @param bytesSent           image bytes this rank sent in the rollback transfers
-     * @param bytesReceived       image bytes this rank received (or read from disk)
+     *                            rank's own copy (verified chunk by chunk while it arrives), refilling
+     *                            the copies of the restored round its holders lack, or reading a disk
+     *                            generation
+     * @param bytesSent           image bytes this rank sent in the rollback transfers (refills included)
+     * @param bytesReceived       image bytes this rank received, its own and the refilled copies it
+     *                            holds for its predecessors (or read from disk)
      * @param verifyNanos         the verification of the image used, before it is used (0 when it was
      *                            verified on receipt or at store open and not touched since)
      * @param ringJoinNanos       the end-of-transfer barrier, the ring re-connection and the start of the

@@ -108,6 +108,7 @@ public final class AgentThreads {
         }
         int wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE, waitMillis));
         boolean[] timedOut = new boolean[1];
+        Thread thread = runner.thread(); // the runner hands out a placeholder once closed
         try {
             runner.close(wait, stuck -> {
                 if (timedOut[0] || beforeInterrupt == null) {
@@ -121,6 +122,14 @@ public final class AgentThreads {
         } catch (GaveUp e) {
             LOG.error("{} did not stop within {} ms", runner.agent().roleName(),
                     beforeInterrupt == null ? wait : 2L * wait);
+        }
+        if (thread != null && !timedOut[0]) {
+            // the runner returns once the agent's onClose ran; its thread ends a moment later: gone on return
+            try {
+                thread.join(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         return !timedOut[0];
     }

@@ -25,17 +25,22 @@ public final class RollbackPlan {
     private final List<RestoreAction> actions;
     private final List<List<Integer>> sends;
     private final List<LostData> lost;
+    private final RingOrder ring;
+    /** Per owner, the ranks holding an intact copy of its data at the round (ascending). */
+    private final List<List<Integer>> holders;
 
     private RollbackPlan(Outcome outcome, long round, List<RestoreAction> actions,
-                         List<List<Integer>> sends, List<LostData> lost) {
+                         List<List<Integer>> sends, List<LostData> lost, RingOrder ring, List<List<Integer>> holders) {
         this.outcome = outcome;
         this.round = round;
         this.actions = actions;
         this.sends = sends;
         this.lost = lost;
+        this.ring = ring;
+        this.holders = holders;
     }
 
-    static RollbackPlan recoverable(long round, List<RestoreAction> actions, RingOrder ring) {
+    static RollbackPlan recoverable(long round, List<RestoreAction> actions, RingOrder ring, List<List<Integer>> holders) {
         int n = actions.size();
         List<List<Integer>> sends = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -52,11 +57,17 @@ public final class RollbackPlan {
             sends.get(s).sort((x, y) -> Integer.compare(ring.distance(x, sender), ring.distance(y, sender)));
             sends.set(s, List.copyOf(sends.get(s)));
         }
-        return new RollbackPlan(Outcome.RECOVERABLE, round, List.copyOf(actions), List.copyOf(sends), List.of());
+        List<List<Integer>> held = new ArrayList<>(n);
+        for (List<Integer> h : holders) {
+            held.add(List.copyOf(h));
+        }
+        return new RollbackPlan(Outcome.RECOVERABLE, round, List.copyOf(actions), List.copyOf(sends), List.of(), ring,
+                List.copyOf(held));
     }
 
     static RollbackPlan notRecoverable(long bestRound, List<LostData> lost) {
-        return new RollbackPlan(Outcome.NOT_RECOVERABLE, bestRound, List.of(), List.of(), List.copyOf(lost));
+        return new RollbackPlan(Outcome.NOT_RECOVERABLE, bestRound, List.of(), List.of(), List.copyOf(lost), null,
+                List.of());
     }
 
     /** @return the outcome */
@@ -105,6 +116,42 @@ public final class RollbackPlan {
         return sends.get(rank);
     }
 
+    /**
+     * @param owner a rank
+     * @return the ranks that held an intact copy of its data at the plan's round when the plan was made, ascending
+     */
+    public List<Integer> holdersOf(int owner) {
+        requireRecoverable();
+        return holders.get(owner);
+    }
+
+    /**
+     * The copies of the plan's round that the holders at ring distance 1..m lack, each sent by the
+     * rank that has the owner's data for the restore (the owner itself when it restores locally, else
+     * its source). Every rank computes the same list; the transfers run with the restore.
+     *
+     * @param m the copies kept of every rank's data in the layout of the plan's round (0 keeps none)
+     * @return the refills, by owner then distance; empty when every copy is where it belongs
+     */
+    public List<Refill> refills(int m) {
+        requireRecoverable();
+        if (m < 0) {
+            throw new IllegalArgumentException("m = " + m + " copies");
+        }
+        int n = actions.size();
+        List<Refill> out = new ArrayList<>();
+        for (int owner = 0; owner < n; owner++) {
+            RestoreAction a = actions.get(owner);
+            for (int d = 1; d <= Math.min(m, n - 1); d++) {
+                int holder = ring.successor(owner, d);
+                if (!holders.get(owner).contains(holder)) {
+                    out.add(new Refill(owner, holder, a.source(), a.length(), a.crc32c()));
+                }
+            }
+        }
+        return out;
+    }
+
     /** @return the ranks whose data is lost, with reasons (empty when recoverable) */
     public List<LostData> lost() {
         return lost;
@@ -122,12 +169,13 @@ public final class RollbackPlan {
             return false;
         }
         return outcome == p.outcome && round == p.round && actions.equals(p.actions)
-                && sends.equals(p.sends) && lost.equals(p.lost);
+                && sends.equals(p.sends) && lost.equals(p.lost) && Objects.equals(ring, p.ring)
+                && holders.equals(p.holders);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(outcome, round, actions, sends, lost);
+        return Objects.hash(outcome, round, actions, sends, lost, holders);
     }
 
     @Override

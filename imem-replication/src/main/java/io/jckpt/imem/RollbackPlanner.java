@@ -97,7 +97,7 @@ public final class RollbackPlanner {
                 }
             }
             if (actions.size() == n) {
-                return RollbackPlan.recoverable(round, actions, ring);
+                return RollbackPlan.recoverable(round, actions, ring, holdersAt(byRank, round));
             }
             if (actions.size() > bestCount) {
                 bestCount = actions.size();
@@ -111,6 +111,22 @@ public final class RollbackPlanner {
             }
         }
         return RollbackPlan.notRecoverable(bestRound, lost);
+    }
+
+    /** Per owner, the ranks holding an intact copy of its data at {@code round}, ascending. */
+    private static List<List<Integer>> holdersAt(RankStatus[] byRank, long round) {
+        int n = byRank.length;
+        List<List<Integer>> holders = new ArrayList<>(n);
+        for (int owner = 0; owner < n; owner++) {
+            List<Integer> h = new ArrayList<>();
+            for (RankStatus s : byRank) {
+                if (s.intactCopy(owner, round) != null) {
+                    h.add(s.rank());
+                }
+            }
+            holders.add(h);
+        }
+        return holders;
     }
 
     private static RestoreAction choose(RankStatus[] byRank, RingOrder ring, int rank, long round) {

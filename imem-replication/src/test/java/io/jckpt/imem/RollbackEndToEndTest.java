@@ -3,6 +3,7 @@ package io.jckpt.imem;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,6 +117,45 @@ class RollbackEndToEndTest {
                 ring.startAgents(false, r);
                 replicate(ring, r + 1, r + 1, size);
                 RingReplicationTest.assertReplicated(ring, new long[] {r + 1}, size);
+            }
+        }
+    }
+
+    /**
+     * A failure at a random moment interrupts the replication in flight on every rank: here rank 2's
+     * round 4 never reached its holder, rank 3, when rank 0's process died. The recovery restores round
+     * 4 (every own copy survived) and must refill that copy; then rank 2's node is lost while the next
+     * round is only copied locally: round 4 at rank 3 is all that can bring rank 2 back. Without the
+     * refill no round is restorable (the CI failure of StandbyHostsLaunchTest on 2026-11-26).
+     */
+    @Test
+    void aCopyTheFailureInterruptedIsRefilledSoTheNextNodeLossIsRecoverable() throws Exception {
+        int size = 40_000;
+        try (TestRing ring = new TestRing(root.resolve("refill"), 4, 1, size + 1024, false)) {
+            replicate(ring, 1, 3, size);
+            for (ReplicationAgent a : ring.agents) {
+                a.close();
+            }
+            writeRound(ring, 4, size, Set.of(2));
+            assertNull(ring.stores[3].find(2, 4));
+            recover(ring, Set.of(0), false, size, 4); // rank 0's process died, its node-local store survived
+            RingReplicationTest.assertReplicated(ring, new long[] {4}, size);
+
+            writeRound(ring, 5, size, Set.of(0, 1, 2, 3)); // round 5 copied locally only, then rank 2's node is lost
+            recover(ring, Set.of(2), true, size, 4);
+            // rank 2 came back empty: it holds rank 1's copy again (refilled from rank 1), rank 3 still holds its own
+            RingReplicationTest.assertReplicated(ring, new long[] {4}, size);
+        }
+    }
+
+    /** Writes round {@code round} into the stores directly: every own copy, and the replicas of all owners but {@code unreplicated}. */
+    private static void writeRound(TestRing ring, long round, int size, Set<Integer> unreplicated) {
+        for (int o = 0; o < ring.n; o++) {
+            for (int d = 0; d <= (unreplicated.contains(o) ? 0 : ring.m); d++) {
+                byte[] image = RingReplicationTest.image(o, round, size);
+                ReplicaWrite w = ring.stores[ring.ring.successor(o, d)].beginWrite(o, round, image.length);
+                TestRing.fill(w, image);
+                w.commit();
             }
         }
     }

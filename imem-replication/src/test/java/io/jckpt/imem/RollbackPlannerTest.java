@@ -85,6 +85,19 @@ class RollbackPlannerTest {
                 expectSends.get(s).sort((x, y) -> Integer.compare(Math.floorMod(sender - x, n), Math.floorMod(sender - y, n)));
                 assertEquals(expectSends.get(s), plan.sendsTo(s), ctx);
             }
+            // refills: exactly the holders within m that lack the owner's copy at the round, served by the owner's source
+            List<Refill> expectRefills = new ArrayList<>();
+            for (int o = 0; o < n; o++) {
+                for (int d = 1; d <= Math.min(model.m, n - 1); d++) {
+                    int holder = (o + d) % n;
+                    if (statuses.get(holder).intactCopy(o, plan.round()) == null) {
+                        RestoreAction a = plan.action(o);
+                        assertTrue(statuses.get(a.source()).intactCopy(o, plan.round()) != null, ctx);
+                        expectRefills.add(new Refill(o, holder, a.source(), a.length(), a.crc32c()));
+                    }
+                }
+            }
+            assertEquals(expectRefills, plan.refills(model.m), ctx);
             if (wiped && plan.round() == model.base) {
                 // every wiped rank receives from its nearest surviving NEXT rank (the paper's rule)
                 for (int r : failed) {
@@ -258,6 +271,12 @@ class RollbackPlannerTest {
         for (int r : new int[] {0, 4, 5}) {
             assertEquals(RestoreAction.Kind.LOCAL, p.action(r).kind());
         }
+        // the new ranks held nothing: every copy they hold for their predecessors (m = 3) is refilled
+        List<String> refills = p.refills(3).stream().map(f -> f.owner() + "->" + f.holder() + " from " + f.source()).toList();
+        assertEquals(List.of("0->1 from 0", "0->2 from 0", "0->3 from 0", "1->2 from 4", "1->3 from 4", "2->3 from 4",
+                "4->1 from 4", "5->1 from 5", "5->2 from 5"), refills);
+        assertEquals(List.of(), RollbackPlanner.plan(model.statuses(Set.of(1, 2, 3), false)).refills(3),
+                "their stores survived: every copy is in place");
     }
 
     @Test

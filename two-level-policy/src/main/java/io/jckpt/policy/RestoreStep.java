@@ -14,6 +14,7 @@ import io.jckpt.disk.StableDiskException;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.RecoverySteps;
+import io.jckpt.imem.Refill;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
@@ -211,6 +212,12 @@ final class RestoreStep {
             ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout(),
                     steps);
             restored.restore(slot, active.store(), "memory (" + plan.action(rank()).kind() + ")");
+            List<Refill> refills = plan.refills(active.store().config().replicas());
+            if (rank() == 0 && !refills.isEmpty()) { // the same list on every rank: one line
+                events.accept("copies of round " + restoredRound + " refilled where the failure left them missing: "
+                        + String.join(", ", refills.stream().map(f -> "rank " + f.owner() + "'s at rank " + f.holder()
+                        + (f.source() == f.owner() ? "" : " (from rank " + f.source() + ")")).toList()));
+            }
         } else if (decision.source() == RecoveryDecision.Source.DISK) {
             restoredRound = decision.round();
             if (selection != null && !selection.rejected().isEmpty() && rank() == 0) { // the same list everywhere: one line

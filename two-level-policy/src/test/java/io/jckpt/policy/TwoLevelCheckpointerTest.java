@@ -116,14 +116,22 @@ class TwoLevelCheckpointerTest {
         }
         List<TwoLevelCheckpointer> world1 = RankGroup.open(n, job, 1, r -> RankGroup.options(nodes, r, m, null, 0),
                 failed::contains);
-        // the recovery's steps, as CkptStats reports them: every byte received is one rank's whole
-        // image, and every byte sent was received by someone
+        // the recovery's steps, as CkptStats reports them: a rank receives its whole image when it
+        // restores from a holder, plus the copies of its m predecessors when its store was wiped (the
+        // refills: every round was replicated before the failure, so no other copy is missing), and
+        // every byte sent was received by someone
         long sent = 0;
         long received = 0;
         for (int rank = 0; rank < n; rank++) {
             CkptStats.RecoveryTimings t = world1.get(rank).stats().lastRecovery();
             boolean receives = world1.get(rank).restoredFrom().contains("RECEIVE");
-            assertEquals(receives ? imageBytes[rank] : 0, t.bytesReceived(), "rank " + rank + ": " + t);
+            long refilled = 0;
+            if (wiped && failed.contains(rank)) {
+                for (int d = 1; d <= m; d++) {
+                    refilled += imageBytes[Math.floorMod(rank - d, n)];
+                }
+            }
+            assertEquals((receives ? imageBytes[rank] : 0) + refilled, t.bytesReceived(), "rank " + rank + ": " + t);
             assertTrue(t.storeOpenNanos() > 0 && t.statusExchangeNanos() > 0 && t.planNanos() > 0, "rank " + rank + ": " + t);
             assertEquals(0, t.ringJoinNanos(), "the ring is re-joined at the first here(): " + t);
             assertTrue(!receives || t.transferNanos() > 0, "rank " + rank + ": " + t);
@@ -133,7 +141,13 @@ class TwoLevelCheckpointerTest {
             received += t.bytesReceived();
         }
         assertEquals(received, sent);
-        assertEquals(wiped ? failed.stream().mapToLong(r -> imageBytes[r]).sum() : 0, received);
+        long refills = 0;
+        for (int r : failed) {
+            for (int d = 1; d <= m && wiped; d++) {
+                refills += imageBytes[Math.floorMod(r - d, n)];
+            }
+        }
+        assertEquals(wiped ? failed.stream().mapToLong(r -> imageBytes[r]).sum() + refills : 0, received);
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world1.get(rank);
             assertTrue(c.isRecovery(), "rank " + rank + " should roll back");

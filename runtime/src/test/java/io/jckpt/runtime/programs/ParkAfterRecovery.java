@@ -1,0 +1,61 @@
+package io.jckpt.runtime.programs;
+
+import io.jckpt.Ckpt;
+import io.jckpt.CkptOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import mpi.MPI;
+
+/**
+ * {@link CheckpointUntil}'s rounds (m = 1), except that after a recovery every rank waits while a park file
+ * exists (polled, at most two minutes) before it takes another round: a test fails a second node at a moment
+ * where the restored round is the newest anywhere and no later round can be replicated meanwhile. Prints
+ * "restored at round R" once the recovery (restore and refills) is done, "loop done at round R sum S" with
+ * S = size * R * (R + 1) / 2.
+ *
+ * <pre>
+ * ParkAfterRecovery stopFile parkFile sleepMs
+ * </pre>
+ */
+public final class ParkAfterRecovery {
+    private ParkAfterRecovery() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] appArgs = MPI.Init(args);
+        Path stop = Path.of(appArgs[0]);
+        Path park = Path.of(appArgs[1]);
+        long sleepMs = Long.parseLong(appArgs[2]);
+        Ckpt.open(CkptOptions.builder().replicas(1).build());
+        long[] state = new long[2]; // next round, sum
+        if (Ckpt.isRecovery()) {
+            Ckpt.rollback("state", state);
+            System.out.println("restored at round " + state[0]);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (Files.exists(park) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } else {
+            state[0] = 1;
+            Ckpt.register("state", state);
+        }
+        long[] mine = new long[2];
+        long[] all = new long[2];
+        for (;;) {
+            mine[0] = state[0];
+            mine[1] = Files.exists(stop) ? 1 : 0;
+            MPI.COMM_WORLD.Allreduce(mine, 0, all, 0, 2, MPI.LONG, MPI.SUM);
+            if (all[1] > 0) {
+                break;
+            }
+            state[1] += all[0];
+            state[0]++;
+            Ckpt.here();
+            Thread.sleep(sleepMs);
+        }
+        System.out.println("loop done at round " + (state[0] - 1) + " sum " + state[1]);
+        Ckpt.close();
+        MPI.Finalize();
+    }
+}
