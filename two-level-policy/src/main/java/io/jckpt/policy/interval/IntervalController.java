@@ -16,14 +16,10 @@ import org.slf4j.LoggerFactory;
  * background work costs the computation 1 / share seconds), the cost of a disk round (the flusher's CPU
  * per disk round), and from them and the job's MTBF decides the interval in
  * calls (and the disk ratio when it is automatic). After a recovery it also measures the restart (the
- * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it: the extra time
- * of the computation after the restart over its steady computation per call (measured outside such
- * windows), from the restart until the first period, at least {@value #SLOW_WINDOW_SECONDS} s after it, whose
- * pace is back within {@value #STEADY_TOLERANCE_PERCENT} % of the steady one (at most
- * {@value #MAX_SLOW_WINDOW_SECONDS} s: a re-spawned JVM's code can take several seconds to warm up on shared
- * cores), plus the extra blocking of the here()s that began in that time over the usual one (the first
- * re-joins the ring, the code is cold); both kept in
- * the history as means over the job's recoveries, for the advisor. The decision is an {@link IntervalDecision} that
+ * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it ({@link SlowPhase}:
+ * per second since the restart, the computation's extra time over its steady pace per call, measured
+ * outside such windows, plus the extra blocking of the here()s begun then; summed over the recoveries that
+ * lived through each second), kept in the history for the next world and the advisor. The decision is an {@link IntervalDecision} that
  * the checkpointer carries to every rank; other ranks never run this. Running means are exponential
  * (weight {@value #WEIGHT} for the newest sample); the first here() after open is not measured (it
  * sizes and creates the stores).
@@ -48,14 +44,9 @@ public final class IntervalController {
     private static final long SAVE_STEADY_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The restart time assumed until a recovery was measured (s). */
     static final double DEFAULT_RECOVERY_SECONDS = 1.0;
-    /** How long after an open the computation counts as slowed at least (cold JIT after a restart or the start). */
+    /** How long after the job's first open the computation is not the steady pace (every JVM's code is cold). */
     public static final int SLOW_WINDOW_SECONDS = 3;
     private static final long SLOW_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(SLOW_WINDOW_SECONDS);
-    /** After a restart the slow phase lasts until a period's pace is within this much of the steady one. */
-    public static final int STEADY_TOLERANCE_PERCENT = 10;
-    /** ... and at most this long. */
-    public static final int MAX_SLOW_WINDOW_SECONDS = 30;
-    private static final long MAX_SLOW_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(MAX_SLOW_WINDOW_SECONDS);
     /** The share of a core the program's thread is assumed to get until measured, and its floor. */
     private static final double MIN_CPU_SHARE = 0.05;
     /** History keys: the means over the job's recoveries (the advisor's --restart, --slowdown, --slow-window). */
@@ -107,20 +98,13 @@ public final class IntervalController {
     /** The share of a core the program's thread got while computing (NaN: not measured). */
     private double cpuShare = Double.NaN;
     private long programCpuAtHereEnd = -1;
-    /** After a recovery: the slow window's sums until it is turned into a sample. */
-    private boolean slowWindowOpen;
-    private double windowComputed;
-    private long windowCalls;
-    /** The blocking of the here()s that began in the slow window (the first re-joins the ring), and their count. */
-    private double windowBlocking;
-    private long windowHeres;
+    /** The slowdown after the job's restarts; this world's window is open after a recovery. */
+    private final SlowPhase slowPhase;
     /** here()'s blocking outside the slow windows (s), running mean. */
     private double steadyBlocking = Double.NaN;
     private double recoveryMean = Double.NaN;
     private long recoverySamples;
-    private double slowdown = Double.NaN;
-    private double slowWindow = Double.NaN;
-    private long slowdownSamples;
+    private long lastImageBytes;
 
     /**
      * @param policy        the interval policy
@@ -162,12 +146,8 @@ public final class IntervalController {
                 recoveryMean = history.number(RECOVERY, Double.NaN);
                 recoverySeconds = recoveryMean;
             }
-            slowdownSamples = (long) history.number(SLOWDOWN_SAMPLES, 0);
-            if (slowdownSamples > 0) {
-                slowdown = history.number(SLOWDOWN, Double.NaN);
-                slowWindow = history.number(SLOW_WINDOW, Double.NaN);
-            }
         }
+        this.slowPhase = new SlowPhase(history);
     }
 
     /** @param p the policy from now on (a ctrl) */
@@ -184,13 +164,13 @@ public final class IntervalController {
 
     /**
      * This controller starts after a recovery: the restart is measured (averaged with the job's earlier
-     * ones) and the computation's slowdown in the next {@value #SLOW_WINDOW_SECONDS} s will be.
+     * ones) and the computation's slowdown in the seconds after it will be ({@link SlowPhase}).
      *
      * @param restartNanos the world lost → computing again (now), or &lt;= 0 when not known (the newest
      *                     known restart stays)
      */
     public void afterRecovery(long restartNanos) {
-        slowWindowOpen = true;
+        slowPhase.open();
         if (restartNanos > 0) {
             double r = restartNanos / 1e9;
             recoveryMean = Double.isNaN(recoveryMean) ? r : (recoveryMean * recoverySamples + r) / (recoverySamples + 1);
@@ -210,6 +190,13 @@ public final class IntervalController {
     public long decide(long calls, int replicas, long imageBytes) {
         long now = meter.nanoTime();
         long programCpu = meter.programCpuNanos();
+        lastImageBytes = imageBytes;
+        if (lastHereEnd < 0 && slowPhase.isOpen() && calls > 0 && now > openedAt) {
+            // the restart's first period (from the end of open()): the slowest of the slow phase
+            if (slowPhase.period(0, (now - openedAt) / 1e9, calls, steadyPerCall)) {
+                save(replicas, imageBytes);
+            }
+        }
         if (lastHereEnd >= 0) {
             double computed = (now - lastHereEnd) / 1e9;
             period = mean(period, computed);
@@ -241,32 +228,24 @@ public final class IntervalController {
     }
 
     /**
-     * One computation period (from the end of the previous here()): outside the slow window it refines
-     * the steady computation per call; inside it (after a recovery) it adds to the window's sums, which
-     * become a slowdown sample at the first period, at least {@value #SLOW_WINDOW_SECONDS} s after the open,
-     * whose pace is back to the steady one (or {@value #MAX_SLOW_WINDOW_SECONDS} s after the open).
+     * One computation period (from the end of the previous here()): in the slow window after a recovery it
+     * goes to the {@link SlowPhase} (the history is written when a second is complete, so a world cut short
+     * leaves what it measured); outside it, it refines the steady computation per call.
      */
     private void slowdownSample(double computed, long calls) {
         long since = lastHereEnd - openedAt;
         double pace = computed / calls;
-        if (slowWindowOpen) {
-            boolean slowStill = since < SLOW_WINDOW_NANOS
-                    || (!Double.isNaN(steadyPerCall) && pace > steadyPerCall * (1 + STEADY_TOLERANCE_PERCENT / 100.0));
-            if (slowStill && since < MAX_SLOW_WINDOW_NANOS) {
-                windowComputed += computed;
-                windowCalls += calls;
-                return;
+        if (slowPhase.isOpen()) {
+            if (slowPhase.period(since / 1e9, computed, calls, steadyPerCall)) {
+                save(replicasForModel, lastImageBytes);
             }
-            if (!slowStill && Double.isNaN(steadyPerCall)) {
-                steadyPerCall = pace; // no history: the first period after the window is the steady pace
-            }
-            closeSlowWindow();
-            if (slowStill) {
-                return; // the window's bound: this period is not the steady pace either
+            if (slowPhase.isOpen() || Double.isNaN(steadyPerCall)) {
+                return; // a slow period; without a steady pace yet, the window only keeps them out of it
             }
         } else if (since < SLOW_WINDOW_NANOS) {
             return; // the cold start of a job's first world: neither steady nor a restart's slowdown
         }
+        slowPhase.steadyPeriod(computed, calls, steadyPerCall);
         steadyPerCall = steady(steadyPerCall, pace);
     }
 
@@ -277,22 +256,6 @@ public final class IntervalController {
      */
     private static double steady(double old, double sample) {
         return Double.isNaN(old) ? sample : old + (sample < old ? 0.5 : 0.05) * (sample - old);
-    }
-
-    /** Turns the slow window's sums into a slowdown sample (once the steady per call is known). */
-    private void closeSlowWindow() {
-        slowWindowOpen = false;
-        if (windowCalls > 0 && !Double.isNaN(steadyPerCall)) {
-            double usual = !Double.isNaN(steadyBlocking) ? steadyBlocking : Double.isNaN(blocking) ? 0 : blocking;
-            double extraBlocking = Math.max(0, windowBlocking - windowHeres * usual);
-            double s = Math.max(0, windowComputed - windowCalls * steadyPerCall + extraBlocking);
-            double w = windowCalls * steadyPerCall;
-            slowdown = Double.isNaN(slowdown) ? s : (slowdown * slowdownSamples + s) / (slowdownSamples + 1);
-            slowWindow = Double.isNaN(slowWindow) ? w : (slowWindow * slowdownSamples + w) / (slowdownSamples + 1);
-            slowdownSamples++;
-            LOG.debug("interval policy: the slow phase after the restart ended {} s after the open: {} s slower over {}"
-                    + " s of computation (steady {} s per call)", (lastHereEnd - openedAt) / 1e9, s, w, steadyPerCall);
-        }
     }
 
     private long decideNow() {
@@ -359,9 +322,9 @@ public final class IntervalController {
      */
     public void hereEnded(long calls, long blockingNanos, boolean diskRound, boolean measured) {
         long end = meter.nanoTime();
-        if (slowWindowOpen) { // began in the slow window after a recovery: cold code, the ring re-joined
-            windowBlocking += blockingNanos / 1e9;
-            windowHeres++;
+        if (slowPhase.isOpen()) { // began in the slow window after a recovery: cold code, the ring re-joined
+            double usual = !Double.isNaN(steadyBlocking) ? steadyBlocking : Double.isNaN(blocking) ? 0 : blocking;
+            slowPhase.extraBlocking((end - blockingNanos - openedAt) / 1e9, Math.max(0, blockingNanos / 1e9 - usual));
         } else if (end - blockingNanos - openedAt < SLOW_WINDOW_NANOS) {
             // the cold start of a job's first world: not the usual blocking
         } else if (measured) {
@@ -394,12 +357,12 @@ public final class IntervalController {
 
     /** @return the mean slowdown after a recovery over the job's recoveries (s), NaN before one was measured */
     public double slowdownSeconds() {
-        return slowdown;
+        return slowPhase.slowdown();
     }
 
     /** @return the computation done in the slow windows, mean (s), NaN before one was measured */
     public double slowWindowSeconds() {
-        return slowWindow;
+        return slowPhase.window();
     }
 
     /** @return the computation per call outside the slow windows (s), NaN before it is measured */
@@ -430,9 +393,10 @@ public final class IntervalController {
         if (!Double.isNaN(cpuShare)) {
             b.append(String.format(l, " program CPU share %.2f,", cpuShare));
         }
+        double slowdown = slowPhase.slowdown();
         if (!Double.isNaN(slowdown)) {
             b.append(String.format(l, " after a restart --slowdown %.3g --slow-window %.3g (%d recoveries measured),",
-                    slowdown, slowWindow, slowdownSamples));
+                    slowdown, slowPhase.window(), slowPhase.samples()));
         }
         if (diskRounds > 0) {
             b.append(String.format(l, " disk round --disk-cost %.3g,", flushCpu / diskRounds));
@@ -479,9 +443,10 @@ public final class IntervalController {
         putNumber("diskCostSeconds", diskRounds > 0 ? flushCpu / diskRounds : Double.NaN);
         putNumber(RECOVERY, recoverySeconds);
         putNumber(RECOVERY_SAMPLES, recoverySamples);
-        putNumber(SLOWDOWN, slowdown);
-        putNumber(SLOW_WINDOW, slowWindow);
-        putNumber(SLOWDOWN_SAMPLES, slowdownSamples);
+        slowPhase.saveTo(history);
+        putNumber(SLOWDOWN, slowPhase.slowdown());
+        putNumber(SLOW_WINDOW, slowPhase.window());
+        putNumber(SLOWDOWN_SAMPLES, slowPhase.samples());
         putNumber(STEADY_PER_CALL, steadyPerCall);
         savedSteadyPerCall = steadyPerCall;
         putNumber(STEADY_BLOCKING, steadyBlocking);
