@@ -176,15 +176,33 @@ final class SlowPhase {
     }
 
     /**
-     * @return the computation done in a slow phase (s): the mean length of the windows that ended (else the
-     *         seconds observed) less the slowdown; NaN before one second was measured
+     * The computation done in a slow phase (s), as the model ({@code FailureModel}) takes it: a phase of
+     * window + slowdown seconds over which the extra time accrues evenly, cut short by a failure. The
+     * measured extra time comes mostly early (the first second holds about half), so the phase reported is
+     * the even one with the same centre in time (twice the extra time's mean second): its chance of being
+     * cut short then matches the measured one to first order in the failure rate, where the window's whole
+     * length would make a failure seem to cut off more of the slowdown than it does.
+     *
+     * @return that phase's length less the slowdown (&gt;= 0); NaN before one second was measured
      */
     double window() {
         double s = slowdown();
         if (Double.isNaN(s)) {
             return Double.NaN;
         }
-        double length = ended > 0 ? lengthMean : observedSeconds();
+        double share = Double.isNaN(noise) ? 0 : noise;
+        double sum = 0;
+        double moment = 0;
+        for (int k = 0; k < MAX_SECONDS; k++) {
+            if (counts[k] > 0) {
+                double e = (excess[k] - share * computed[k]) / counts[k];
+                if (e > 0) {
+                    sum += e;
+                    moment += e * (k + 0.5);
+                }
+            }
+        }
+        double length = sum > 0 ? 2 * moment / sum : ended > 0 ? lengthMean : observedSeconds();
         return Math.max(0, length - s);
     }
 
