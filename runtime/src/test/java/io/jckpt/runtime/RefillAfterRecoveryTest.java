@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fault campaign and a CI run of StandbyHostsLaunchTest hit at random).
  */
 class RefillAfterRecoveryTest {
-    private static final String PROGRAM = "io.jckpt.runtime.programs.ParkAfterRecovery";
+    private static final String PROGRAM = "io.jckpt.runtime.programs.CheckpointUntil";
     private static final Pattern RESTORED = Pattern.compile("rank ([0-9]): restored round ([0-9]+) from memory \\((LOCAL|RECEIVE)\\)");
     private static final Pattern DONE = Pattern.compile("loop done at round ([0-9]+) sum ([0-9]+)");
     private static final long RUN_MILLIS = 60_000;
@@ -37,7 +37,7 @@ class RefillAfterRecoveryTest {
         Files.createFile(park);
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0",
                 "--memory-dir", memory.toString(), "--kill", "2@round=8:wipe",
-                "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), park.toString(), "5")) {
+                "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "5", park.toString())) {
             job.awaitLine("recovered: all 4 ranks", RUN_MILLIS);
             job.awaitLines("restored at round", 4, RUN_MILLIS); // every rank restored and parked
             long round = restoredRound(job, 2, "RECEIVE");

@@ -4,6 +4,7 @@ import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import mpi.MPI;
 
 /**
@@ -11,10 +12,13 @@ import mpi.MPI;
  * failure, until a stop file exists: every round the ranks also agree (the same Allreduce) whether any of
  * them sees the file, and stop together, so that a test fails ranks when it chooses without a round count
  * that must outlast it. Prints "loop done at round R sum S" with S = size * R * (R + 1) / 2, the result of R
- * failure-free rounds.
+ * failure-free rounds. With a park file, every rank waits after a recovery while that file exists (polled, at
+ * most two minutes) before it takes another round: a test fails a second node at a moment where the restored
+ * round is the newest anywhere and no later round can be replicated meanwhile ("restored at round R" is
+ * printed once the recovery, restore and refills, is done).
  *
  * <pre>
- * CheckpointUntil stopFile sleepMs
+ * CheckpointUntil stopFile sleepMs [parkFile]
  * </pre>
  */
 public final class CheckpointUntil {
@@ -25,11 +29,16 @@ public final class CheckpointUntil {
         String[] appArgs = MPI.Init(args);
         Path stop = Path.of(appArgs[0]);
         long sleepMs = Long.parseLong(appArgs[1]);
+        Path park = appArgs.length > 2 ? Path.of(appArgs[2]) : null;
         Ckpt.open(CkptOptions.builder().replicas(1).build());
         long[] state = new long[2]; // next round, sum
         if (Ckpt.isRecovery()) {
             Ckpt.rollback("state", state);
             System.out.println("restored at round " + state[0]);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (park != null && Files.exists(park) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
         } else {
             state[0] = 1;
             Ckpt.register("state", state);
