@@ -40,9 +40,9 @@ public interface JobServices {
     }
 
     /**
-     * When this process learnt that its previous world was lost: a surviving rank when the launcher told
-     * it to recover, a re-spawned one when it started (both a little after the failure: its detection).
-     * The interval policy measures the restart from it to the end of the recovery's open().
+     * When the failure that lost this process's previous world was detected, on this process's clock:
+     * the launcher's order to recover (or, re-spawned, its start) less the failure's age the launcher
+     * gave with it. The interval policy measures the restart from it to the end of the recovery's open().
      *
      * @return a {@link System#nanoTime()} value, or -1 when not known (no recovery, a warm standby)
      */

@@ -105,6 +105,33 @@ class IntervalBenchTest {
     }
 
     @Test
+    void thePredictionForTheFailuresInjectedScalesTheFailuresShareByInjectedOverExpected() {
+        IntervalBench.Result r = result(4);
+        IntervalBench.Point auto = r.byRate.get(4.0).get(0);
+        IntervalBench.JobFigures f = new IntervalBench.JobFigures(0.8, 1.0, 2.0, 0.5);
+        // computation from 1 s (sweep 100 at 1.1 s, 1 ms a sweep): run 1 meets 3 failures in it and one in the
+        // start-up, run 2 meets 1
+        auto.runs.add(new IntervalBench.Run(0, 20 * S, 1.1 * S, 100, List.of(0.5 * S, 4.0 * S, 9.0 * S, 12.0 * S),
+                List.of(), 0.005, f, 40, Double.NaN, "c"));
+        auto.runs.add(new IntervalBench.Run(0, 16 * S, 1.1 * S, 100, List.of(7.0 * S), List.of(), 0.005, f, 40,
+                Double.NaN, "c"));
+        assertEquals(2.0, r.failuresInPhase(auto), 1e-12);
+        assertEquals(4.0, r.failuresInPhases(auto), 1e-12);
+        double predicted = r.predicted(auto);
+        // W = 10 s: expected failures = W (1 + predicted) / (R + M e^(-R/M)), R = 0.8 s, M = 4 s
+        double expected = 10 * (1 + predicted) / (0.8 + 4 * Math.exp(-0.2));
+        assertEquals(expected, r.expectedFailures(auto, predicted), 1e-12);
+        double share = 0.005 / FailureModel.dalyInterval(0.005, 4);
+        assertEquals(share + (predicted - share) * 2 / expected, r.predictedForInjected(auto), 1e-12);
+        // fewer failures than expected: a lower prediction; none: the checkpoints alone
+        assertTrue(r.predictedForInjected(auto) < predicted);
+        IntervalBench.Result quiet = result(4);
+        IntervalBench.Point none = quiet.byRate.get(4.0).get(0);
+        none.runs.add(new IntervalBench.Run(0, 12 * S, 1.1 * S, 100, List.of(), List.of(), 0.005, f, 40, Double.NaN, "c"));
+        assertEquals(share, quiet.predictedForInjected(none), 1e-12);
+    }
+
+    @Test
     void aShorterSweepOfFixedIntervalsIsAPropertyAndABadOneIsAClearError() {
         assertEquals(List.of(16, 64, 256), java.util.Arrays.stream(IntervalBench.Config.fixedCalls(" 16, 64,256"))
                 .boxed().toList());

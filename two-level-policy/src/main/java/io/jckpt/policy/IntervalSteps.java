@@ -105,8 +105,8 @@ final class IntervalSteps {
                 requested.diskRatio(), requested.nodeMtbf(), requested.failureNodes(size), size, meter, history);
         controller.recoveredIn(sources.lastRecoveryNanos());
         if (afterFailure) {
-            // the restart as the job lived it: from the moment this process learnt its world was lost (or,
-            // re-spawned, its start) to now, the end of open(): computing again
+            // the restart as the job lived it: from the launcher's detection of the failure (on this process's
+            // clock, from the age the launcher sent) to now, the end of open(): computing again
             long lost = sources.worldLostNanos();
             controller.afterRecovery(lost > 0 ? System.nanoTime() - lost : -1);
         }

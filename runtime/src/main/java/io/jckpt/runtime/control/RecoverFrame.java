@@ -6,8 +6,37 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 
-/** Payload of {@link ControlProtocol#RECOVER}. */
-public record RecoverFrame(int epoch, String mpjConf, int[] failedRanks) {
+/**
+ * Payload of {@link ControlProtocol#RECOVER}: the new world's epoch and MPJ configuration, the failed
+ * ranks, and how long before the frame was sent the launcher detected the failure (an age, not a time:
+ * the ranks' clocks need not agree with the launcher's), from which a rank counts its restart.
+ *
+ * @param epoch             the new world's epoch
+ * @param mpjConf           its MPJ configuration
+ * @param failedRanks       the ranks that failed
+ * @param failureAgeMicros  microseconds between the launcher's detection of the failure and the frame's
+ *                          sending (&gt;= 0)
+ */
+public record RecoverFrame(int epoch, String mpjConf, int[] failedRanks, long failureAgeMicros) {
+
+    /** Checks the age. */
+    public RecoverFrame {
+        if (failureAgeMicros < 0) {
+            throw new IllegalArgumentException("failure age must be >= 0 µs, got " + failureAgeMicros);
+        }
+    }
+
+    /**
+     * The same frame with the failure's age at {@code nowNanos}, for a frame sent some time after it was
+     * built (the replacements are started first).
+     *
+     * @param detectedNanos when the launcher detected the failure ({@link System#nanoTime()})
+     * @param nowNanos      now
+     * @return the frame, aged
+     */
+    public RecoverFrame agedAt(long detectedNanos, long nowNanos) {
+        return new RecoverFrame(epoch, mpjConf, failedRanks, Math.max(0, (nowNanos - detectedNanos) / 1000));
+    }
 
     public byte[] encode() {
         try {
@@ -19,6 +48,7 @@ public record RecoverFrame(int epoch, String mpjConf, int[] failedRanks) {
             for (int rank : failedRanks) {
                 out.writeInt(rank);
             }
+            out.writeLong(failureAgeMicros);
             return bytes.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -37,6 +67,10 @@ public record RecoverFrame(int epoch, String mpjConf, int[] failedRanks) {
         for (int i = 0; i < n; i++) {
             failed[i] = in.readInt();
         }
-        return new RecoverFrame(epoch, conf, failed);
+        long age = in.readLong();
+        if (age < 0) {
+            throw new IOException("recover frame gives a negative failure age: " + age + " µs");
+        }
+        return new RecoverFrame(epoch, conf, failed, age);
     }
 }

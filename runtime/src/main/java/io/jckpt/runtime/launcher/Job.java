@@ -129,6 +129,8 @@ public final class Job {
     private int exitStatus = -1;
     private final Map<Integer, Integer> spawnEpoch = new ConcurrentHashMap<>();
     private int[] lastFailed = new int[0];
+    /** When the failure that started the newest recovery was detected ({@link System#nanoTime()}). */
+    private long lastDetectedNanos;
     private final StandbyPool standbys;
     /** The ranks' SLF4J binding: the program's own, else the launcher's slf4j-simple. */
     private final RankLogging logging;
@@ -221,7 +223,7 @@ public final class Job {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();
                     for (int rank = 0; rank < spec.worldSize(); rank++) {
-                        startNiodevRank(rank, false);
+                        startNiodevRank(rank, -1);
                     }
                 } else {
                     RankHost host = launcher.startMulticore(epoch);
@@ -260,9 +262,11 @@ public final class Job {
                 "jckpt-port-exchange-" + jobId + "-" + epoch);
     }
 
-    private void startNiodevRank(int rank, boolean respawned) throws IOException {
-        currentHost.put(rank, launcher.startRank(rank, epoch, respawned, exchange.mpjConf(bindAddress),
-                spec.remote() ? rankHosts.get(rank) : null));
+    /** Starts rank {@code rank}'s JVM; {@code detectedNanos} when a failure was detected, -1 at the job's start. */
+    private void startNiodevRank(int rank, long detectedNanos) throws IOException {
+        currentHost.put(rank, launcher.startRank(rank, epoch, detectedNanos >= 0, exchange.mpjConf(bindAddress),
+                spec.remote() ? rankHosts.get(rank) : null,
+                detectedNanos >= 0 ? Math.max(0, (System.nanoTime() - detectedNanos) / 1000) : -1));
         spawnEpoch.put(rank, epoch);
         channels.heard(rank);
     }
@@ -490,7 +494,7 @@ public final class Job {
         if (spawned != null && spawned < epoch && connection != null) {
             try {
                 connection.send(ControlProtocol.RECOVER, new RecoverFrame(epoch, exchange.mpjConf(bindAddress),
-                        lastFailed).encode());
+                        lastFailed, 0).agedAt(lastDetectedNanos, System.nanoTime()).encode());
             } catch (IOException e) {
                 // it died meanwhile: its exit starts another recovery
             }
@@ -661,22 +665,24 @@ public final class Job {
         recovery = new RecoveryReport(epoch, spec.worldSize(), detected);
         console.event(LauncherEvents.recoveryStart(RecoveryReport.startLine(epoch, failed, spec.worldSize()), epoch, failed));
         lastFailed = failed;
-        byte[] frame = new RecoverFrame(epoch, exchange.mpjConf(bindAddress), failed).encode();
+        lastDetectedNanos = detected;
+        // each send carries the failure's age then: a rank counts its restart from the detection
+        RecoverFrame frame = new RecoverFrame(epoch, exchange.mpjConf(bindAddress), failed, 0);
         // replacements first: a replacement has the longest way into the new world
         for (int rank : failed) {
             // a standby of the host the rank restarts on (its own, or where placeRespawns moved it)
             StandbyPool.Standby standby = standbys.take(spec.remote() ? rankHosts.get(rank) : null);
-            if (standby != null && assign(standby, rank, frame)) {
+            if (standby != null && assign(standby, rank, frame.agedAt(detected, System.nanoTime()).encode())) {
                 recovery.fromStandby();
             } else {
-                startNiodevRank(rank, true);
+                startNiodevRank(rank, detected);
             }
         }
         recovery.respawned(System.nanoTime());
         for (Map.Entry<Integer, ControlConnection> entry : channels.controls().entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
                 try {
-                    entry.getValue().send(ControlProtocol.RECOVER, frame);
+                    entry.getValue().send(ControlProtocol.RECOVER, frame.agedAt(detected, System.nanoTime()).encode());
                 } catch (IOException e) {
                     // that rank died meanwhile: its exit starts another recovery
                 }

@@ -69,16 +69,22 @@ final class RankLauncher {
 
     /** Starts the JVM of niodev rank {@code rank} in {@code epoch}, in the MPJ world {@code mpjConf} describes. */
     RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf) throws IOException {
-        return startRank(rank, epoch, respawned, mpjConf, null);
+        return startRank(rank, epoch, respawned, mpjConf, null, -1);
     }
 
     /**
      * As above, on {@code host} through the remote shell when it is not null ({@link LaunchSpec#remote()}):
      * the job secret goes to the remote shell's standard input, the rest of the environment on its
-     * command line; the remote JVM's output comes back through the agent's pipes.
+     * command line; the remote JVM's output comes back through the agent's pipes. A re-spawned rank gets
+     * {@code failureAgeMicros} (how long ago the launcher detected the failure; -1: none) in
+     * {@link RankEnvironment#FAILURE_AGE_MICROS}: it counts its restart from the detection.
      */
-    RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf, String host) throws IOException {
+    RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf, String host, long failureAgeMicros)
+            throws IOException {
         Map<String, String> env = rankEnvironment(rank, epoch, respawned, mpjConf);
+        if (failureAgeMicros >= 0) {
+            env.put(RankEnvironment.FAILURE_AGE_MICROS, Long.toString(failureAgeMicros));
+        }
         String name = "rank-" + rank + "-epoch-" + epoch;
         List<String> command = javaCommand(RankMain.class.getName());
         if (host == null) {
@@ -220,7 +226,7 @@ final class RankLauncher {
     /**
      * Starts the JVM of warm standby {@code id} (see {@link io.jckpt.runtime.rank.RankMain}): on the
      * launcher's host, or on {@code host} through the remote shell when it is not null, the way a rank
-     * starts there ({@link #startRank(int, int, boolean, String, String)}): the standby binds that host's
+     * starts there ({@link #startRank(int, int, boolean, String, String, long)}): the standby binds that host's
      * address and can only become a rank of that host.
      */
     RankHost startStandby(int id, int epoch, String host) throws IOException {

@@ -111,7 +111,22 @@ public final class RankControl {
         return epoch;
     }
 
-    /** @return System.nanoTime() when the newest order to recover (a new epoch) arrived, -1 before one did */
+    /**
+     * A standby taking over a failed rank: the failure it replaces was detected at {@code nanos} (its
+     * assignment's receipt less the age the launcher gave), unless a RECOVER said otherwise since.
+     */
+    void failureDetected(long nanos) {
+        synchronized (worldLock) {
+            if (recoverNanos < 0) {
+                recoverNanos = nanos;
+            }
+        }
+    }
+
+    /**
+     * @return System.nanoTime() when the launcher detected the failure behind the newest order to recover
+     *         (its arrival less the age it carried), -1 before one arrived
+     */
     public long recoverNanos() {
         return recoverNanos;
     }
@@ -254,7 +269,8 @@ public final class RankControl {
                             continue; // already in that world (the launcher may tell a late rank twice)
                         }
                         epoch = recover.epoch();
-                        recoverNanos = System.nanoTime();
+                        // the launcher detected the failure this long before it sent the order
+                        recoverNanos = System.nanoTime() - recover.failureAgeMicros() * 1000;
                         sequence = 0; // exchanges are numbered per world: a re-spawned rank starts at 1 too
                         // exchanges of the abandoned world can never complete
                         exchanges.values().forEach(f -> f.completeExceptionally(

@@ -46,6 +46,11 @@ public final class RankEnvironment {
     public static final String STANDBY = "JCKPT_STANDBY";
     /** "fail" or "respawn": what the launcher does when a rank fails. */
     public static final String ON_FAILURE = "JCKPT_ON_FAILURE";
+    /**
+     * In a re-spawned rank: how long before the launcher started it the failure was detected (µs): the
+     * rank counts its restart from the detection, not from its own start.
+     */
+    public static final String FAILURE_AGE_MICROS = "JCKPT_FAILURE_AGE_MICROS";
 
     private final Map<String, String> env;
 

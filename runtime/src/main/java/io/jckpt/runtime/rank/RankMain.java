@@ -63,19 +63,20 @@ public final class RankMain {
             Standby.Assignment assignment = Standby.await(env, standby, mainClass, worldClassPath);
             RecoverFrame frame = assignment.world();
             run(env, assignment.rank(), new WorldInfo(frame.epoch(), true, true, frame.failedRanks()), frame.mpjConf(),
-                    mainClass, programArgs, worldClassPath, assignment.loader(), assignment.standbyConnection());
+                    mainClass, programArgs, worldClassPath, assignment.loader(), assignment.standbyConnection(),
+                    assignment.receivedNanos() - frame.failureAgeMicros() * 1000);
         } else {
             WorldInfo world = new WorldInfo(env.requireInt(RankEnvironment.EPOCH),
                     Boolean.parseBoolean(env.require(RankEnvironment.RECOVERY)),
                     Boolean.parseBoolean(env.require(RankEnvironment.NEW_RANK)), new int[0]);
             run(env, env.rank(), world, env.require(RankEnvironment.MPJ_CONF), mainClass, programArgs, worldClassPath,
-                    null, null);
+                    null, null, -1);
         }
     }
 
     private static void run(RankEnvironment env, int rank, WorldInfo firstWorld, String firstConf, String mainClass,
                             String[] programArgs, List<String> worldClassPath, WorldClassLoader prepared,
-                            AutoCloseable standbyConnection) throws InterruptedException {
+                            AutoCloseable standbyConnection, long failureDetectedNanos) throws InterruptedException {
         // the listener exists before the connection: a RECOVER sent the moment this rank connects
         // (it joined after a recovery began) is queued, never dropped
         BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
@@ -101,6 +102,7 @@ public final class RankMain {
         }
         if (standbyConnection != null) {
             closeQuietly(standbyConnection); // it is this rank now: the standby's connection is done
+            control.failureDetected(failureDetectedNanos); // its restart counts from the failure's detection
         }
         RankServices.install(control);
         RuntimeJobServices.install(control, env);

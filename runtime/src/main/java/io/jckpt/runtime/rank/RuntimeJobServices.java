@@ -78,14 +78,28 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     public long worldLostNanos() {
         long recovered = control.recoverNanos();
         if (recovered > 0) {
-            return recovered; // a survivor: the launcher's order to recover
+            return recovered; // a survivor or a standby: the detection, from the age the launcher's order carried
         }
         String standby = System.getenv(RankEnvironment.STANDBY);
         if (RankServices.world().newRank() && (standby == null || standby.isEmpty())) {
-            // re-spawned: this JVM started after the failure was detected
-            return System.nanoTime() - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+            // re-spawned: this JVM started the failure's age after its detection
+            long started = System.nanoTime()
+                    - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+            return started - failureAgeMicros(System.getenv(RankEnvironment.FAILURE_AGE_MICROS)) * 1000;
         }
         return -1; // a warm standby started long before the failure
+    }
+
+    /** The failure's age the launcher gave a re-spawned rank (µs); 0 when absent or not a number. */
+    static long failureAgeMicros(String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     @Override

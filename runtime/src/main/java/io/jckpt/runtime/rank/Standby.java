@@ -35,7 +35,8 @@ final class Standby {
     private static final int EXIT_FAILED = 1;
 
     /** What the launcher assigned: a rank and the world (epoch) to join. */
-    record Assignment(int rank, RecoverFrame world, WorldClassLoader loader, ControlConnection standbyConnection) {
+    record Assignment(int rank, RecoverFrame world, WorldClassLoader loader, ControlConnection standbyConnection,
+                      long receivedNanos) {
     }
 
     private Standby() {
@@ -148,7 +149,7 @@ final class Standby {
                     synchronized (loader) {
                         prepared = loader[0];
                     }
-                    assigned.complete(new Assignment(rank, world, prepared, connection));
+                    assigned.complete(new Assignment(rank, world, prepared, connection, System.nanoTime()));
                     // from now on the connection is closed by the rank, not a reason to halt
                     throw new AgentTerminationException();
                 }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The failure injector's schedule, without processes: --kill specs fire once when due, --mtbf from the seed. */
@@ -50,7 +50,7 @@ class FailureInjectorTest {
         double mtbf = 2.0;
         FailureInjector injector = new FailureInjector(List.of(), mtbf, 42, 5);
         // the same draws, in the same order: first time, then victim and next gap per failure
-        Random expected = new Random(42);
+        SplittableRandom expected = new SplittableRandom(42);
         double next = -mtbf * Math.log(1 - expected.nextDouble());
         assertEquals(next, injector.nextRandomSeconds(), 0);
         for (int i = 0; i < 5; i++) {
@@ -71,6 +71,25 @@ class FailureInjectorTest {
     void theSameSeedReplaysTheSameFailuresAnotherSeedDoesNot() {
         assertEquals(schedule(7), schedule(7));
         assertNotEquals(schedule(7), schedule(8));
+    }
+
+    @Test
+    void consecutiveSeedsGiveIndependentFirstFailures() {
+        // bench and test runs use seeds 1, 2, 3...: their first failure times must be exponential draws of
+        // their own (java.util.Random put all of them at 1.31 x the MTBF)
+        int seeds = 400;
+        int belowMedian = 0;
+        double sum = 0;
+        for (long seed = 1; seed <= seeds; seed++) {
+            double first = new FailureInjector(List.of(), 1.0, seed, 4).nextRandomSeconds();
+            sum += first;
+            if (first < Math.log(2)) {
+                belowMedian++;
+            }
+        }
+        // binomial(400, 1/2): sd 10; the mean of 400 exponentials: sd 0.05
+        assertTrue(belowMedian > 170 && belowMedian < 230, belowMedian + " of " + seeds + " first failures below the median");
+        assertEquals(1.0, sum / seeds, 0.15, "mean first failure time over " + seeds + " seeds");
     }
 
     private static List<String> schedule(long seed) {

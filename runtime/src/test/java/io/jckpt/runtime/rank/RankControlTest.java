@@ -103,11 +103,18 @@ class RankControlTest {
         BlockingQueue<RecoverFrame> recovers = new LinkedBlockingQueue<>();
         RankControl control = connect(1, recording(recovers));
         ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
-        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(2, "conf", new int[] {3}).encode());
+        // the launcher detected the failure 3 s before it sent the order
+        long before = System.nanoTime();
+        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(2, "conf", new int[] {3}, 3_000_000).encode());
         RecoverFrame heard = recovers.poll(10, TimeUnit.SECONDS);
+        long after = System.nanoTime();
         assertEquals(2, heard.epoch());
         assertArrayEquals(new int[] {3}, heard.failedRanks());
+        assertEquals(3_000_000, heard.failureAgeMicros());
         assertEquals(2, control.epoch());
+        // the restart counts from the detection: the order's arrival less the age it carried
+        assertTrue(control.recoverNanos() >= before - 3_000_000_000L && control.recoverNanos() <= after - 3_000_000_000L,
+                (before - control.recoverNanos()) / 1e6 + " ms before the send");
     }
 
     @Test
@@ -127,7 +134,7 @@ class RankControlTest {
         ExchangeFrames.Contribution old = ExchangeFrames.Contribution.decode(exchanges.poll(10, TimeUnit.SECONDS));
         assertEquals(0, old.epoch());
         assertEquals(1, old.sequence());
-        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(1, "conf", new int[] {2}).encode());
+        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(1, "conf", new int[] {2}, 0).encode());
         assertTrue(pending.get(10, TimeUnit.SECONDS) instanceof WorldAbandonedError, String.valueOf(pending.get()));
         recovers.poll(10, TimeUnit.SECONDS);
         // the window of the campaign: the old thread calls again after the channel moved to world 1

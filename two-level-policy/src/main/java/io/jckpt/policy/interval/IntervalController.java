@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * background work costs the computation 1 / share seconds), the cost of a disk round (the flusher's CPU
  * per disk round), and from them and the job's MTBF decides the interval in
  * calls (and the disk ratio when it is automatic). After a recovery it also measures the restart (the
- * world lost → computing again, {@link #afterRecovery}) and the slowdown that follows it ({@link SlowPhase}:
+ * the failure detected → computing again, {@link #afterRecovery}) and the slowdown that follows it ({@link SlowPhase}:
  * per second since the restart, the computation's extra time over its steady pace per call, measured
  * outside such windows, plus the extra blocking of the here()s begun then; summed over the recoveries that
  * lived through each second), kept in the history for the next world and the advisor. The decision is an {@link IntervalDecision} that
@@ -166,7 +166,7 @@ public final class IntervalController {
      * This controller starts after a recovery: the restart is measured (averaged with the job's earlier
      * ones) and the computation's slowdown in the seconds after it will be ({@link SlowPhase}).
      *
-     * @param restartNanos the world lost → computing again (now), or &lt;= 0 when not known (the newest
+     * @param restartNanos the the failure detected → computing again (now), or &lt;= 0 when not known (the newest
      *                     known restart stays)
      */
     public void afterRecovery(long restartNanos) {
