@@ -131,7 +131,11 @@ class IntervalAgreementTest {
         assertTrue(learned > 300 / 8, "the learned interval " + learned + " (before the failure " + intervalBefore
                 + "), checkpoints at " + after.get(0));
         assertEquals(List.of(1L, 2L), due.subList(0, 2), after.get(0).toString());
-        assertTrue(due.size() <= 2 + 300 / learned, after.get(0).toString());
+        // the next one (if within the 300 calls) comes an interval decided from those figures later, not the
+        // warm-up's 4 calls; that interval may grow afterwards as rank 0 measures more (50 -> 94 -> 98 calls
+        // seen), so the count of checkpoints is not bounded by the final interval
+        assertTrue(due.size() == 2 || due.get(2) - due.get(1) > 300 / 8, "the interval decided at the first here()"
+                + " after the recovery (before the failure " + intervalBefore + "), checkpoints at " + after.get(0));
         for (TwoLevelCheckpointer c : world1) {
             assertEquals(learned, c.schedule().interval(), "the same on every rank");
         }
