@@ -170,6 +170,11 @@ final class IntervalBench {
             return status == 0 && checksum != null;
         }
 
+        /** Completed with a residual line: its computation phase is known. */
+        boolean phaseKnown() {
+            return ok() && !Double.isNaN(firstReport);
+        }
+
         /** When the computation started (ns after the launch): the first residual line less its sweeps. */
         double computeStart(double perSweep) {
             return firstReport - firstSweep * perSweep;
@@ -229,7 +234,7 @@ final class IntervalBench {
         /** The computation phase (computation start → exit) of the completed runs, ns. */
         Samples phase(double perSweep) {
             Samples s = new Samples();
-            runs.stream().filter(r -> r.ok() && !Double.isNaN(r.firstReport()))
+            runs.stream().filter(Run::phaseKnown)
                     .forEach(r -> s.add(r.wall() - r.computeStart(perSweep)));
             return s;
         }
@@ -352,7 +357,7 @@ final class IntervalBench {
         private double predicted(Point p, boolean failuresWaitForRestarts) {
             double c = cost(p.mtbf);
             double r = restart(p.mtbf);
-            double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
+            double tau = tau(p);
             if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
                 return Double.NaN;
             }
@@ -370,7 +375,7 @@ final class IntervalBench {
         double predictedForInjected(Point p) {
             double predicted = predicted(p);
             double c = cost(p.mtbf);
-            double tau = p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
+            double tau = tau(p);
             double injected = failuresInPhase(p);
             double expected = expectedFailures(p, predicted);
             if (Double.isNaN(predicted) || Double.isNaN(injected) || !(expected > 0)) {
@@ -392,13 +397,22 @@ final class IntervalBench {
 
         /** Failures per completed run injected after the computation started (mean). */
         double failuresInPhase(Point p) {
-            return p.runs.stream().filter(r -> r.ok() && !Double.isNaN(r.firstReport()))
-                    .mapToDouble(r -> r.failures().size() - r.failuresBefore(perSweep())).average().orElse(Double.NaN);
+            return p.runs.stream().filter(Run::phaseKnown).mapToDouble(this::failuresInPhase).average()
+                    .orElse(Double.NaN);
         }
 
         /** Failures in the computation phases of all completed runs. */
         double failuresInPhases(Point p) {
-            return failuresInPhase(p) * p.runs.stream().filter(r -> r.ok() && !Double.isNaN(r.firstReport())).count();
+            return p.runs.stream().filter(Run::phaseKnown).mapToDouble(this::failuresInPhase).sum();
+        }
+
+        private double failuresInPhase(Run r) {
+            return r.failures().size() - r.failuresBefore(perSweep());
+        }
+
+        /** The compute time between checkpoints (s): Daly's interval for auto, N x the computation per call. */
+        double tau(Point p) {
+            return p.calls == 0 ? dalyTau(p.mtbf) : p.calls * perCall();
         }
 
         /**
@@ -420,7 +434,7 @@ final class IntervalBench {
             Samples s = new Samples();
             for (int i = 0; i < p.runs.size(); i++) {
                 Run r = p.runs.get(i);
-                if (r.ok() && !Double.isNaN(r.firstReport())) {
+                if (r.phaseKnown()) {
                     double[] ref = i < seedReferences.size() ? seedReferences.get(i)
                             : new double[] {basePhase.median(), baseLoop.median()};
                     s.add((r.wall() - r.computeStart(perSweep()) - ref[0]) / ref[1]);
@@ -710,6 +724,7 @@ final class IntervalBench {
             double tau = r.dalyTau(mtbf);
             Samples measured = r.measured(auto);
             double predicted = r.predicted(auto);
+            double forInjected = r.predictedForInjected(auto);
             summary.add(List.of(seconds(mtbf) + " s", r.failures(auto),
                     Samples.time(r.cost(mtbf) * 1e9) + shareCell(r), Samples.time(r.restart(mtbf) * 1e9) + "; here: "
                             + restarts.timeCell(),
@@ -722,8 +737,7 @@ final class IntervalBench {
                     "**" + Samples.ratio(measured.mean(), predicted) + "**",
                     String.format(Locale.ROOT, "%.1f / %.1f (±%.0f %%)", r.failuresInPhase(auto),
                             r.expectedFailures(auto, predicted), 100 / Math.sqrt(r.failuresInPhases(auto))),
-                    pct(r.predictedForInjected(auto)),
-                    "**" + Samples.ratio(measured.mean(), r.predictedForInjected(auto)) + "**"));
+                    pct(forInjected), "**" + Samples.ratio(measured.mean(), forInjected) + "**"));
         }
         report.table(List.of("job MTBF (injected)", "failures per run (auto)",
                 "checkpoint cost C (auto runs, rank 0: blocking + background CPU / the program's CPU share)",

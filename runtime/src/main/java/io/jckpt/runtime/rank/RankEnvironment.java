@@ -81,6 +81,22 @@ public final class RankEnvironment {
         }
     }
 
+    /**
+     * @return the failure's age the launcher gave a re-spawned rank ({@link #FAILURE_AGE_MICROS}, µs); 0 when
+     *     absent or not a number (the restart then counts from the JVM's start)
+     */
+    public long failureAgeMicros() {
+        String value = env.get(FAILURE_AGE_MICROS);
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** The standby id of a warm standby JVM, or -1 in a rank JVM. */
     public int standbyId() {
         String value = env.get(STANDBY);

@@ -23,6 +23,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     private final byte[] secret;
     private final String bindHost;
     private final ProgressReporter progress;
+    private final long failureAgeMicros;
 
     RuntimeJobServices(RankControl control, RankEnvironment env) {
         this.control = control;
@@ -31,6 +32,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.ring = env.ringOrder(); // read once: the same for the job's life
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
         this.bindHost = env.hostAddress();
+        this.failureAgeMicros = env.failureAgeMicros();
         String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
         String launcherTimeout = System.getenv(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS);
         this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat),
@@ -85,21 +87,9 @@ final class RuntimeJobServices implements JobServices, RankCollective {
             // re-spawned: this JVM started the failure's age after its detection
             long started = System.nanoTime()
                     - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
-            return started - failureAgeMicros(System.getenv(RankEnvironment.FAILURE_AGE_MICROS)) * 1000;
+            return started - failureAgeMicros * 1000;
         }
         return -1; // a warm standby started long before the failure
-    }
-
-    /** The failure's age the launcher gave a re-spawned rank (µs); 0 when absent or not a number. */
-    static long failureAgeMicros(String value) {
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Math.max(0, Long.parseLong(value.trim()));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.runtime.control.RecoverFrame;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,10 +17,10 @@ import org.junit.jupiter.api.Test;
 class FailureAgeTest {
     @Test
     void aRespawnedRankReadsTheFailuresAgeFromItsEnvironment() {
-        assertEquals(1500, RuntimeJobServices.failureAgeMicros(" 1500"));
-        assertEquals(0, RuntimeJobServices.failureAgeMicros(null), "a launcher that sent none: from the JVM's start");
-        assertEquals(0, RuntimeJobServices.failureAgeMicros("-3"));
-        assertEquals(0, RuntimeJobServices.failureAgeMicros("soon"));
+        assertEquals(1500, age(" 1500"));
+        assertEquals(0, new RankEnvironment(Map.of()).failureAgeMicros(), "a launcher that sent none: from the JVM's start");
+        assertEquals(0, age("-3"));
+        assertEquals(0, age("soon"));
     }
 
     @Test
@@ -38,4 +39,7 @@ class FailureAgeTest {
         assertTrue(e.getMessage().contains("failure age"), e.getMessage());
     }
 
+    private static long age(String value) {
+        return new RankEnvironment(Map.of(RankEnvironment.FAILURE_AGE_MICROS, value)).failureAgeMicros();
+    }
 }

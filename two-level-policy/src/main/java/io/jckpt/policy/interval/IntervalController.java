@@ -166,7 +166,7 @@ public final class IntervalController {
      * This controller starts after a recovery: the restart is measured (averaged with the job's earlier
      * ones) and the computation's slowdown in the seconds after it will be ({@link SlowPhase}).
      *
-     * @param restartNanos the the failure detected → computing again (now), or &lt;= 0 when not known (the newest
+     * @param restartNanos the failure detected → computing again (now), or &lt;= 0 when not known (the newest
      *                     known restart stays)
      */
     public void afterRecovery(long restartNanos) {
