@@ -92,16 +92,37 @@ public final class FailureModel {
      * @return expected wall time (s)
      */
     public static double expectedSegmentTimeDeferred(double length, double restart, double rate) {
+        return expectedSegmentTime(length, restart, restart, rate);
+    }
+
+    /**
+     * The expected time of a segment when a failure that falls due in the first {@code held} seconds of a
+     * restart waits for their end and then strikes at once, and one due later cuts the restart short
+     * ({@code bin/ckpt-run --mtbf} holds failures while it rebuilds the world, not while the ranks restore
+     * their data). e^(λL) - 1 failures strike the segment's attempts ((e^(λL) - 1) / λ in all), and each is
+     * followed by restart attempts until one passes with no failure: e^(λr) attempts, each lasting
+     * max(h, min(X, r)) with X exponential, h + (e^(-λh) - e^(-λr)) / λ on average. {@code held} = 0 is
+     * {@link #expectedSegmentTime(double, double, double) Daly's}; {@code held} = {@code restart} is
+     * {@link #expectedSegmentTimeDeferred}.
+     *
+     * @param length  the segment (s)
+     * @param held    the part of each restart no failure cuts short (s; clamped to 0..restart)
+     * @param restart restart after a failure (s)
+     * @param rate    failure rate (1/s)
+     * @return expected wall time (s)
+     */
+    public static double expectedSegmentTime(double length, double held, double restart, double rate) {
         if (rate <= 0) {
             return length;
         }
+        double h = Math.max(0, Math.min(held, restart));
         double failures = Math.expm1(rate * length);
-        return failures / rate + failures * restart * Math.exp(rate * restart);
+        double attempt = h + (Math.exp(-rate * h) - Math.exp(-rate * restart)) / rate;
+        return failures / rate + failures * attempt * Math.exp(rate * restart);
     }
 
-    private static double segmentTime(double length, double restart, double rate, boolean failuresWaitForRestarts) {
-        return failuresWaitForRestarts ? expectedSegmentTimeDeferred(length, restart, rate)
-                : expectedSegmentTime(length, restart, rate);
+    private static double segmentTime(double length, double restart, double rate, double held) {
+        return held <= 0 ? expectedSegmentTime(length, restart, rate) : expectedSegmentTime(length, held, restart, rate);
     }
 
     /**
@@ -188,20 +209,40 @@ public final class FailureModel {
      * the restart's end and then strikes at once, as {@code bin/ckpt-run --mtbf} injects failures (it
      * kills no rank while a recovery is under way): a restart is then never cut short, and each failure
      * due in it costs one more whole restart ({@link #expectedSegmentTimeDeferred}). Real failures do not
-     * wait; the advisor uses the first form, the interval bench the second.
+     * wait: the advisor uses the first form. The interval bench uses {@link #wallPerWork(Scheme, double)}
+     * with the part of a restart the launcher holds failures for.
      *
      * @param s                        the scheme
      * @param failuresWaitForRestarts  whether failures due during a restart strike at its end
      * @return expected wall time / computation
      */
     public static double wallPerWork(Scheme s, boolean failuresWaitForRestarts) {
-        double segment = segmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate(), failuresWaitForRestarts);
+        return wallPerWork(s, failuresWaitForRestarts ? Double.POSITIVE_INFINITY : 0);
+    }
+
+    /**
+     * {@link #wallPerWork(Scheme)} when a failure that falls due in the first {@code held} seconds of a
+     * restart waits for their end and then strikes at once, and one due later cuts the restart short
+     * ({@link #expectedSegmentTime(double, double, double, double)}): {@code bin/ckpt-run --mtbf} kills no
+     * rank while it rebuilds the world after a failure (the detection to the new world), but does while the
+     * ranks restore their data in it. 0 is Daly's form, infinity (or the restart) the restart held whole.
+     *
+     * @param s    the scheme
+     * @param held seconds of each restart (memory and disk alike, each clamped to its restart) that no failure
+     *             cuts short
+     * @return expected wall time / computation
+     */
+    public static double wallPerWork(Scheme s, double held) {
+        if (!(held >= 0)) {
+            throw new IllegalArgumentException("held must be >= 0 seconds, not " + held);
+        }
+        double segment = segmentTime(s.tau() + s.cost(), s.restart(), s.survivableRate(), held);
         double wall;
         if (s.diskRatio() <= 0) {
             wall = segment / s.tau();
         } else {
             double period = s.diskRatio() * segment + s.diskCost();
-            wall = segmentTime(period, s.diskRestart(), s.unsurvivableRate(), failuresWaitForRestarts)
+            wall = segmentTime(period, s.diskRestart(), s.unsurvivableRate(), held)
                     / (s.diskRatio() * s.tau());
         }
         // each failure adds a slow phase's extra time; failures strike in that time too (a renewal: the

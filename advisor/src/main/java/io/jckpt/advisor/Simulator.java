@@ -57,6 +57,26 @@ public final class Simulator {
      * @return the means
      */
     public static Result run(FailureModel.Scheme s, double work, int jobs, long seed, boolean failuresWaitForRestarts) {
+        return run(s, work, jobs, seed, failuresWaitForRestarts ? Double.POSITIVE_INFINITY : 0);
+    }
+
+    /**
+     * {@link #run(FailureModel.Scheme, double, int, long)} with a failure that falls due in the first
+     * {@code held} seconds of a restart waiting for their end and then striking at once, and one due later
+     * cutting the restart short (the closed form is {@link FailureModel#wallPerWork(FailureModel.Scheme,
+     * double)}).
+     *
+     * @param s    the scheme
+     * @param work computation per job (s)
+     * @param jobs how many jobs
+     * @param seed the random seed
+     * @param held seconds of each restart no failure cuts short (&gt;= 0; clamped to the restart)
+     * @return the means
+     */
+    public static Result run(FailureModel.Scheme s, double work, int jobs, long seed, double held) {
+        if (!(held >= 0)) {
+            throw new IllegalArgumentException("held must be >= 0 seconds, not " + held);
+        }
         boolean phase = s.slowdown() > 0;
         double slowWindow = s.slowWindow();
         double speed = phase ? slowWindow / (slowWindow + s.slowdown()) : 1;
@@ -113,7 +133,7 @@ public final class Simulator {
                         t += restart;
                         break;
                     }
-                    t += failuresWaitForRestarts ? restart : g;
+                    t += Math.max(g, Math.min(held, restart));
                     toDisk = toDisk || random.nextDouble() < pUnsurvivable;
                 }
                 // lost: the work since the newest kept checkpoint, plus the time to get going again

@@ -81,6 +81,42 @@ class SimulatorTest {
     }
 
     @Test
+    void failuresHeldForPartOfTheRestartMatchTheirClosedFormBetweenDalysAndTheWholeHold() {
+        // bin/ckpt-run --mtbf holds failures while it rebuilds the world (0.37 s of a 0.83 s restart here), not
+        // while the ranks restore their data in it: a failure due then cuts the restart short
+        for (double mtbf : new double[] {2.5, 10}) {
+            double tau = FailureModel.dalyInterval(0.01, mtbf);
+            Scheme exact = new Scheme(tau, 0.01, 0, 0, 0.83, 0, 1 / mtbf, 0);
+            double closed = FailureModel.wallPerWork(exact, 0.37);
+            assertEquals(closed - 1, Simulator.run(exact, 2000 * tau, 2000, 13, 0.37).wallPerWork() - 1,
+                    0.01 * (closed - 1), "without a slow phase the form is exact: overheads within 1 %, MTBF " + mtbf);
+            // the slow phase's closed form is first order (a failure cutting it short): within 4 %
+            Scheme s = new Scheme(tau, 0.01, 0, 0, 0.83, 0, 1 / mtbf, 0, 1.15, 1.42);
+            double held = FailureModel.wallPerWork(s, 0.37);
+            Simulator.Result r = Simulator.run(s, 2000 * tau, 2000, 13, 0.37);
+            assertEquals(held - 1, r.wallPerWork() - 1, 0.04 * (held - 1), "overheads within 4 %, MTBF " + mtbf);
+            double daly = FailureModel.wallPerWork(s);
+            double whole = FailureModel.wallPerWork(s, true);
+            assertTrue(daly < held && held < whole, daly + " < " + held + " < " + whole);
+            assertEquals(daly, FailureModel.wallPerWork(s, 0.0), 0);
+            assertEquals(whole, FailureModel.wallPerWork(s, 0.83), 0);
+            assertEquals(whole, FailureModel.wallPerWork(s, 5.0), 0, "a hold longer than the restart is the whole");
+        }
+        // the segment: held = 0 is Daly's M e^(R/M) (e^(L/M) - 1), held = R is R e^(R/M) per failure
+        double lambda = 0.4;
+        double l = 0.25;
+        double r = 0.83;
+        assertEquals(FailureModel.expectedSegmentTime(l, r, lambda), FailureModel.expectedSegmentTime(l, 0, r, lambda),
+                1e-12);
+        double f = Math.expm1(lambda * l);
+        assertEquals(f / lambda + f * r * Math.exp(lambda * r), FailureModel.expectedSegmentTime(l, r, r, lambda), 1e-12);
+        assertThrows(IllegalArgumentException.class, () -> FailureModel.wallPerWork(
+                new Scheme(1, 0.01, 0, 0, 0.5, 0, 0.1, 0), -1));
+        assertThrows(IllegalArgumentException.class, () -> Simulator.run(
+                new Scheme(1, 0.01, 0, 0, 0.5, 0, 0.1, 0), 10, 1, 1, Double.NaN));
+    }
+
+    @Test
     void twoLevelsMatchTheClosedForm() {
         // survivable failures every 2 h, unsurvivable every 50 h; disk every 10th checkpoint
         Scheme s = new Scheme(300, 5, 10, 20, 20, 60, 1 / 7200.0, 1 / 180000.0);

@@ -376,8 +376,12 @@ public final class BenchSuite {
             }
             if (only.contains("interval")) {
                 section("interval");
-                IntervalBench.Config config = IntervalBench.Config.of(quick);
-                IntervalBench.Result result = new IntervalBench(repo).run(config);
+                String kept = System.getProperty(IntervalLogs.PROPERTY);
+                // -Djckpt.bench.intervalLogs=DIR: an earlier run's kept jobs, read again instead of run
+                IntervalBench.Result result = kept == null || kept.isBlank()
+                        ? new IntervalBench(repo).run(IntervalBench.Config.of(quick))
+                        : IntervalLogs.read(Path.of(kept));
+                IntervalBench.Config config = result.config;
                 report.heading(2, "11. Choosing the interval: auto vs fixed intervals under injected failures "
                         + "(bin/ckpt-run --mtbf, 4 rank JVMs, m = 1)");
                 report.paragraph(IntervalBench.setup(config));

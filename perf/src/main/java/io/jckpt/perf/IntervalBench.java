@@ -26,14 +26,14 @@ final class IntervalBench {
     static final String MAIN = LaunchedBench.MAIN;
     /** Ranks of every job; each one is a "node" of the model (its own JVM, its own failures). */
     static final int RANKS = 4;
-    private static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
-    private static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
-    private static final Pattern COST = Pattern.compile("checkpoint --cost ([0-9.eE+-]+)");
+    static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
+    static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
+    static final Pattern COST = Pattern.compile("checkpoint --cost ([0-9.eE+-]+)");
     private static final Pattern RESTART = Pattern.compile(" --restart ([0-9.eE+-]+)");
     private static final Pattern SLOWDOWN = Pattern.compile(" --slowdown ([0-9.eE+-]+) --slow-window ([0-9.eE+-]+)");
     private static final Pattern SHARE = Pattern.compile("program CPU share ([0-9.]+)");
-    private static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
-    private static final Pattern ITERATION = Pattern.compile("\\[rank 0\\] iteration ([0-9]+) residual");
+    static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
+    static final Pattern ITERATION = Pattern.compile("\\[rank 0\\] iteration ([0-9]+) residual");
     /**
      * Rank 0 prints its residual every this many sweeps (-Djckpt.bench.intervalReport, default 200): the first
      * such line dates the computation's start. Runs A, C and D of section 11 used 20, run E 200: fewer all-rank
@@ -158,6 +158,7 @@ final class IntervalBench {
      * @param firstSweep     the sweep that line reports
      * @param failures       launch → each injected failure (ns)
      * @param restarts       per failure followed by a rollback: injection → rank 0's 'rolled back to sweep' (ns)
+     * @param holds          per recovery: the launcher's detection → the new world (ns), while it injects no failure
      * @param cost           rank 0's measured checkpoint cost at close (s; auto only, else NaN)
      * @param figures        rank 0's other figures at close (auto only, else {@link JobFigures#NONE})
      * @param decided        the interval in calls auto held at close (0 when not reported)
@@ -165,7 +166,14 @@ final class IntervalBench {
      * @param checksum       the final grid's checksum, or null
      */
     record Run(int status, double wall, double firstReport, int firstSweep, List<Double> failures, List<Double> restarts,
-               double cost, JobFigures figures, long decided, double loop, String checksum) {
+               List<Double> holds, double cost, JobFigures figures, long decided, double loop, String checksum) {
+        /** A run whose recoveries' holds are not known (the model then holds failures for the whole restart). */
+        Run(int status, double wall, double firstReport, int firstSweep, List<Double> failures, List<Double> restarts,
+            double cost, JobFigures figures, long decided, double loop, String checksum) {
+            this(status, wall, firstReport, firstSweep, failures, restarts, List.of(), cost, figures, decided, loop,
+                    checksum);
+        }
+
         boolean ok() {
             return status == 0 && checksum != null;
         }
@@ -283,6 +291,24 @@ final class IntervalBench {
             return byRate.get(mtbf).get(0);
         }
 
+        /** One reference run's loop, wall time and checksum. */
+        void reference(Run r) {
+            baseWall.add(r.wall());
+            baseLoop.add(r.loop());
+            reference = r.checksum();
+        }
+
+        /** The references' phases, in the order they ran: the i-th ran just before seed i's jobs. */
+        void references(List<Run> inOrder) {
+            for (int i = 0; i < inOrder.size(); i++) {
+                Run r = inOrder.get(i);
+                basePhase.add(r.wall() - r.computeStart(perSweep()));
+                if (i < config.seeds().length) {
+                    seedReferences.add(new double[] {r.wall() - r.computeStart(perSweep()), r.loop()});
+                }
+            }
+        }
+
         /** The fixed interval with the lowest mean run time (all its runs completed), or null. */
         Point bestFixed(double mtbf) {
             Point best = null;
@@ -315,6 +341,26 @@ final class IntervalBench {
         double restart(double mtbf) {
             double r = jobFigure(JobFigures::restart);
             return Double.isNaN(r) ? restarts(mtbf).median() / 1e9 : r;
+        }
+
+        /**
+         * The part of a restart during which the launcher injects no failure (s): its detection → the new world,
+         * mean over the recoveries of the auto runs of every rate (a property of the machine, as R); a failure
+         * that falls due then strikes when the world is up, while the ranks restore their data. NaN when no run
+         * reported one (the model then holds failures for the whole restart).
+         */
+        double held() {
+            Samples h = new Samples();
+            for (double mtbf : config.mtbfs()) {
+                auto(mtbf).runs.forEach(r -> r.holds().forEach(h::add));
+            }
+            return h.count() == 0 ? Double.NaN : h.mean() / 1e9;
+        }
+
+        /** {@link #held()} as the model takes it: within 0..R, the whole restart when unknown. */
+        private double heldIn(double restart) {
+            double h = held();
+            return Double.isNaN(h) ? restart : Math.min(h, restart);
         }
 
         /** The slowdown after a restart rank 0 measured (s), 0 when none was. */
@@ -350,11 +396,12 @@ final class IntervalBench {
          * wiped), so one level, all failures survivable, no disk level.
          */
         double predicted(Point p) {
-            // the launcher kills no rank during a recovery: a failure due then strikes at its end
+            // the launcher kills no rank while it rebuilds the world: a failure due then strikes when the world
+            // is up, and one due while the ranks restore their data cuts the restart short
             return predicted(p, true);
         }
 
-        private double predicted(Point p, boolean failuresWaitForRestarts) {
+        private double predicted(Point p, boolean failuresWaitForTheWorld) {
             double c = cost(p.mtbf);
             double r = restart(p.mtbf);
             double tau = tau(p);
@@ -362,7 +409,7 @@ final class IntervalBench {
                 return Double.NaN;
             }
             return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(),
-                    slowWindow()), failuresWaitForRestarts) - 1;
+                    slowWindow()), failuresWaitForTheWorld ? heldIn(r) : 0) - 1;
         }
 
         /**
@@ -387,12 +434,12 @@ final class IntervalBench {
         /**
          * The failures the model expects in one run's computation phase: its expected length over the mean gap
          * between injected failures. The launcher draws the next failure when one fires and holds a failure
-         * that falls due during a recovery until its end: gap = max(X, R), X exponential of mean M, whose mean is
-         * R + M e^(-R/M).
+         * that falls due while it rebuilds the world until the world is up: gap = max(X, H), X exponential of
+         * mean M, H {@link #held()}, whose mean is H + M e^(-H/M).
          */
         double expectedFailures(Point p, double predicted) {
-            double r = restart(p.mtbf);
-            return work() * (1 + predicted) / (r + p.mtbf * Math.exp(-r / p.mtbf));
+            double h = heldIn(restart(p.mtbf));
+            return work() * (1 + predicted) / (h + p.mtbf * Math.exp(-h / p.mtbf));
         }
 
         /** Failures per completed run injected after the computation started (mean). */
@@ -497,13 +544,7 @@ final class IntervalBench {
         while (references < c.baselineReps()) {
             phases.add(reference(c, result, references++));
         }
-        for (int i = 0; i < phases.size(); i++) {
-            Run r = phases.get(i);
-            result.basePhase.add(r.wall() - r.computeStart(result.perSweep()));
-            if (i < c.seeds().length) { // run just before seed i's jobs
-                result.seedReferences.add(new double[] {r.wall() - r.computeStart(result.perSweep()), r.loop()});
-            }
-        }
+        result.references(phases);
         return result;
     }
 
@@ -516,9 +557,7 @@ final class IntervalBench {
             throw new IllegalStateException("heat solver without checkpoints exited " + r.status() + " (output in "
                     + logs + ")");
         }
-        result.baseWall.add(r.wall());
-        result.baseLoop.add(r.loop());
-        result.reference = r.checksum();
+        result.reference(r);
         System.err.printf(Locale.ROOT, "bench: interval reference rep %d done%n", rep);
         return r;
     }
@@ -553,8 +592,10 @@ final class IntervalBench {
             // checksum are its own output
             List<JobEvents.Event> events = job.events();
             List<Double> failures = times(job, JobEvents.ofType(events, "injection"));
-            List<Double> restarts = restarts(failures, times(job, JobEvents.ofType(events, "recovered")),
-                    times(job, "rolled back to sweep"));
+            List<JobEvents.Event> recovered = JobEvents.ofType(events, "recovered");
+            List<Double> restarts = restarts(failures, times(job, recovered), times(job, "rolled back to sweep"));
+            List<Double> holds = recovered.stream().mapToDouble(e -> e.decimal("world_ms")).filter(v -> !Double.isNaN(v))
+                    .mapToObj(v -> v * 1e6).toList();
             double firstReport = Double.NaN;
             int firstSweep = 0;
             for (LaunchedJob.Line l : job.lines("iteration ")) {
@@ -583,7 +624,7 @@ final class IntervalBench {
                 }
             }
             String loop = job.find(LOOP_SECONDS);
-            return new Run(status, wall, firstReport, firstSweep, failures, restarts, cost, figures, decided,
+            return new Run(status, wall, firstReport, firstSweep, failures, restarts, holds, cost, figures, decided,
                     loop == null ? Double.NaN : Double.parseDouble(loop) * 1e9, job.find(CHECKSUM));
         }
     }
@@ -657,6 +698,12 @@ final class IntervalBench {
         return Double.isNaN(u) ? "" : String.format(Locale.ROOT, " (CPU share %.2f)", u);
     }
 
+    /** The launcher's hold H within R, as " (H 376 ms)", or "" when no run reported one. */
+    private static String heldCell(Result r) {
+        double h = r.held();
+        return Double.isNaN(h) ? "" : " (H " + Samples.time(h * 1e9) + ")";
+    }
+
     /** "mean [min–max]" of nanosecond samples. */
     private static String meanCell(Samples s) {
         if (s.count() == 0) {
@@ -694,8 +741,10 @@ final class IntervalBench {
                 + "being the same job without checkpoints and failures that ran just before the same seed's jobs (it "
                 + "met the load they met: the machine's load drifts). The advisor's "
                 + "prediction is its model's (`io.jckpt.advisor.FailureModel`: Daly's expected time of segments that must "
-                + "run without a failure, restarts included, and a slow phase after each restart; a failure that falls "
-                + "due during a restart strikes at its end, as the launcher injects them) for this job, from "
+                + "run without a failure, restarts included, and a slow phase after each restart; as the launcher injects "
+                + "them, a failure that falls due while the launcher rebuilds the world strikes when the world is up, "
+                + "and one due while the ranks restore their data in it cuts the restart short: H, the launcher's "
+                + "detection → new world, mean over the auto runs' recoveries) for this job, from "
                 + "what rank 0 measured and reports in its `interval policy` line at close (which `bin/ckpt-advisor "
                 + "--log` reads; from the auto runs): the checkpoint cost C (here()'s blocking time plus the replication "
                 + "thread's CPU divided by the program thread's share of a core), the restart R (the failure detected → "
@@ -706,7 +755,7 @@ final class IntervalBench {
                 + "with the computation done meanwhile; the injected MTBF, one level with every failure survivable "
                 + "(process deaths: no store is wiped); for auto the interval is Daly's for C and M (what auto converges "
                 + "to), for `calls:N` N x the computation per call. In brackets, the same model with failures that may "
-                + "cut a restart short (Daly's, what the advisor assumes for real failures). Not in the model: after a "
+                + "cut any part of a restart short (Daly's, what the advisor assumes for real failures). Not in the model: after a "
                 + "recovery auto checkpoints at calls 1 and 2 before its learned interval. With a few failures per "
                 + "run, their count alone moves the measured overhead by about 1 / sqrt(the failures of all runs); "
                 + "the last columns take that out: the prediction for the failures the runs met (the model's "
@@ -726,8 +775,8 @@ final class IntervalBench {
             double predicted = r.predicted(auto);
             double forInjected = r.predictedForInjected(auto);
             summary.add(List.of(seconds(mtbf) + " s", r.failures(auto),
-                    Samples.time(r.cost(mtbf) * 1e9) + shareCell(r), Samples.time(r.restart(mtbf) * 1e9) + "; here: "
-                            + restarts.timeCell(),
+                    Samples.time(r.cost(mtbf) * 1e9) + shareCell(r),
+                    Samples.time(r.restart(mtbf) * 1e9) + heldCell(r) + "; here: " + restarts.timeCell(),
                     Samples.time(r.slowdown() * 1e9) + " over " + Samples.time(r.slowWindow() * 1e9) + " of computation",
                     Double.isNaN(tau) ? "n/a" : Samples.time(tau * 1e9) + " = " + Math.round(tau / r.perCall()) + " calls",
                     meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
@@ -742,7 +791,7 @@ final class IntervalBench {
         report.table(List.of("job MTBF (injected)", "failures per run (auto)",
                 "checkpoint cost C (auto runs, rank 0: blocking + background CPU / the program's CPU share)",
                 "restart R: rank 0's (the failure detected → computing again, mean over the job's recoveries; median of the"
-                        + " auto runs); here: injection → 'rolled back', median [min–max]",
+                        + " auto runs; H: the launcher's hold); here: injection → 'rolled back', median [min–max]",
                 "slowdown after a restart (rank 0, median of the auto runs of every rate)",
                 "Daly's interval for C and the MTBF (advisor)",
                 "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",

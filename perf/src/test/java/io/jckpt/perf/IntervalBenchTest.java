@@ -79,6 +79,33 @@ class IntervalBenchTest {
     }
 
     @Test
+    void theLaunchersHoldWithinTheRestartGoesIntoThePredictionAndTheGapBetweenFailures() {
+        IntervalBench.Result r = result(4);
+        IntervalBench.Point auto = r.byRate.get(4.0).get(0);
+        IntervalBench.JobFigures f = new IntervalBench.JobFigures(0.8, 1.0, 2.0, 0.5);
+        // the launcher rebuilt the world 0.3, 0.4 and 0.5 s after each detection: H = 0.4 s of R = 0.8 s
+        auto.runs.add(new IntervalBench.Run(0, 20 * S, 1.1 * S, 100, List.of(4.0 * S, 9.0 * S), List.of(),
+                List.of(0.3 * S, 0.5 * S), 0.005, f, 40, Double.NaN, "c"));
+        auto.runs.add(new IntervalBench.Run(0, 16 * S, 1.1 * S, 100, List.of(7.0 * S), List.of(), List.of(0.4 * S),
+                0.005, f, 40, Double.NaN, "c"));
+        assertEquals(0.4, r.held(), 1e-12);
+        double tau = FailureModel.dalyInterval(0.005, 4);
+        FailureModel.Scheme scheme = new FailureModel.Scheme(tau, 0.005, 0, 0, 0.8, 0.8, 0.25, 0, 1.0, 2.0);
+        double predicted = r.predicted(auto);
+        assertEquals(FailureModel.wallPerWork(scheme, 0.4) - 1, predicted, 1e-12);
+        assertEquals(FailureModel.wallPerWork(scheme) - 1, r.predictedDaly(auto), 1e-12);
+        assertTrue(r.predictedDaly(auto) < predicted && predicted < FailureModel.wallPerWork(scheme, true) - 1,
+                "between failures that cut any restart short and a restart held whole");
+        // the next failure comes max(X, H) after one: H + M e^(-H/M) on average
+        assertEquals(10 * (1 + predicted) / (0.4 + 4 * Math.exp(-0.1)), r.expectedFailures(auto, predicted), 1e-12);
+        // a hold longer than R is the whole restart
+        IntervalBench.Result slow = result(4);
+        slow.byRate.get(4.0).get(0).runs.add(new IntervalBench.Run(0, 20 * S, 1.1 * S, 100, List.of(4.0 * S),
+                List.of(), List.of(1.5 * S), 0.005, f, 40, Double.NaN, "c"));
+        assertEquals(FailureModel.wallPerWork(scheme, true) - 1, slow.predicted(slow.byRate.get(4.0).get(0)), 1e-12);
+    }
+
+    @Test
     void rankZerosRestartAndSlowdownFromItsCloseLineGoIntoThePrediction() {
         String line = "rank 0: interval policy auto: computation 0.00314 s per call, checkpoint --cost 0.00535 --blocking"
                 + " 0.00309, program CPU share 0.41, after a restart --slowdown 0.9 --slow-window 2.4 (2 recoveries"
