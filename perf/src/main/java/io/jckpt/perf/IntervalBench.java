@@ -704,6 +704,18 @@ final class IntervalBench {
         return Double.isNaN(h) ? "" : " (H " + Samples.time(h * 1e9) + ")";
     }
 
+    /**
+     * The standard error of the runs' mean over {@code scale}, as " ±12.3 %" (a fraction, {@code scale} 1) or
+     * " ±0.15" (a ratio to {@code scale}); "" with fewer than two runs.
+     */
+    private static String seCell(Samples s, double scale) {
+        double se = s.standardError() / scale;
+        if (Double.isNaN(se)) {
+            return "";
+        }
+        return scale == 1 ? " ±" + pct(se) : String.format(Locale.ROOT, " ±%.2f", se);
+    }
+
     /** "mean [min–max]" of nanosecond samples. */
     private static String meanCell(Samples s) {
         if (s.count() == 0) {
@@ -782,8 +794,8 @@ final class IntervalBench {
                     meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
                     best == null ? "n/a" : "**" + Samples.ratio(auto.wall().mean(), best.wall().mean()) + "**",
                     best == null ? "n/a" : Samples.ratio(auto.phase(r.perSweep()).mean(), best.phase(r.perSweep()).mean()),
-                    pct(predicted) + " (" + pct(r.predictedDaly(auto)) + ")", pctCell(measured),
-                    "**" + Samples.ratio(measured.mean(), predicted) + "**",
+                    pct(predicted) + " (" + pct(r.predictedDaly(auto)) + ")", pctCell(measured) + seCell(measured, 1),
+                    "**" + Samples.ratio(measured.mean(), predicted) + "**" + seCell(measured, predicted),
                     String.format(Locale.ROOT, "%.1f / %.1f (±%.0f %%)", r.failuresInPhase(auto),
                             r.expectedFailures(auto, predicted), 100 / Math.sqrt(r.failuresInPhases(auto))),
                     pct(forInjected), "**" + Samples.ratio(measured.mean(), forInjected) + "**"));
@@ -797,7 +809,8 @@ final class IntervalBench {
                 "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",
                 "auto / best fixed (target ≤ 1.05x)", "the same over the computation phases",
                 "advisor's predicted overhead (auto; failures cutting restarts short)",
-                "measured overhead (auto, computation phase): mean [min–max]", "measured / predicted (target 0.80–1.20x)",
+                "measured overhead (auto, computation phase): mean [min–max] ±the mean's standard error (over the runs)",
+                "measured / predicted (target 0.80–1.20x) ±the standard error",
                 "failures per run in the computation phase: injected / the model's expectation (the count's sampling "
                         + "error over all runs, 1 / sqrt(failures))",
                 "predicted for the failures injected (checkpoints + the failures' share x injected / expected)",

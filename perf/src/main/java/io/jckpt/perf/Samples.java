@@ -53,6 +53,22 @@ final class Samples {
         return sum / count;
     }
 
+    /**
+     * The standard error of the mean: the samples' standard deviation (n - 1) over sqrt(n); NaN with fewer than
+     * two samples.
+     */
+    double standardError() {
+        if (count < 2) {
+            return Double.NaN;
+        }
+        double mean = mean();
+        double squares = 0;
+        for (int i = 0; i < count; i++) {
+            squares += (values[i] - mean) * (values[i] - mean);
+        }
+        return Math.sqrt(squares / (count - 1) / count);
+    }
+
     double min() {
         return count == 0 ? Double.NaN : sorted()[0];
     }

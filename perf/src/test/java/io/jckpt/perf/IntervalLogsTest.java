@@ -95,6 +95,18 @@ class IntervalLogsTest {
     }
 
     @Test
+    void theMeasuredMeansStandardErrorIsTheSpreadOverTheRootOfTheRuns() {
+        Samples s = new Samples();
+        s.add(1.0);
+        assertTrue(Double.isNaN(s.standardError()), "one run: no spread");
+        s.add(2.0);
+        s.add(4.0);
+        s.add(5.0);
+        // mean 3, squares 4 + 1 + 1 + 4 = 10, variance 10 / 3, over 4 runs
+        assertEquals(Math.sqrt(10.0 / 3 / 4), s.standardError(), 1e-12);
+    }
+
+    @Test
     void aDirectoryWithoutKeptJobsIsAClearError(@TempDir Path dir) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IntervalLogs.read(dir));
         assertTrue(e.getMessage().contains(IntervalLogs.PROPERTY) && e.getMessage().contains("reference-I.log"),
