@@ -384,9 +384,9 @@ public final class BenchSuite {
                 IntervalBench.Config config = result.config;
                 report.heading(2, "11. Choosing the interval: auto vs fixed intervals under injected failures "
                         + "(bin/ckpt-run --mtbf, 4 rank JVMs, m = 1)");
-                report.paragraph(IntervalBench.setup(config));
-                IntervalBench.report(report, result);
-                IntervalBench.keyFigures(result);
+                report.paragraph(IntervalReport.setup(config));
+                IntervalReport.report(report, result);
+                IntervalReport.keyFigures(result);
             }
             if (only.contains("hosts")) {
                 section("hosts");
