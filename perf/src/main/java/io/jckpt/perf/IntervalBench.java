@@ -32,11 +32,11 @@ final class IntervalBench {
     static final int RANKS = 4;
     static final Pattern LOOP_SECONDS = Pattern.compile("checksum [0-9a-f]+ \\(.*, ([0-9.]+) s\\)");
     static final Pattern CHECKSUM = Pattern.compile("checksum ([0-9a-f]+)");
-    static final Pattern COST = Pattern.compile("checkpoint --cost ([0-9.eE+-]+)");
+    private static final Pattern COST = Pattern.compile("checkpoint --cost ([0-9.eE+-]+)");
     private static final Pattern RESTART = Pattern.compile(" --restart ([0-9.eE+-]+)");
     private static final Pattern SLOWDOWN = Pattern.compile(" --slowdown ([0-9.eE+-]+) --slow-window ([0-9.eE+-]+)");
     private static final Pattern SHARE = Pattern.compile("program CPU share ([0-9.]+)");
-    static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
+    private static final Pattern DECIDED = Pattern.compile(" interval ([0-9]+) calls");
     static final Pattern ITERATION = Pattern.compile("\\[rank 0\\] iteration ([0-9]+) residual");
     /**
      * Rank 0 prints its residual every this many sweeps (-Djckpt.bench.intervalReport, default 200): the first
@@ -171,6 +171,23 @@ final class IntervalBench {
      */
     record Run(int status, double wall, double firstReport, int firstSweep, List<Double> failures, List<Double> restarts,
                List<Double> holds, double cost, JobFigures figures, long decided, double loop, String checksum) {
+        /**
+         * A run whose figures at close come from rank 0's {@code interval policy} line: the checkpoint cost, the
+         * other figures and the interval it held (none without the line: a fixed interval).
+         */
+        static Run of(int status, double wall, double firstReport, int firstSweep, List<Double> failures,
+                      List<Double> restarts, List<Double> holds, String close, double loop, String checksum) {
+            if (close == null) {
+                return new Run(status, wall, firstReport, firstSweep, failures, restarts, holds, Double.NaN,
+                        JobFigures.NONE, 0, loop, checksum);
+            }
+            Matcher cost = COST.matcher(close);
+            Matcher decided = DECIDED.matcher(close);
+            return new Run(status, wall, firstReport, firstSweep, failures, restarts, holds,
+                    cost.find() ? Double.parseDouble(cost.group(1)) : Double.NaN, JobFigures.parse(close),
+                    decided.find() ? Long.parseLong(decided.group(1)) : 0, loop, checksum);
+        }
+
         /** A run whose recoveries' holds are not known (the model then holds failures for the whole restart). */
         Run(int status, double wall, double firstReport, int firstSweep, List<Double> failures, List<Double> restarts,
             double cost, JobFigures figures, long decided, double loop, String checksum) {
@@ -610,25 +627,11 @@ final class IntervalBench {
                     break;
                 }
             }
-            double cost = Double.NaN;
-            JobFigures figures = JobFigures.NONE;
-            long decided = 0;
             List<String> close = JobEvents.ofType(events, "rank_event").stream().map(e -> e.text("text"))
                     .filter(t -> t.contains("interval policy ")).toList();
-            if (!close.isEmpty()) {
-                String line = close.get(close.size() - 1);
-                figures = JobFigures.parse(line);
-                Matcher m = COST.matcher(line);
-                if (m.find()) {
-                    cost = Double.parseDouble(m.group(1));
-                }
-                m = DECIDED.matcher(line);
-                if (m.find()) {
-                    decided = Long.parseLong(m.group(1));
-                }
-            }
             String loop = job.find(LOOP_SECONDS);
-            return new Run(status, wall, firstReport, firstSweep, failures, restarts, holds, cost, figures, decided,
+            return Run.of(status, wall, firstReport, firstSweep, failures, restarts, holds,
+                    close.isEmpty() ? null : close.get(close.size() - 1),
                     loop == null ? Double.NaN : Double.parseDouble(loop) * 1e9, job.find(CHECKSUM));
         }
     }

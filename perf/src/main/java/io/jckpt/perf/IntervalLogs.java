@@ -158,18 +158,8 @@ final class IntervalLogs {
                 completed = true;
             }
         }
-        double cost = Double.NaN;
-        long decided = 0;
-        IntervalBench.JobFigures figures = IntervalBench.JobFigures.NONE;
-        if (close != null) {
-            figures = IntervalBench.JobFigures.parse(close);
-            Matcher m = IntervalBench.COST.matcher(close);
-            cost = m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
-            m = IntervalBench.DECIDED.matcher(close);
-            decided = m.find() ? Long.parseLong(m.group(1)) : 0;
-        }
-        return new IntervalBench.Run(completed ? 0 : -1, last, firstReport, firstSweep, failures,
-                IntervalBench.restarts(failures, recovered, rolled), holds, cost, figures, decided, loop, checksum);
+        return IntervalBench.Run.of(completed ? 0 : -1, last, firstReport, firstSweep, failures,
+                IntervalBench.restarts(failures, recovered, rolled), holds, close, loop, checksum);
     }
 
     private static List<String> lines(Path f) {

@@ -35,7 +35,18 @@ public record RecoverFrame(int epoch, String mpjConf, int[] failedRanks, long fa
      * @return the frame, aged
      */
     public RecoverFrame agedAt(long detectedNanos, long nowNanos) {
-        return new RecoverFrame(epoch, mpjConf, failedRanks, Math.max(0, (nowNanos - detectedNanos) / 1000));
+        return new RecoverFrame(epoch, mpjConf, failedRanks, ageMicros(detectedNanos, nowNanos));
+    }
+
+    /**
+     * A failure's age as the launcher sends it, in a frame or a re-spawned rank's environment.
+     *
+     * @param detectedNanos when the launcher detected the failure ({@link System#nanoTime()})
+     * @param nowNanos      now
+     * @return the microseconds between them, &gt;= 0
+     */
+    public static long ageMicros(long detectedNanos, long nowNanos) {
+        return Math.max(0, (nowNanos - detectedNanos) / 1000);
     }
 
     public byte[] encode() {

@@ -266,7 +266,7 @@ public final class Job {
     private void startNiodevRank(int rank, long detectedNanos) throws IOException {
         currentHost.put(rank, launcher.startRank(rank, epoch, detectedNanos >= 0, exchange.mpjConf(bindAddress),
                 spec.remote() ? rankHosts.get(rank) : null,
-                detectedNanos >= 0 ? Math.max(0, (System.nanoTime() - detectedNanos) / 1000) : -1));
+                detectedNanos >= 0 ? RecoverFrame.ageMicros(detectedNanos, System.nanoTime()) : -1));
         spawnEpoch.put(rank, epoch);
         channels.heard(rank);
     }
