@@ -43,6 +43,8 @@ public final class Advisor {
         double restart = Double.NaN;
         double slowdown;
         double slowWindow;
+        /** The pace after a restart, phase by phase (--slow-pace); null: the even phase of slowdown and slowWindow. */
+        SlowProfile pace;
         double diskRestart = Double.NaN;
         double imageBytes = Double.NaN;
         double nodeMtbf = Double.NaN;
@@ -102,6 +104,11 @@ public final class Advisor {
         @Option(names = "--slow-window", paramLabel = "SECONDS", description = "the computation done while it runs"
                 + " slower (default 0: no progress during the slowdown)")
         String slowWindow;
+        @Option(names = "--slow-pace", paramLabel = "PACE", description = "the computation's pace after a restart,"
+                + " phase by phase: STEP:SPEED:SPEED:... (each phase STEP seconds of wall time at SPEED times the steady"
+                + " pace, e.g. 0.5:0.31:0.51:0.58:0.75; what rank 0 reports at close; 0: none); replaces --slowdown and"
+                + " --slow-window, whose even phase costs less per failure when failures are frequent")
+        String slowPace;
         @Option(names = "--disk-restart", paramLabel = "SECONDS", description = "restart from the disk level (default"
                 + " restart + disk cost)")
         String diskRestart;
@@ -187,6 +194,9 @@ public final class Advisor {
         }
         if (line.slowWindow != null) {
             in.slowWindow = seconds("--slow-window", line.slowWindow);
+        }
+        if (line.slowPace != null) {
+            in.pace = pace(line.slowPace);
         }
         if (line.image != null) {
             in.imageBytes = positive("--image", bytes("--image", line.image));
@@ -325,12 +335,15 @@ public final class Advisor {
                 for (int k : new int[] {0, auto}) {
                     Scheme s = new Scheme(tau, c, k, diskCost, in.restart, diskRestart, survivable, unsurvivable,
                             in.slowdown, in.slowWindow);
+                    SlowProfile pace = in.pace != null ? in.pace : SlowProfile.even(in.slowdown, in.slowWindow);
                     double simulated = Double.NaN;
                     if (in.simulate) {
                         long segments = Math.min(2000, Math.max(50, Math.round(in.jobHours * 3600 / tau)));
-                        simulated = Simulator.run(s, segments * tau, 200, 1234 + n * 31L + m * 7L + k).wallPerWork() - 1;
+                        simulated = Simulator.run(s, segments * tau, 200, 1234 + n * 31L + m * 7L + k, 0, pace)
+                                .wallPerWork() - 1;
                     }
-                    rows.add(new Row(n, nodes, m, k, tau, FailureModel.wallPerWork(s) - 1, FailureModel.lostPerFailure(s),
+                    rows.add(new Row(n, nodes, m, k, tau, FailureModel.wallPerWork(s, 0, pace) - 1,
+                            FailureModel.lostPerFailure(s, pace),
                             FailureModel.lossProbability(s, in.jobHours * 3600), memory, simulated));
                 }
             }
@@ -364,10 +377,11 @@ public final class Advisor {
 
     static void print(Inputs in, List<Row> rows, PrintStream out) {
         out.printf(Locale.ROOT, "jckpt advisor: checkpoint %.3g s per rank (blocking %.3g s, background scaled by m from m = %d),"
-                        + " disk round %.3g s, restart %.3g s (then %.3g s slower over %.3g s of computation), image %s,"
+                        + " disk round %.3g s, restart %.3g s (then %.3g s slower over %.3g s of computation%s), image %s,"
                         + " node MTBF %s, %d rank(s) per node, copies %s, job of %.3g h, acceptable P(loss) %.2g%n",
-                in.cost, in.blocking, in.measuredReplicas, in.diskCost, in.restart, in.slowdown, in.slowWindow,
-                bytes(in.imageBytes),
+                in.cost, in.blocking, in.measuredReplicas, in.diskCost, in.restart,
+                in.pace == null ? in.slowdown : in.pace.slowdown(), in.pace == null ? in.slowWindow : in.pace.window(),
+                in.pace == null ? "" : ", at the pace " + in.pace, bytes(in.imageBytes),
                 duration(in.nodeMtbf), in.ranksPerNode, in.placement == Placement.SPREAD ? "on m other nodes"
                         : "on the next m ranks", in.jobHours, in.maxLoss);
         out.println("interval = Daly's optimum for the checkpoint's cost and the job's MTBF (what `auto` picks);"
@@ -504,6 +518,28 @@ public final class Advisor {
             throw new IllegalArgumentException(option + " must be > 0, got " + v);
         }
         return v;
+    }
+
+    /** --slow-pace STEP:SPEED:SPEED:... as a profile of equal phases. */
+    static SlowProfile pace(String v) {
+        if (v.equals("0")) {
+            return SlowProfile.NONE;
+        }
+        String[] parts = v.split(":");
+        if (parts.length < 2) {
+            throw new IllegalArgumentException("--slow-pace must be STEP:SPEED:SPEED:... (e.g. 0.5:0.31:0.51:0.75),"
+                    + " got " + v);
+        }
+        double step = seconds("--slow-pace's step", parts[0]);
+        double[] speeds = new double[parts.length - 1];
+        for (int k = 1; k < parts.length; k++) {
+            speeds[k - 1] = number("--slow-pace's speed " + k, parts[k]);
+        }
+        try {
+            return SlowProfile.everySeconds(step, speeds);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--slow-pace " + v + ": " + e.getMessage(), e);
+        }
     }
 
     private static double seconds(String option, String v) {

@@ -233,6 +233,21 @@ public final class FailureModel {
      * @return expected wall time / computation
      */
     public static double wallPerWork(Scheme s, double held) {
+        return wallPerWork(s, held, SlowProfile.even(s.slowdown(), s.slowWindow()));
+    }
+
+    /**
+     * {@link #wallPerWork(Scheme, double)} with the computation after each restart following {@code profile}
+     * (the scheme's own slowdown and slow window are not used): a measured, front-loaded profile costs more
+     * per failure than the even phase of the same total when failures are frequent
+     * ({@link SlowProfile#extraPerRestart}).
+     *
+     * @param s       the scheme
+     * @param held    seconds of each restart that no failure cuts short
+     * @param profile the speed after a restart
+     * @return expected wall time / computation
+     */
+    public static double wallPerWork(Scheme s, double held, SlowProfile profile) {
         if (!(held >= 0)) {
             throw new IllegalArgumentException("held must be >= 0 seconds, not " + held);
         }
@@ -248,7 +263,7 @@ public final class FailureModel {
         // each failure adds a slow phase's extra time; failures strike in that time too (a renewal: the
         // extra time is lambda x wall x extra, summed over its own failures: wall / (1 - lambda extra))
         double rate = s.survivableRate() + s.unsurvivableRate();
-        double extra = rate * slowdownPerRestart(s.slowdown(), s.slowWindow(), rate);
+        double extra = rate * profile.extraPerRestart(rate);
         return extra >= 1 ? Double.POSITIVE_INFINITY : wall / (1 - extra);
     }
 
@@ -280,11 +295,23 @@ public final class FailureModel {
      * @return seconds
      */
     public static double lostPerFailure(Scheme s) {
+        return lostPerFailure(s, SlowProfile.even(s.slowdown(), s.slowWindow()));
+    }
+
+    /**
+     * {@link #lostPerFailure(Scheme)} with the computation after each restart following {@code profile} (the
+     * scheme's own slowdown and slow window are not used).
+     *
+     * @param s       the scheme
+     * @param profile the speed after a restart
+     * @return seconds
+     */
+    public static double lostPerFailure(Scheme s, SlowProfile profile) {
         double total = s.survivableRate() + s.unsurvivableRate();
         if (total <= 0) {
             return 0;
         }
-        double slow = slowdownPerRestart(s.slowdown(), s.slowWindow(), total);
+        double slow = profile.extraPerRestart(total);
         double memory = (s.tau() + s.cost()) / 2 + s.restart() + slow;
         double disk = s.diskRatio() <= 0 ? Double.NaN
                 : (s.diskRatio() * (s.tau() + s.cost()) + s.diskCost()) / 2 + s.diskRestart() + slow;

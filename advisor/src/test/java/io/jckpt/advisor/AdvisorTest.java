@@ -81,6 +81,41 @@ class AdvisorTest {
     }
 
     @Test
+    void thePaceAfterRestartsRankZeroReportsReplacesItsEvenPhase() throws Exception {
+        Path log = dir.resolve("pace.log");
+        String line = "[ckpt-run   95.0s] rank 0: interval policy auto: computation 0.00314 s per call, checkpoint --cost"
+                + " 0.012 --blocking 0.006, program CPU share 0.30, after a restart --slowdown 1.49 --slow-window 2.70"
+                + " --slow-pace 1:0.41:0.66:0.80:0.84:0.90:0.90 (24 recoveries measured), --restart 0.86 --image 2113688"
+                + " --measured-m 1 --ranks-per-node 1, --node-mtbf 10.0s (job MTBF 2.5 s: 40 failure(s) in 100 s seen),"
+                + " interval 79 calls";
+        Files.writeString(log, line + "\n");
+        Advisor.Inputs in = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1"});
+        assertEquals(SlowProfile.everySeconds(1, 0.41, 0.66, 0.80, 0.84, 0.90, 0.90), in.pace);
+        Advisor.Row paced = Advisor.rows(in).get(2);
+        Advisor.Inputs even = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1",
+                "--slow-pace", "0"});
+        assertEquals(SlowProfile.NONE, even.pace, "0: none, the even phase of --slowdown and --slow-window");
+        Advisor.Inputs evenExplicit = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1",
+                "--slow-pace", "1.0:0.5"});
+        assertEquals(SlowProfile.everySeconds(1, 0.5), evenExplicit.pace);
+        // the model with the pace: its front-loaded extra time weighs more at a failure every 2.5 s
+        double rate = 4 / 10.0;
+        double tau = FailureModel.dalyInterval(0.012, 1 / rate);
+        double u = FailureModel.unsurvivableRate(10, 4, 1, 1, 0.86 + tau + 0.012, FailureModel.Placement.RANK_ORDER);
+        FailureModel.Scheme s = new FailureModel.Scheme(tau, 0.012, 0, in.diskCost, 0.86, 0.86 + in.diskCost, rate - u,
+                u, 1.49, 2.70);
+        assertEquals(FailureModel.wallPerWork(s, 0, in.pace) - 1, paced.overhead(), 1e-9, "the model with the pace");
+        assertEquals(FailureModel.lostPerFailure(s, in.pace), paced.lost(), 1e-9);
+        double evenOverhead = FailureModel.wallPerWork(s) - 1;
+        assertTrue(paced.overhead() > evenOverhead, paced.overhead() + " vs the even phase's " + evenOverhead);
+        for (String bad : new String[] {"0.5", "0.5:", "x:0.5", "0:0.5", "0.5:-1", "0.5:0.3:y"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {
+                    "--cost", "1", "--node-mtbf", "1d", "--slow-pace", bad}), bad);
+            assertTrue(e.getMessage().contains("--slow-pace"), bad + ": " + e.getMessage());
+        }
+    }
+
+    @Test
     void badInputIsAClearError() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {"--cost", "1"}))
                 .getMessage().contains("--node-mtbf is needed"));
@@ -134,7 +169,7 @@ class AdvisorTest {
         String usage = assertThrows(CommandLines.HelpRequested.class, () -> Advisor.parse(new String[] {"--help"}))
                 .usage();
         for (String option : new String[] {"--stats", "--log", "--cost", "--blocking", "--measured-m", "--disk-cost",
-                "--disk-bandwidth", "--restart", "--slowdown", "--slow-window", "--disk-restart", "--image", "--node-mtbf", "--ranks-per-node",
+                "--disk-bandwidth", "--restart", "--slowdown", "--slow-window", "--slow-pace", "--disk-restart", "--image", "--node-mtbf", "--ranks-per-node",
                 "--ranks", "--max-m", "--placement", "--job-hours", "--max-loss", "--node-memory", "--max-disk-ratio",
                 "--simulate"}) {
             assertTrue(usage.contains(option + (option.equals("--simulate") ? "" : "=")), option + " in\n" + usage);

@@ -377,16 +377,28 @@ public final class BenchSuite {
             if (only.contains("interval")) {
                 section("interval");
                 String kept = System.getProperty(IntervalLogs.PROPERTY);
-                // -Djckpt.bench.intervalLogs=DIR: an earlier run's kept jobs, read again instead of run
-                IntervalBench.Result result = kept == null || kept.isBlank()
-                        ? new IntervalBench(repo).run(IntervalBench.Config.of(quick))
-                        : IntervalLogs.read(Path.of(kept));
-                IntervalBench.Config config = result.config;
                 report.heading(2, "11. Choosing the interval: auto vs fixed intervals under injected failures "
                         + "(bin/ckpt-run --mtbf, 4 rank JVMs, m = 1)");
-                report.paragraph(IntervalReport.setup(config));
-                IntervalReport.report(report, result);
-                IntervalReport.keyFigures(result);
+                if (kept != null && kept.contains(",")) {
+                    // -Djckpt.bench.intervalLogs=DIR,DIR,...: earlier runs' kept jobs, judged together
+                    List<String> names = new ArrayList<>();
+                    List<IntervalBench.Result> results = new ArrayList<>();
+                    for (String dir : kept.split(",")) {
+                        names.add(Path.of(dir.strip()).getFileName().toString());
+                        results.add(IntervalLogs.read(Path.of(dir.strip())));
+                    }
+                    report.paragraph("Every run below as this one, the first (each run's job length and seeds in "
+                            + "the table): " + IntervalReport.setup(results.get(0).config));
+                    IntervalReport.pooled(report, names, results);
+                } else {
+                    // -Djckpt.bench.intervalLogs=DIR: an earlier run's kept jobs, read again instead of run
+                    IntervalBench.Result result = kept == null || kept.isBlank()
+                            ? new IntervalBench(repo).run(IntervalBench.Config.of(quick))
+                            : IntervalLogs.read(Path.of(kept));
+                    report.paragraph(IntervalReport.setup(result.config));
+                    IntervalReport.report(report, result);
+                    IntervalReport.keyFigures(result);
+                }
             }
             if (only.contains("hosts")) {
                 section("hosts");

@@ -4,6 +4,8 @@ import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 
 import io.jckpt.advisor.FailureModel;
+import io.jckpt.advisor.Simulator;
+import io.jckpt.advisor.SlowProfile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,8 +25,10 @@ import java.util.regex.Pattern;
  * checkpoint cost, its measured restart and the injected MTBF, against the measured overhead.
  *
  * <p><b>Size</b> (past 600 lines): the jobs' launch and their figures ({@link Run}) stay beside the analysis
- * that reads those figures ({@link Result}: the model's prediction, the measured overhead, the failures'
- * count). The section's text is {@link IntervalReport}; reading a kept run back is {@link IntervalLogs}.
+ * that reads those figures ({@link Result}: the model's predictions, the measured overhead, the failures'
+ * count). The section's text is {@link IntervalReport}; reading a kept run back is {@link IntervalLogs}; the
+ * pace after a restart from the kept logs, {@link RestartPace}; the model's own spread and runs pooled,
+ * {@link ModelSpread}.
  */
 final class IntervalBench {
     static final String MAIN = LaunchedBench.MAIN;
@@ -288,6 +292,8 @@ final class IntervalBench {
         final List<double[]> seedReferences = new ArrayList<>();
         String reference;
         final Map<Double, List<Point>> byRate = new LinkedHashMap<>();
+        /** The pace after a restart read from the run's kept logs ({@link RestartPace}), NONE when not read. */
+        SlowProfile pace = SlowProfile.NONE;
 
         Result(Config config) {
             this.config = config;
@@ -423,14 +429,93 @@ final class IntervalBench {
         }
 
         private double predicted(Point p, boolean failuresWaitForTheWorld) {
+            FailureModel.Scheme s = scheme(p);
+            return s == null ? Double.NaN
+                    : FailureModel.wallPerWork(s, failuresWaitForTheWorld ? heldIn(s.restart()) : 0, paceOf(s)) - 1;
+        }
+
+        /** The pace after a restart the model takes: the logs' ({@link #pace}) when read, else rank 0's even phase. */
+        private SlowProfile paceOf(FailureModel.Scheme s) {
+            return pace.seconds().length > 0 ? pace : SlowProfile.even(s.slowdown(), s.slowWindow());
+        }
+
+        /** The advisor model's scheme for this point's interval (one level, every failure survivable), or null. */
+        private FailureModel.Scheme scheme(Point p) {
             double c = cost(p.mtbf);
             double r = restart(p.mtbf);
             double tau = tau(p);
             if (Double.isNaN(c) || Double.isNaN(r) || Double.isNaN(tau)) {
-                return Double.NaN;
+                return null;
             }
-            return FailureModel.wallPerWork(new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(),
-                    slowWindow()), failuresWaitForTheWorld ? heldIn(r) : 0) - 1;
+            return new FailureModel.Scheme(tau, c, 0, 0, r, r, 1 / p.mtbf, 0, slowdown(), slowWindow());
+        }
+
+        /**
+         * The overheads of {@link ModelSpread#JOBS} finite jobs of this run's W as the model's simulator runs them
+         * (the scheme and hold of {@link #predicted(Point)}, failures drawn at random): what a single run may
+         * measure if the model is right. Null when a figure is missing.
+         */
+        double[] simulated(Point p) {
+            FailureModel.Scheme s = scheme(p);
+            if (s == null) {
+                return null;
+            }
+            double[] jobs = Simulator.wallPerWorkOfJobs(s, work(), ModelSpread.JOBS,
+                    Math.round(p.mtbf * 1000) * 31 + p.calls, heldIn(s.restart()), paceOf(s));
+            for (int i = 0; i < jobs.length; i++) {
+                jobs[i] -= 1;
+            }
+            return jobs;
+        }
+
+        /**
+         * The model fed each run's own figures, one prediction per run with its phase known (the runs of
+         * {@link #measured(Point)}, in order; NaN where a figure is missing): its C, R and H (rank 0's means over
+         * the run's own checkpoints and recoveries), its seed's reference W, the injected MTBF; the pace after a
+         * restart of the whole run (one run measures it over too few recoveries). The machine's speed drifts
+         * between jobs (the references' W spread by half), a slower job pays more per failure in the same
+         * wall-clock MTBF,
+         * and near saturation the overhead grows faster than the cost per failure: the mean of these
+         * predictions is the model's expectation over the machine's drift, where {@link #predicted(Point)} is its
+         * expectation at the medians.
+         */
+        Samples predictedPerRun(Point p) {
+            Samples s = new Samples();
+            for (int i = 0; i < p.runs.size(); i++) {
+                Run r = p.runs.get(i);
+                if (!r.phaseKnown()) {
+                    continue;
+                }
+                double c = Double.isNaN(r.cost()) ? cost(p.mtbf) : r.cost();
+                double restart = Double.isNaN(r.figures().restart()) ? restart(p.mtbf) : r.figures().restart();
+                double h = r.holds().isEmpty() ? heldIn(restart)
+                        : Math.min(restart, r.holds().stream().mapToDouble(Double::doubleValue).average().orElseThrow() / 1e9);
+                double w = i < seedReferences.size() ? seedReferences.get(i)[1] / 1e9 : work();
+                double tau = p.calls == 0 ? FailureModel.dalyInterval(c, p.mtbf) : p.calls * w / config.calls();
+                if (Double.isNaN(c) || Double.isNaN(restart) || Double.isNaN(tau)) {
+                    s.add(Double.NaN);
+                    continue;
+                }
+                FailureModel.Scheme own = new FailureModel.Scheme(tau, c, 0, 0, restart, restart, 1 / p.mtbf, 0,
+                        slowdown(), slowWindow());
+                s.add(FailureModel.wallPerWork(own, h, paceOf(own)) - 1);
+            }
+            return s;
+        }
+
+        /**
+         * {@link #predicted(Point)} with rank 0's even slow phase ({@code --slowdown}, {@code --slow-window}) in
+         * place of the pace the logs show: the model before the pace's shape was in it.
+         */
+        double predictedEven(Point p) {
+            FailureModel.Scheme s = scheme(p);
+            return s == null ? Double.NaN : FailureModel.wallPerWork(s, heldIn(s.restart())) - 1;
+        }
+
+        /** This point's runs as a part of {@link ModelSpread}: the model's jobs, the runs measured, W, the predictions. */
+        ModelSpread.Part spreadPart(Point p) {
+            return new ModelSpread.Part(simulated(p), measured(p), work(), predicted(p), predictedForInjected(p),
+                    predictedPerRun(p).mean(), predictedEven(p));
         }
 
         /**
@@ -566,6 +651,7 @@ final class IntervalBench {
             phases.add(reference(c, result, references++));
         }
         result.references(phases);
+        result.pace = RestartPace.measure(logs);
         return result;
     }
 

@@ -106,6 +106,7 @@ final class IntervalLogs {
             result.byRate.put(mtbf, points);
         });
         result.references(phases);
+        result.pace = RestartPace.measure(dir);
         return result;
     }
 
@@ -162,7 +163,8 @@ final class IntervalLogs {
                 IntervalBench.restarts(failures, recovered, rolled), holds, close, loop, checksum);
     }
 
-    private static List<String> lines(Path f) {
+    /** A kept file's lines (UTF-8). */
+    static List<String> lines(Path f) {
         try {
             return Files.readAllLines(f, StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -50,6 +50,119 @@ final class IntervalReport {
         return scale == 1 ? " ±" + pct(se) : String.format(Locale.ROOT, " ±%.2f", se);
     }
 
+    /** The seed of the model's draws: the same kept run, the same range. */
+    private static final long SPREAD_SEED = 20261127L;
+
+    /** "0.78–1.25x; 40 runs" (the model's 90 % range; the runs its range needs to fit 0.80-1.20x), or "n/a". */
+    private static String rangeCell(ModelSpread.Pool p) {
+        if (Double.isNaN(p.low())) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, "%.2f–%.2fx; %d runs", p.low(), p.high(), p.runsFor20());
+    }
+
+    /** "1.05x ±0.13 [0.78–1.25x]" of a pool, the ratio bold when outside the model's range. */
+    private static String poolCell(ModelSpread.Pool p) {
+        String ratio = Samples.ratio(p.measured(), p.predicted());
+        return (p.withinChance() || Double.isNaN(p.low()) ? ratio : "**" + ratio + "**")
+                + String.format(Locale.ROOT, " ±%.2f", p.standardError() / p.predicted())
+                + (Double.isNaN(p.low()) ? "" : String.format(Locale.ROOT, " [%.2f–%.2fx]", p.low(), p.high()));
+    }
+
+    /**
+     * Several kept runs judged together ({@code -Djckpt.bench.intervalLogs=DIR,DIR,...}): a row per run, then the
+     * runs of the same job length pooled (their time lost summed over every job), each ratio with its standard
+     * error and the model's 90 % range for as many runs of those jobs; key figures for each pool.
+     *
+     * @param report  the report
+     * @param names   each run's name (its directory's)
+     * @param results each run, read back
+     */
+    static void pooled(Report report, List<String> names, List<IntervalBench.Result> results) {
+        double[] rates = results.get(0).config.mtbfs();
+        List<String> header = new ArrayList<>(List.of("run", "job (sweeps, W)", "seeds", "H"));
+        for (double mtbf : rates) {
+            header.add("measured / predicted at " + IntervalBench.seconds(mtbf) + " s ±standard error [the model's 90 % range]");
+        }
+        header.add("for the failures injected");
+        header.add("fed each job's own figures");
+        header.add("with rank 0's even slow phase (the model before the pace)");
+        header.add("the pace after a restart (over the reference's)");
+        List<List<String>> rows = new ArrayList<>();
+        java.util.TreeMap<Integer, List<IntervalBench.Result>> byLength = new java.util.TreeMap<>();
+        for (int i = 0; i < results.size(); i++) {
+            IntervalBench.Result r = results.get(i);
+            byLength.computeIfAbsent(r.config.iterations(), k -> new ArrayList<>()).add(r);
+            long[] seeds = r.config.seeds();
+            List<String> row = new ArrayList<>(List.of(names.get(i), String.format(Locale.ROOT, "%,d, %.1f s",
+                    r.config.iterations(), r.work()), seeds[0] + "-" + seeds[seeds.length - 1],
+                    Double.isNaN(r.held()) ? "n/a" : Samples.time(r.held() * 1e9)));
+            StringBuilder injected = new StringBuilder();
+            StringBuilder perRun = new StringBuilder();
+            StringBuilder paced = new StringBuilder();
+            for (double mtbf : rates) {
+                ModelSpread.Pool p = ModelSpread.pool(List.of(r.spreadPart(r.auto(mtbf))), SPREAD_SEED);
+                row.add(poolCell(p));
+                injected.append(injected.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.forInjected()));
+                perRun.append(perRun.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.perRun()));
+                paced.append(paced.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.even()));
+            }
+            row.add(injected.toString());
+            row.add(perRun.toString());
+            row.add(paced.toString());
+            row.add(r.pace.toString());
+            rows.add(row);
+        }
+        List<List<String>> pools = new ArrayList<>();
+        for (var e : byLength.entrySet()) {
+            List<IntervalBench.Result> group = e.getValue();
+            int seeds = group.stream().mapToInt(r -> r.config.seeds().length).sum();
+            List<String> row = new ArrayList<>(List.of("pooled (" + group.size() + " runs)",
+                    String.format(Locale.ROOT, "%,d", e.getKey()), seeds + " seeds", ""));
+            StringBuilder injected = new StringBuilder();
+            StringBuilder perRun = new StringBuilder();
+            StringBuilder paced = new StringBuilder();
+            for (double mtbf : rates) {
+                List<ModelSpread.Part> parts = new ArrayList<>();
+                group.forEach(r -> parts.add(r.spreadPart(r.auto(mtbf))));
+                ModelSpread.Pool p = ModelSpread.pool(parts, SPREAD_SEED);
+                row.add(poolCell(p));
+                injected.append(injected.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.forInjected()));
+                perRun.append(perRun.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.perRun()));
+                paced.append(paced.length() == 0 ? "" : ", ").append(Samples.ratio(p.measured(), p.even()));
+                pools.add(List.of(String.format(Locale.ROOT, "%,d", e.getKey()), IntervalBench.seconds(mtbf) + " s",
+                        Integer.toString(p.runs()), Samples.time(p.measured() / p.runs() * 1e9),
+                        Samples.time(p.predicted() / p.runs() * 1e9), poolCell(p),
+                        p.withinChance() ? "yes" : "**no**", Long.toString(p.runsFor20()),
+                        Samples.time(p.perRun() / p.runs() * 1e9), Samples.ratio(p.measured(), p.perRun()),
+                        Samples.time(p.even() / p.runs() * 1e9), Samples.ratio(p.measured(), p.even())));
+                BenchSuite.key(String.format(Locale.ROOT, "interval auto, jobs of %,d sweeps, job MTBF %s s: time lost to "
+                        + "checkpoints and failures per job (target: within 20 %% of the advisor's; %d jobs, ±%.2f, "
+                        + "the model's 90 %% range %.2f–%.2fx)", e.getKey(), IntervalBench.seconds(mtbf), p.runs(),
+                        p.standardError() / p.predicted(), p.low(), p.high()),
+                        p.measured() / p.runs() * 1e9, "advisor's prediction", p.predicted() / p.runs() * 1e9, "11");
+            }
+            row.add(injected.toString());
+            row.add(perRun.toString());
+            row.add(paced.toString());
+            row.add("");
+            rows.add(row);
+        }
+        report.paragraph("Runs read back from their kept logs and judged together: each run's auto jobs (measured / "
+                + "predicted ± the standard error of the runs' mean, in brackets the range in which the model's own jobs, "
+                + "drawn as many at a time, put that ratio 90 % of the time; a ratio in bold lies outside it), then "
+                + "the runs of the same job length pooled, their time lost summed over every job. The model's range "
+                + "leaves out what moves between jobs besides their failures (the machine's speed drifts: the "
+                + "references' W spread by half), so the runs spread wider than it: the standard error is the error "
+                + "bar to judge by.");
+        report.table(header, rows);
+        report.table(List.of("job (sweeps)", "job MTBF", "jobs", "time lost per job, measured", "predicted",
+                "measured / predicted ±standard error [the model's 90 % range]", "within the range",
+                "jobs that would put the ratio's 90 % confidence interval within ±0.20 (at the spread measured)",
+                "predicted, fed each job's own figures (C, R, H, W)", "measured / that",
+                "predicted with rank 0's even slow phase", "measured / that"), pools);
+    }
+
     /** "mean [min–max]" of nanosecond samples. */
     private static String meanCell(Samples s) {
         if (s.count() == 0) {
@@ -94,14 +207,15 @@ final class IntervalReport {
                 + "what rank 0 measured and reports in its `interval policy` line at close (which `bin/ckpt-advisor "
                 + "--log` reads; from the auto runs): the checkpoint cost C (here()'s blocking time plus the replication "
                 + "thread's CPU divided by the program thread's share of a core), the restart R (the failure detected → "
-                + "computing again) and the slowdown after a restart (per second since the restart, the extra time "
-                + "of the computation over the steady pace, plus the extra blocking of the here()s begun then: the "
-                + "first re-joins the ring; over at least 6 s, summed over the recoveries that lived through each "
-                + "second), "
-                + "with the computation done meanwhile; the injected MTBF, one level with every failure survivable "
+                + "computing again); the pace after a restart as the kept logs show it (`RestartPace`: per half second "
+                + "after rank 0's 'rolled back' line, the sweeps its residual lines reach over the pace of the seed's "
+                + "reference, averaged over the auto runs' recoveries that lived through that half second; slowest "
+                + "first, which a failure every few seconds pays almost whole: `SlowProfile.extraPerRestart`); the "
+                + "injected MTBF, one level with every failure survivable "
                 + "(process deaths: no store is wiped); for auto the interval is Daly's for C and M (what auto converges "
                 + "to), for `calls:N` N x the computation per call. In brackets, the same model with failures that may "
-                + "cut any part of a restart short (Daly's, what the advisor assumes for real failures). Not in the model: after a "
+                + "cut any part of a restart short (Daly's, what the advisor assumes for real failures), and with rank "
+                + "0's even slow phase (`--slowdown`, `--slow-window`: its extra time spread evenly) in place of the pace. Not in the model: after a "
                 + "recovery auto checkpoints at calls 1 and 2 before its learned interval. With a few failures per "
                 + "run, their count alone moves the measured overhead by about 1 / sqrt(the failures of all runs); "
                 + "the last columns take that out: the prediction for the failures the runs met (the model's "
@@ -128,8 +242,10 @@ final class IntervalReport {
                     meanCell(auto.wall()), best == null ? "n/a" : best.label() + ": " + meanCell(best.wall()),
                     best == null ? "n/a" : "**" + Samples.ratio(auto.wall().mean(), best.wall().mean()) + "**",
                     best == null ? "n/a" : Samples.ratio(auto.phase(r.perSweep()).mean(), best.phase(r.perSweep()).mean()),
-                    pct(predicted) + " (" + pct(r.predictedDaly(auto)) + ")", pctCell(measured) + seCell(measured, 1),
+                    pct(predicted) + " (" + pct(r.predictedDaly(auto)) + "; even phase " + pct(r.predictedEven(auto)) + ")",
+                    pctCell(measured) + seCell(measured, 1),
                     "**" + Samples.ratio(measured.mean(), predicted) + "**" + seCell(measured, predicted),
+                    rangeCell(ModelSpread.pool(List.of(r.spreadPart(auto)), SPREAD_SEED)),
                     String.format(Locale.ROOT, "%.1f / %.1f (±%.0f %%)", r.failuresInPhase(auto),
                             r.expectedFailures(auto, predicted), 100 / Math.sqrt(r.failuresInPhases(auto))),
                     pct(forInjected), "**" + Samples.ratio(measured.mean(), forInjected) + "**"));
@@ -142,9 +258,12 @@ final class IntervalReport {
                 "Daly's interval for C and the MTBF (advisor)",
                 "run time, auto: mean [min–max]", "best fixed interval: mean [min–max]",
                 "auto / best fixed (target ≤ 1.05x)", "the same over the computation phases",
-                "advisor's predicted overhead (auto; failures cutting restarts short)",
+                "advisor's predicted overhead (auto; failures cutting restarts short; rank 0's even slow phase in place"
+                        + " of the pace)",
                 "measured overhead (auto, computation phase): mean [min–max] ±the mean's standard error (over the runs)",
                 "measured / predicted (target 0.80–1.20x) ±the standard error",
+                "the model's 90 % range for as many runs (chance alone: its own jobs, failures at random); runs that"
+                        + " would put the ratio's 90 % confidence interval within ±0.20",
                 "failures per run in the computation phase: injected / the model's expectation (the count's sampling "
                         + "error over all runs, 1 / sqrt(failures))",
                 "predicted for the failures injected (checkpoints + the failures' share x injected / expected)",

@@ -395,8 +395,8 @@ public final class IntervalController {
         }
         double slowdown = slowPhase.slowdown();
         if (!Double.isNaN(slowdown)) {
-            b.append(String.format(l, " after a restart --slowdown %.3g --slow-window %.3g (%d recoveries measured),",
-                    slowdown, slowPhase.window(), slowPhase.samples()));
+            b.append(String.format(l, " after a restart --slowdown %.3g --slow-window %.3g --slow-pace %s (%d recoveries"
+                    + " measured),", slowdown, slowPhase.window(), slowPhase.pace().flag(), slowPhase.samples()));
         }
         if (diskRounds > 0) {
             b.append(String.format(l, " disk round --disk-cost %.3g,", flushCpu / diskRounds));

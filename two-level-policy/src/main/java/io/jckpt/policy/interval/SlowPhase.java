@@ -1,5 +1,6 @@
 package io.jckpt.policy.interval;
 
+import io.jckpt.advisor.SlowProfile;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -204,6 +205,35 @@ final class SlowPhase {
         }
         double length = sum > 0 ? 2 * moment / sum : ended > 0 ? lengthMean : observedSeconds();
         return Math.max(0, length - s);
+    }
+
+    /**
+     * The pace after a restart second by second, as the advisor takes it ({@code --slow-pace}): second k at 1 - e_k
+     * of the steady pace, e_k its mean extra time over the recoveries that lived through it (less the ordinary
+     * periods' share), up to the last second with extra time. A second whose extra time exceeds the second (a
+     * long first period) passes the rest on to the next, so the profile holds the whole extra time (a second
+     * faster than the steady pace counts as steady) and its weight stays early: the advisor charges a failure
+     * the part of the phase it lived through, and most of the extra time comes in the first seconds.
+     *
+     * @return the profile, {@link SlowProfile#NONE} before one second was measured
+     */
+    SlowProfile pace() {
+        if (counts[0] == 0) {
+            return SlowProfile.NONE;
+        }
+        double share = Double.isNaN(noise) ? 0 : noise;
+        double[] speeds = new double[MAX_SECONDS];
+        int last = -1;
+        double carried = 0;
+        for (int k = 0; k < MAX_SECONDS && (counts[k] > 0 || carried > 0); k++) {
+            double e = carried + (counts[k] > 0 ? (excess[k] - share * computed[k]) / counts[k] : 0);
+            carried = Math.max(0, e - 1);
+            speeds[k] = Math.max(0, 1 - Math.max(e, 0) + carried);
+            if (e > 0) {
+                last = k;
+            }
+        }
+        return last < 0 ? SlowProfile.NONE : SlowProfile.everySeconds(1, Arrays.copyOf(speeds, last + 1));
     }
 
     /** @return the recoveries measured (that lived through their first second) */

@@ -184,6 +184,16 @@ class IntervalControllerTest {
         assertTrue(line.contains(String.format(java.util.Locale.ROOT, "--slowdown %.3g", second.controller.slowdownSeconds()))
                 && line.contains("--restart 0.700 ")
                 && line.contains("(1 recoveries measured)"), line);
+        // the same slowdown second by second, for bin/ckpt-advisor --slow-pace: the first second slowest
+        java.util.regex.Matcher pace = java.util.regex.Pattern.compile("--slow-pace 1\\.00((?::[0-9.]+)+) ").matcher(line);
+        assertTrue(pace.find(), line);
+        String[] speeds = pace.group(1).substring(1).split(":");
+        double extra = 0;
+        for (String v : speeds) {
+            extra += 1 - Double.parseDouble(v);
+        }
+        assertEquals(second.controller.slowdownSeconds(), extra, 0.01 * speeds.length, line);
+        assertTrue(Double.parseDouble(speeds[0]) < Double.parseDouble(speeds[speeds.length - 1]), line);
         assertEquals(0.001, second.controller.steadyPerCallSeconds(), 1e-12, "the slow start is not the steady pace");
         double calls = FailureModel.dalyInterval(second.controller.costSeconds(), second.controller.jobMtbfSeconds())
                 / 0.001;
