@@ -106,8 +106,8 @@ public final class Advisor {
         String slowWindow;
         @Option(names = "--slow-pace", paramLabel = "PACE", description = "the computation's pace after a restart,"
                 + " phase by phase: STEP:SPEED:SPEED:... (each phase STEP seconds of wall time at SPEED times the steady"
-                + " pace, e.g. 0.5:0.31:0.51:0.58:0.75; what rank 0 reports at close; 0: none); replaces --slowdown and"
-                + " --slow-window, whose even phase costs less per failure when failures are frequent")
+                + " pace, e.g. 0.5:0.31:0.51:0.58:0.75; what rank 0 reports at close); replaces --slowdown and"
+                + " --slow-window, whose even phase costs less per failure when failures are frequent (0: use them)")
         String slowPace;
         @Option(names = "--disk-restart", paramLabel = "SECONDS", description = "restart from the disk level (default"
                 + " restart + disk cost)")
@@ -196,7 +196,8 @@ public final class Advisor {
             in.slowWindow = seconds("--slow-window", line.slowWindow);
         }
         if (line.slowPace != null) {
-            in.pace = pace(line.slowPace);
+            // 0: no pace, the even phase of --slowdown and --slow-window (as without the flag)
+            in.pace = line.slowPace.equals("0") ? null : pace(line.slowPace);
         }
         if (line.image != null) {
             in.imageBytes = positive("--image", bytes("--image", line.image));
@@ -522,9 +523,6 @@ public final class Advisor {
 
     /** --slow-pace STEP:SPEED:SPEED:... as a profile of equal phases. */
     static SlowProfile pace(String v) {
-        if (v.equals("0")) {
-            return SlowProfile.NONE;
-        }
         String[] parts = v.split(":");
         if (parts.length < 2) {
             throw new IllegalArgumentException("--slow-pace must be STEP:SPEED:SPEED:... (e.g. 0.5:0.31:0.51:0.75),"

@@ -3,6 +3,7 @@ package io.jckpt.advisor;
 import io.jckpt.cli.CommandLines;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,7 +95,7 @@ class AdvisorTest {
         Advisor.Row paced = Advisor.rows(in).get(2);
         Advisor.Inputs even = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1",
                 "--slow-pace", "0"});
-        assertEquals(SlowProfile.NONE, even.pace, "0: none, the even phase of --slowdown and --slow-window");
+        assertNull(even.pace, "0: no pace, the even phase of --slowdown and --slow-window");
         Advisor.Inputs evenExplicit = Advisor.parse(new String[] {"--log", log.toString(), "--ranks", "4", "--max-m", "1",
                 "--slow-pace", "1.0:0.5"});
         assertEquals(SlowProfile.everySeconds(1, 0.5), evenExplicit.pace);
@@ -107,6 +108,7 @@ class AdvisorTest {
         assertEquals(FailureModel.wallPerWork(s, 0, in.pace) - 1, paced.overhead(), 1e-9, "the model with the pace");
         assertEquals(FailureModel.lostPerFailure(s, in.pace), paced.lost(), 1e-9);
         double evenOverhead = FailureModel.wallPerWork(s) - 1;
+        assertEquals(evenOverhead, Advisor.rows(even).get(2).overhead(), 1e-9, "--slow-pace 0: the even phase");
         assertTrue(paced.overhead() > evenOverhead, paced.overhead() + " vs the even phase's " + evenOverhead);
         for (String bad : new String[] {"0.5", "0.5:", "x:0.5", "0:0.5", "0.5:-1", "0.5:0.3:y"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {
