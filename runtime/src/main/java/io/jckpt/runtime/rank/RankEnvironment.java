@@ -83,18 +83,39 @@ public final class RankEnvironment {
 
     /**
      * @return the failure's age the launcher gave a re-spawned rank ({@link #FAILURE_AGE_MICROS}, µs); 0 when
-     *     absent or not a number (the restart then counts from the JVM's start)
+     *     absent (the restart then counts from the JVM's start)
+     * @throws IllegalStateException when set to anything but a whole number &gt;= 0
      */
     public long failureAgeMicros() {
-        String value = env.get(FAILURE_AGE_MICROS);
-        if (value == null) {
+        return optionalLong(FAILURE_AGE_MICROS);
+    }
+
+    /** @return the heartbeat period the launcher set ({@link #HEARTBEAT_MILLIS}, ms), 0 when unset (none) */
+    public long heartbeatMillis() {
+        return optionalLong(HEARTBEAT_MILLIS);
+    }
+
+    /** @return how long the rank waits to hear the launcher ({@link #LAUNCHER_TIMEOUT_MILLIS}, ms), 0 when unset */
+    public long launcherTimeoutMillis() {
+        return optionalLong(LAUNCHER_TIMEOUT_MILLIS);
+    }
+
+    /** An optional whole number &gt;= 0: 0 when unset or empty, a clear error when anything else. */
+    private long optionalLong(String name) {
+        String value = env.get(name);
+        if (value == null || value.isBlank()) {
             return 0;
         }
         try {
-            return Math.max(0, Long.parseLong(value.trim()));
+            long v = Long.parseLong(value.trim());
+            if (v >= 0) {
+                return v;
+            }
         } catch (NumberFormatException e) {
-            return 0;
+            // reported below
         }
+        throw new IllegalStateException("environment variable " + name + "=" + value
+                + " is not a whole number >= 0 (rank processes are started by bin/ckpt-run)");
     }
 
     /** The standby id of a warm standby JVM, or -1 in a rank JVM. */

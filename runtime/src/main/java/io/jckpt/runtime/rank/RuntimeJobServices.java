@@ -24,6 +24,8 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     private final String bindHost;
     private final ProgressReporter progress;
     private final long failureAgeMicros;
+    /** Whether this JVM started as a warm standby (long before any failure it replaces a rank for). */
+    private final boolean standby;
 
     RuntimeJobServices(RankControl control, RankEnvironment env) {
         this.control = control;
@@ -33,10 +35,8 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
         this.bindHost = env.hostAddress();
         this.failureAgeMicros = env.failureAgeMicros();
-        String heartbeat = System.getenv(RankEnvironment.HEARTBEAT_MILLIS);
-        String launcherTimeout = System.getenv(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS);
-        this.progress = new ProgressReporter(control, heartbeat == null ? 0 : Long.parseLong(heartbeat),
-                launcherTimeout == null ? 0 : Long.parseLong(launcherTimeout));
+        this.standby = env.standbyId() >= 0;
+        this.progress = new ProgressReporter(control, env.heartbeatMillis(), env.launcherTimeoutMillis());
     }
 
     @Override
@@ -82,8 +82,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         if (recovered > 0) {
             return recovered; // a survivor or a standby: the detection, from the age the launcher's order carried
         }
-        String standby = System.getenv(RankEnvironment.STANDBY);
-        if (RankServices.world().newRank() && (standby == null || standby.isEmpty())) {
+        if (RankServices.world().newRank() && !standby) {
             // re-spawned: this JVM started the failure's age after its detection
             long started = System.nanoTime()
                     - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;

@@ -19,8 +19,19 @@ class FailureAgeTest {
     void aRespawnedRankReadsTheFailuresAgeFromItsEnvironment() {
         assertEquals(1500, age(" 1500"));
         assertEquals(0, new RankEnvironment(Map.of()).failureAgeMicros(), "a launcher that sent none: from the JVM's start");
-        assertEquals(0, age("-3"));
-        assertEquals(0, age("soon"));
+        for (String bad : new String[] {"-3", "soon", "1.5"}) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> age(bad), bad);
+            assertTrue(e.getMessage().contains(RankEnvironment.FAILURE_AGE_MICROS + "=" + bad)
+                    && e.getMessage().contains("not a whole number >= 0"), e.getMessage());
+        }
+        // the launcher's other optional figures read the same way
+        RankEnvironment env = new RankEnvironment(Map.of(RankEnvironment.HEARTBEAT_MILLIS, "500",
+                RankEnvironment.LAUNCHER_TIMEOUT_MILLIS, ""));
+        assertEquals(500, env.heartbeatMillis());
+        assertEquals(0, env.launcherTimeoutMillis(), "empty: none");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> new RankEnvironment(
+                Map.of(RankEnvironment.HEARTBEAT_MILLIS, "fast")).heartbeatMillis());
+        assertTrue(e.getMessage().contains(RankEnvironment.HEARTBEAT_MILLIS + "=fast"), e.getMessage());
     }
 
     @Test
