@@ -16,8 +16,8 @@ package io.jckpt.advisor;
  * the disk level it ends the job. Failures may strike during checkpoints and restarts too. After every
  * restart the computation runs slower for a while (a re-spawned JVM starts cold, the first here()
  * re-joins the ring): a slow phase of {@code w + s} seconds of wall time in which {@code w} seconds of
- * computation get done, {@code s} seconds of extra time when no failure cuts it short
- * ({@link #slowdownPerRestart}); checkpoints go on in it.
+ * computation get done, {@code s} seconds of extra time when no failure cuts it short, or a measured pace
+ * second by second ({@link SlowProfile#extraPerRestart}); checkpoints go on in it.
  *
  * <p>Times are in seconds, rates per second. Every method is a pure function.
  */
@@ -265,25 +265,6 @@ public final class FailureModel {
         double rate = s.survivableRate() + s.unsurvivableRate();
         double extra = rate * profile.extraPerRestart(rate);
         return extra >= 1 ? Double.POSITIVE_INFINITY : wall / (1 - extra);
-    }
-
-    /**
-     * The expected extra wall time of one slow phase after a restart: {@code slowdown} seconds when no
-     * failure cuts it short; a failure at x seconds into the phase (of {@code window + slowdown} seconds)
-     * ends it having cost x slowdown / (window + slowdown). So slowdown (1 - e^(-λT)) / (λT), T = window +
-     * slowdown.
-     *
-     * @param slowdown extra wall time of a whole slow phase (s, &gt;= 0)
-     * @param window   the computation done in it (s, &gt;= 0)
-     * @param rate     the failure rate (1/s, &gt;= 0)
-     * @return seconds
-     */
-    public static double slowdownPerRestart(double slowdown, double window, double rate) {
-        double t = window + slowdown;
-        if (slowdown <= 0 || rate <= 0 || t <= 0) {
-            return Math.max(0, slowdown);
-        }
-        return slowdown * -Math.expm1(-rate * t) / (rate * t);
     }
 
     /**

@@ -104,8 +104,8 @@ public record SlowProfile(double[] seconds, double[] speeds) {
     /**
      * The expected extra wall time of one profile cut short by a failure of rate λ (the next failure
      * exponential, the profile's time lost until then): the integral of (1 - speed(t)) e^(-λt), so
-     * sum over phases of (1 - speed) (e^(-λa) - e^(-λb)) / λ for a phase from a to b. One even phase gives
-     * {@link FailureModel#slowdownPerRestart}.
+     * sum over phases of (1 - speed) (e^(-λa) - e^(-λb)) / λ for a phase from a to b. One even phase of s extra
+     * seconds over T = s + w gives s (1 - e^(-λT)) / (λT): a failure at x into it has cost x s / T.
      *
      * @param rate the failure rate (1/s, &gt;= 0)
      * @return seconds

@@ -18,8 +18,10 @@ class SlowProfileTest {
         assertEquals(1.49, even.slowdown(), 1e-12);
         assertEquals(2.70, even.window(), 1e-12);
         for (double rate : new double[] {0, 0.1, 0.4, 2}) {
-            assertEquals(FailureModel.slowdownPerRestart(1.49, 2.70, rate), even.extraPerRestart(rate), 1e-12,
-                    "rate " + rate);
+            // the even phase's form: a failure at x into the phase of T = s + w seconds has cost x s / T
+            double t = 1.49 + 2.70;
+            double form = rate == 0 ? 1.49 : 1.49 * -Math.expm1(-rate * t) / (rate * t);
+            assertEquals(form, even.extraPerRestart(rate), 1e-12, "rate " + rate);
         }
         Scheme s = new Scheme(0.5, 0.012, 0, 0, 0.86, 0.86, 0.4, 0, 1.49, 2.70);
         assertEquals(FailureModel.wallPerWork(s, 0.4), FailureModel.wallPerWork(s, 0.4, even), 1e-12);

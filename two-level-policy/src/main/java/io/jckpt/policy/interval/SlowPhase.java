@@ -166,14 +166,23 @@ final class SlowPhase {
         if (counts[0] == 0) {
             return Double.NaN;
         }
-        double share = Double.isNaN(noise) ? 0 : noise;
         double s = 0;
         for (int k = 0; k < MAX_SECONDS; k++) {
-            if (counts[k] > 0) {
-                s += (excess[k] - share * computed[k]) / counts[k];
-            }
+            s += meanExtra(k);
         }
         return Math.max(0, s);
+    }
+
+    /**
+     * Second k's extra time, mean over the recoveries that lived through it, less the ordinary periods' share of
+     * its computation; 0 for a second none lived through.
+     */
+    private double meanExtra(int k) {
+        if (counts[k] == 0) {
+            return 0;
+        }
+        double share = Double.isNaN(noise) ? 0 : noise;
+        return (excess[k] - share * computed[k]) / counts[k];
     }
 
     /**
@@ -191,16 +200,13 @@ final class SlowPhase {
         if (Double.isNaN(s)) {
             return Double.NaN;
         }
-        double share = Double.isNaN(noise) ? 0 : noise;
         double sum = 0;
         double moment = 0;
         for (int k = 0; k < MAX_SECONDS; k++) {
-            if (counts[k] > 0) {
-                double e = (excess[k] - share * computed[k]) / counts[k];
-                if (e > 0) {
-                    sum += e;
-                    moment += e * (k + 0.5);
-                }
+            double e = meanExtra(k);
+            if (e > 0) {
+                sum += e;
+                moment += e * (k + 0.5);
             }
         }
         double length = sum > 0 ? 2 * moment / sum : ended > 0 ? lengthMean : observedSeconds();
@@ -221,12 +227,11 @@ final class SlowPhase {
         if (counts[0] == 0) {
             return SlowProfile.NONE;
         }
-        double share = Double.isNaN(noise) ? 0 : noise;
         double[] speeds = new double[MAX_SECONDS];
         int last = -1;
         double carried = 0;
         for (int k = 0; k < MAX_SECONDS && (counts[k] > 0 || carried > 0); k++) {
-            double e = carried + (counts[k] > 0 ? (excess[k] - share * computed[k]) / counts[k] : 0);
+            double e = carried + meanExtra(k);
             carried = Math.max(0, e - 1);
             speeds[k] = Math.max(0, 1 - Math.max(e, 0) + carried);
             if (e > 0) {
