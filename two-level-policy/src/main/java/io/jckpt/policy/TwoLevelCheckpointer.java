@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * work is done by {@link RestoreStep} and {@link RestoredImage}, {@link RoundWriter}, {@link LayoutSwitcher}
  * (the store, the ring agent, the switches), {@link SizeAgreement}, {@link IntervalSteps},
  * {@link OptionsAgreement}, {@link CollectiveClose}, the disk level's {@link DiskCommitCoordinator} (the
- * store retains the slot a flush reads), and {@link CkptStatsRecorder}.
+ * store retains the slot a flush reads, and the slot the restored image views), and {@link CkptStatsRecorder}.
  */
 public final class TwoLevelCheckpointer implements Checkpointer {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
