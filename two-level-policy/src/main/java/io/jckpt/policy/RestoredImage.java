@@ -103,12 +103,13 @@ final class RestoredImage {
         }
     }
 
-    /** The view becomes an off-heap copy of the same bytes; the slot's retain is given back. */
+    /** The view becomes an off-heap copy of the same image (nothing else changes); the slot's retain is given back. */
     private void copyOff() {
         BytesStore<?, ?> copy = BytesStore.nativeStoreWithFixedCapacity(image.readRemaining());
         image.copyTo(copy);
         image.releaseLast();
-        restore(copy, from);
+        image = copy;
+        reader = ImageReader.openTrusted(copy, 0);
         releaseSlot();
     }
 
