@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -152,8 +153,9 @@ public final class Campaign {
     }
 
     private final Settings settings;
-    private final long expected;
     private final String expectedHex;
+    /** The failure-free checksum of each growth per iteration ({@link Scenario#growBytes}), computed on first use. */
+    private final Map<Integer, String> expectedByGrowth = new HashMap<>();
     private final Path memoryBase = CkptOptions.defaultMemoryDirectory();
     private final String campaignId = Long.toString(ProcessHandle.current().pid(), 36);
     private Injector.Timings reference;
@@ -163,8 +165,14 @@ public final class Campaign {
 
     private Campaign(Settings settings) {
         this.settings = settings;
-        this.expected = ChaosState.reference(settings.ranks(), settings.iterations(), settings.elements());
-        this.expectedHex = String.format(Locale.ROOT, "%016x", expected);
+        this.expectedHex = expectedHex(Scenario.NONE);
+    }
+
+    /** The checksum a failure-free run of {@code scenario}'s configuration prints ({@link ChaosState#reference}). */
+    private String expectedHex(Scenario scenario) {
+        int grow = scenario.growBytes(settings.elements());
+        return expectedByGrowth.computeIfAbsent(grow, g -> String.format(Locale.ROOT, "%016x",
+                ChaosState.reference(settings.ranks(), settings.iterations(), settings.elements(), g / 8)));
     }
 
     public static void main(String[] args) throws Exception {
@@ -350,6 +358,9 @@ public final class Campaign {
         if (scenario == Scenario.KRYO_UNREGISTERED) {
             args.add("--kryo-unregistered");
         }
+        if (scenario.growBytes(settings.elements()) > 0) {
+            args.addAll(List.of("--grow", Integer.toString(scenario.growBytes(settings.elements()))));
+        }
         return args;
     }
 
@@ -370,9 +381,10 @@ public final class Campaign {
             outcome = Outcome.STALL;
             detail = String.format(Locale.ROOT, "still running after %.1f s; stopped. ", hardLimit) + details(allTexts);
         } else if (checksum != null) {
-            if (!checksum.equals(expectedHex)) {
+            String expected = expectedHex(scenario);
+            if (!checksum.equals(expected)) {
                 outcome = Outcome.WRONG;
-                detail = "checksum " + checksum + ", expected " + expectedHex + " (exit " + exit + ")";
+                detail = "checksum " + checksum + ", expected " + expected + " (exit " + exit + ")";
             } else if (exit == 0) {
                 outcome = Outcome.IDENTICAL;
                 detail = "";

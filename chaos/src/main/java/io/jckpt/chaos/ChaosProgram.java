@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * {@code --disk DIR} (none: memory only), {@code --disk-ratio R} (4), {@code --sleep MS} per
  * iteration (40), {@code --elements E} per array (4096), {@code --kryo-unregistered} (Kryo with
  * {@code kryoRegistrationRequired(false)} and no configurer, instead of the journal's classes
- * registered through {@code kryoConfigurer}); {@code --help}. Read by picocli ({@link CommandLines}:
+ * registered through {@code kryoConfigurer}), {@code --grow BYTES} (0: the state grows by that much
+ * more per iteration, so the node-local slots grow again and again); {@code --help}. Read by picocli ({@link CommandLines}:
  * {@code --opt=value} too).
  */
 public final class ChaosProgram {
@@ -35,7 +36,7 @@ public final class ChaosProgram {
 
     /** The program's options (see the class comment). */
     record Options(long iterations, int every, int replicas, Path disk, int diskRatio, long sleepMillis, int elements,
-                   boolean kryoUnregistered) {
+                   boolean kryoUnregistered, int growLongs) {
         /** The command line as picocli fills it in; the field values are the defaults. */
         @Command(name = "io.jckpt.chaos.ChaosProgram", sortOptions = false, usageHelpWidth = 100,
                 customSynopsis = {"bin/ckpt-run -np N -cp chaos/target/classes io.jckpt.chaos.ChaosProgram [OPTIONS]"},
@@ -62,6 +63,9 @@ public final class ChaosProgram {
             @Option(names = "--kryo-unregistered", description = "Kryo without registration and without the journal's"
                     + " configurer")
             boolean kryoUnregistered;
+            @Option(names = "--grow", paramLabel = "BYTES", description = "the state grows by this many bytes more per"
+                    + " iteration (padding in the journal's entries, a multiple of 8; default: ${DEFAULT-VALUE})")
+            int grow;
             @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
         }
 
@@ -80,8 +84,12 @@ public final class ChaosProgram {
                 throw new IllegalArgumentException("chaos program: --iterations, --every, --elements must be positive"
                         + " (elements at most 2^27), --sleep not negative");
             }
+            if (line.grow < 0 || line.grow % 8 != 0 || line.grow > (1 << 20)) {
+                throw new IllegalArgumentException("chaos program: --grow must be a multiple of 8 from 0 to 1 MiB, got "
+                        + line.grow);
+            }
             return new Options(line.iterations, line.every, line.replicas, line.disk, line.diskRatio, line.sleep,
-                    line.elements, line.kryoUnregistered);
+                    line.elements, line.kryoUnregistered, line.grow / 8);
         }
     }
 
@@ -99,7 +107,8 @@ public final class ChaosProgram {
         }
         int rank = MPI.COMM_WORLD.Rank();
         int size = MPI.COMM_WORLD.Size();
-        ChaosState state = ChaosState.initial(rank, options.elements(), ByteBuffer.allocateDirect(8 * options.elements()));
+        ChaosState state = ChaosState.initial(rank, options.elements(), ByteBuffer.allocateDirect(8 * options.elements()),
+                options.growLongs());
 
         CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio());
         if (options.disk() != null) {

@@ -27,6 +27,14 @@ public final class ChaosState {
 
     /** The initial state of {@code rank}; {@code buffer} holds {@code 8 * elements} bytes. */
     static ChaosState initial(int rank, int elements, ByteBuffer buffer) {
+        return initial(rank, elements, buffer, 0);
+    }
+
+    /**
+     * As {@link #initial(int, int, ByteBuffer)}, the journal's entries padded by {@code growLongs} longs
+     * each: the state grows by {@code 8 * growLongs} bytes more per iteration.
+     */
+    static ChaosState initial(int rank, int elements, ByteBuffer buffer, int growLongs) {
         if (buffer.capacity() != 8L * elements) {
             throw new IllegalArgumentException("buffer of " + buffer.capacity() + " bytes for " + elements + " elements");
         }
@@ -37,7 +45,7 @@ public final class ChaosState {
             s.doubles[j] = rank + j / 1024.0;
             buffer.putLong(8 * j, (long) j * (rank + 1) + 13);
         }
-        s.journal = new Journal(rank);
+        s.journal = new Journal(rank, growLongs);
         return s;
     }
 
@@ -115,9 +123,14 @@ public final class ChaosState {
      * exchange and the sum done by hand.
      */
     public static long reference(int size, long iterations, int elements) {
+        return reference(size, iterations, elements, 0);
+    }
+
+    /** As {@link #reference(int, long, int)}, with the journal's entries padded by {@code growLongs} longs. */
+    public static long reference(int size, long iterations, int elements, int growLongs) {
         ChaosState[] ranks = new ChaosState[size];
         for (int r = 0; r < size; r++) {
-            ranks[r] = initial(r, elements, ByteBuffer.allocate(8 * elements));
+            ranks[r] = initial(r, elements, ByteBuffer.allocate(8 * elements), growLongs);
         }
         long[] tokens = new long[size];
         for (long i = 1; i <= iterations; i++) {

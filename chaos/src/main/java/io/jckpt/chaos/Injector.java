@@ -32,6 +32,9 @@ import java.util.regex.Pattern;
 final class Injector {
     private static final Pattern RANK_FILE = Pattern.compile("round-(\\d+)\\.rank-(\\d+)\\.jckpt(\\.tmp)?");
     private static final Pattern COMMIT = Pattern.compile("round-(\\d+)\\.commit");
+    /** Rank 0's event of a slot growth: the new layout's first round. */
+    private static final Pattern GROWN =
+            Pattern.compile("store layout switched from .* to m=\\d+, slot \\d+ bytes, from round (\\d+)");
 
     /** What the failure-free reference run took (seconds from the launch). */
     record Timings(double running, double firstRound, double checksum, double total) {
@@ -146,6 +149,7 @@ final class Injector {
             case FLUSH -> flush(run);
             case FLIP -> flip(run);
             case LAUNCHER, LAUNCHER_WIPE -> launcher(run, restart);
+            case GROW -> afterGrowth(run);
         }
     }
 
@@ -261,6 +265,40 @@ final class Injector {
         injected++;
         note("then SIGKILL rank %d (pid %d) %.0f ms after 'recovering' (at %s)", r2, pid,
                 (System.nanoTime() - recovering.nanos()) / 1e6, since(run));
+    }
+
+    /**
+     * {@link Scenario#GROW}: rank {@code r} is killed (its store wiped in half the runs) one to three
+     * rounds after the first round of the first grown layout, which rank 0's event names ("store layout
+     * switched ... to m=1, slot S bytes, from round F"), so that the round restored is one of that
+     * layout's and the state outgrows it again after the recovery, once the restored round's slot has
+     * been written again.
+     */
+    private void afterGrowth(LaunchedRun run) throws InterruptedException {
+        LaunchedRun.Line grown = run.await(t -> GROWN.matcher(t).find(), deadlineNanos);
+        if (grown == null) {
+            missed("no slot growth before the job ended");
+            return;
+        }
+        Matcher m = GROWN.matcher(grown.text());
+        m.find();
+        long first = Long.parseLong(m.group(1));
+        long every = Math.max(1, iterations / Math.max(1, rounds));
+        long k = every * (first + 1) + 1 + (long) (u * 2 * every); // after round first + 1, before first + 3
+        if (k > iterations) {
+            missed("the first slot growth came too late (round " + first + ")");
+            return;
+        }
+        String line = "[rank 0] iteration " + k;
+        LaunchedRun.Line seen = run.await(t -> t.endsWith(line), deadlineNanos);
+        double perIteration = reference.computeWindow() / Math.max(1, iterations);
+        if (seen == null || !run.sleepUntil(Math.min(seen.nanos() + (long) (v * perIteration * 1e9), deadlineNanos))
+                || run.ended()) {
+            missed("the job ended before iteration " + k);
+            return;
+        }
+        kill(run, r2 % 2 == 1, r);
+        note("at iteration %d, the slots grown at round %d", k, first);
     }
 
     private void flush(LaunchedRun run) throws IOException, InterruptedException {

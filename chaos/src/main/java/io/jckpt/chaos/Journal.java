@@ -7,10 +7,13 @@ import java.util.List;
 /**
  * The chaos program's object state, checkpointed through Kryo: one {@link Entry} per iteration, so
  * its image grows every iteration (the node-local slots grow with it, a store switch now and then),
- * and a running total that feeds back into the arithmetic.
+ * by more with padding per entry (the chaos program's {@code --grow}), and a running total that feeds
+ * back into the arithmetic.
  */
 public final class Journal {
     private int owner;
+    /** Longs of padding each entry carries (the chaos program's {@code --grow}): 0 for none. */
+    private int padLongs;
     private long total;
     private ArrayList<Entry> entries = new ArrayList<>();
 
@@ -19,7 +22,13 @@ public final class Journal {
     }
 
     Journal(int owner) {
+        this(owner, 0);
+    }
+
+    /** @param padLongs longs of padding per entry, so that the image grows by that much more per iteration */
+    Journal(int owner, int padLongs) {
         this.owner = owner;
+        this.padLongs = padLongs;
     }
 
     /** One iteration's record: what the ring brought, what the Allreduce summed, a sample of the doubles. */
@@ -28,16 +37,26 @@ public final class Journal {
         private long received;
         private long global;
         private double sample;
+        /** Deterministic padding (--grow), or null. */
+        private long[] pad;
 
         /** For Kryo. */
         public Entry() {
         }
 
-        Entry(long iteration, long received, long global, double sample) {
+        Entry(long iteration, long received, long global, double sample, int padLongs) {
             this.iteration = iteration;
             this.received = received;
             this.global = global;
             this.sample = sample;
+            if (padLongs > 0) {
+                pad = new long[padLongs];
+                long x = global ^ received ^ iteration;
+                for (int k = 0; k < padLongs; k++) {
+                    x = ChaosState.mix(x, k);
+                    pad[k] = x;
+                }
+            }
         }
     }
 
@@ -46,16 +65,17 @@ public final class Journal {
         kryo.register(Journal.class);
         kryo.register(Entry.class);
         kryo.register(ArrayList.class);
+        kryo.register(long[].class);
     }
 
     void append(long iteration, long received, long global, double sample) {
-        entries.add(new Entry(iteration, received, global, sample));
+        entries.add(new Entry(iteration, received, global, sample, padLongs));
         total += global ^ received;
     }
 
     /** A copy with its own entry list (entries are never changed once appended). */
     Journal copy() {
-        Journal c = new Journal(owner);
+        Journal c = new Journal(owner, padLongs);
         c.total = total;
         c.entries = new ArrayList<>(entries);
         return c;
@@ -79,6 +99,11 @@ public final class Journal {
             h = ChaosState.mix(h, e.received);
             h = ChaosState.mix(h, e.global);
             h = ChaosState.mix(h, Double.doubleToRawLongBits(e.sample));
+            if (e.pad != null) {
+                for (long v : e.pad) {
+                    h = ChaosState.mix(h, v);
+                }
+            }
         }
         return h;
     }

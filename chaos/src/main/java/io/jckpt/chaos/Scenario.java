@@ -34,7 +34,10 @@ enum Scenario {
     LAUNCHER_WIPE("launcher-wipe", "SIGKILL of the launcher, every store wiped, the job restarted with the same"
             + " --job-id (from disk, or a clear error before the first generation)", 1, 1, 1),
     DISK_FULL("diskfull", "the disk directory on a tiny tmpfs (full), and a node loss", 1, 1, 0),
-    KRYO_UNREGISTERED("kryo-unreg", "Kryo with kryoRegistrationRequired(false), and a node loss", 1, 1, 0);
+    KRYO_UNREGISTERED("kryo-unreg", "Kryo with kryoRegistrationRequired(false), and a node loss", 1, 1, 0),
+    GROW("grow", "the state growing by 3/4 x elements bytes per iteration (--grow): SIGKILL of one rank (half the"
+            + " runs with its store wiped) one to three rounds after the first slot growth, so that the slots grow"
+            + " again after the recovery, once the restored round's slot was written again", 1, 1, 0);
 
     final String label;
     final String description;
@@ -48,6 +51,17 @@ enum Scenario {
         this.replicas = replicas;
         this.failures = failures;
         this.restarts = restarts;
+    }
+
+    /**
+     * @param elements elements per array
+     * @return bytes the chaos program's state grows by per iteration beyond its journal's own entry
+     *         ({@code --grow}): 0 but for {@link #GROW}
+     */
+    int growBytes(int elements) {
+        // about 1/37 of the image per iteration: with here() every 2 iterations the slots grow every 7 to 10
+        // rounds, twice or more in the quick form's 20 rounds
+        return this == GROW ? Math.max(8, (int) (3L * elements / 4 / 8 * 8)) : 0;
     }
 
     /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */

@@ -14,6 +14,7 @@ class ChaosStateTest {
     private static final int SIZE = 4;
     private static final int ELEMENTS = 64;
     private static final long ITERATIONS = 30;
+    private static final int GROW_LONGS = 16;
 
     @Test
     void rollingBackAnyRankToAnEarlierIterationAndRedoingGivesTheReference() {
@@ -21,6 +22,16 @@ class ChaosStateTest {
         for (long saved = 0; saved <= ITERATIONS; saved += 7) {
             assertEquals(reference, run(saved, 11, false), "rollback to iteration " + saved);
         }
+    }
+
+    @Test
+    void aGrowingStateRolledBackAndRedoneGivesItsOwnReference() {
+        long reference = ChaosState.reference(SIZE, ITERATIONS, ELEMENTS, GROW_LONGS);
+        assertNotEquals(ChaosState.reference(SIZE, ITERATIONS, ELEMENTS), reference, "the padding is in the checksum");
+        for (long saved = 0; saved <= ITERATIONS; saved += 7) {
+            assertEquals(reference, run(saved, 11, false, GROW_LONGS), "rollback to iteration " + saved);
+        }
+        assertNotEquals(reference, run(10, 5, true, GROW_LONGS));
     }
 
     @Test
@@ -35,9 +46,13 @@ class ChaosStateTest {
      * back (all ranks, or all but rank 1 when {@code inconsistent}) and runs to the end.
      */
     private static long run(long saved, long lost, boolean inconsistent) {
+        return run(saved, lost, inconsistent, 0);
+    }
+
+    private static long run(long saved, long lost, boolean inconsistent, int growLongs) {
         ChaosState[] ranks = new ChaosState[SIZE];
         for (int r = 0; r < SIZE; r++) {
-            ranks[r] = ChaosState.initial(r, ELEMENTS, ByteBuffer.allocateDirect(8 * ELEMENTS));
+            ranks[r] = ChaosState.initial(r, ELEMENTS, ByteBuffer.allocateDirect(8 * ELEMENTS), growLongs);
         }
         ChaosState[] checkpoint = new ChaosState[SIZE];
         long end = Math.min(ITERATIONS, saved + lost);

@@ -49,9 +49,10 @@ import org.slf4j.LoggerFactory;
  * always been verified in this process. A write never goes into the owner's newest COMPLETE version, so the previous complete
  * round stays intact until the next one is complete.
  *
- * <p>A reader outside the store (the disk level's flush of a round) {@link #retain retains} the slot it
- * reads and {@link #release releases} it when done; the store refuses to write into a retained slot, and
- * {@link #awaitReleased} lets the writer wait for it (bounded). The store owns the retains: a release it
+ * <p>A reader outside the store (the disk level's flush of a round, the restored image a rollback reads)
+ * {@link #retain retains} the slot it reads and {@link #release releases} it when done; the store refuses
+ * to write into a retained slot, {@link #awaitReleased} lets the writer wait for it (bounded), and
+ * {@link #close} leaves it mapped until its last release. The store owns the retains: a release it
  * did not make, or a second release, is an error naming the slot and its round.
  *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
@@ -502,7 +503,8 @@ public final class ReplicaStore implements AutoCloseable {
 
     /**
      * Gives back one retain; wakes {@link #awaitReleased} waiters when it was the slot's last. Allowed
-     * after {@link #close()} (a flush may end after the store was closed).
+     * after {@link #close()} (a flush may end after the store was closed): the close left the slot mapped
+     * for its reader, and its last release unmaps it.
      *
      * @param retained a retain made by this store's {@link #retain}
      * @throws IllegalArgumentException if {@code retained} was made by another store
@@ -514,9 +516,13 @@ public final class ReplicaStore implements AutoCloseable {
                     + ": it was made by another store (rank " + retained.store().rank() + ", "
                     + retained.store().config().directory() + "), not this one (" + config.directory() + ")");
         }
-        if (!retention.release(retained)) {
+        SlotRetention.Released released = retention.release(retained);
+        if (released == SlotRetention.Released.ALREADY) {
             throw new IllegalStateException("rank " + config.rank() + ": the " + retained + " of " + retained.slot().path()
                     + " was already released");
+        }
+        if (released == SlotRetention.Released.LAST_AFTER_CLOSE) {
+            unmap(retained.slot()); // the store was closed while this reader still read it
         }
     }
 
@@ -685,7 +691,10 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
-    /** Unmaps the slots and releases the lock; the files stay (they are the point). */
+    /**
+     * Unmaps the slots and releases the lock; the files stay (they are the point). A slot still retained
+     * stays mapped until its last {@link #release}: a reader that outlived its wait never reads unmapped memory.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -700,17 +709,24 @@ public final class ReplicaStore implements AutoCloseable {
             releaseLock();
             return;
         }
+        List<ReplicaSlot> all = new ArrayList<>();
         for (ReplicaSlot[] versions : slots) {
-            for (ReplicaSlot s : versions) {
-                try {
-                    s.channel().close();
-                } catch (IOException e) {
-                    LOG.debug("closing {}", s.path(), e);
-                }
-                s.unmap();
-            }
+            all.addAll(List.of(versions));
+        }
+        // a slot a reader still retains (a disk flush that outlived its wait) stays mapped until its last release
+        for (ReplicaSlot s : retention.close(all)) {
+            unmap(s);
         }
         releaseLock();
+    }
+
+    private static void unmap(ReplicaSlot s) {
+        try {
+            s.channel().close();
+        } catch (IOException e) {
+            LOG.debug("closing {}", s.path(), e);
+        }
+        s.unmap();
     }
 
     private void releaseLock() {

@@ -1,11 +1,11 @@
 package io.jckpt.imem;
 
 /**
- * One retain of a {@link ReplicaSlot} by a reader outside the store (a disk flush of its round): made
- * by {@link ReplicaStore#retain(ReplicaSlot)}, given back once with {@link ReplicaStore#release(RetainedSlot)}.
- * While any retain of a slot is held the store does not write into it, and the caller does not close
- * the store. The handle names the slot and the round it held when retained, for the errors of a
- * release that is unknown to the store or repeated.
+ * One retain of a {@link ReplicaSlot} by a reader outside the store (a disk flush of its round, the
+ * restored image a rollback reads): made by {@link ReplicaStore#retain(ReplicaSlot)}, given back once
+ * with {@link ReplicaStore#release(RetainedSlot)}. While any retain of a slot is held the store does not
+ * write into it, and a close of the store leaves it mapped. The handle names the slot and the round it
+ * held when retained, for the errors of a release that is unknown to the store or repeated.
  */
 public final class RetainedSlot {
     private final ReplicaStore store;

@@ -1,7 +1,9 @@
 package io.jckpt.imem;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -9,13 +11,27 @@ import java.util.concurrent.TimeUnit;
  * many per slot, compared by identity. Several rounds can be in a disk flusher at once (one writing,
  * one pending), so a slot may hold several retains. Retains are made by the checkpointing thread and
  * released by the flusher's; {@link #any()} reads a volatile count without the lock: since one thread
- * makes the retains and it is the one asking, a zero read there cannot be stale.
+ * makes the retains and it is the one asking, a zero read there cannot be stale. Once the store is
+ * closed ({@link #close}), a retained slot is unmapped by its last release, not by the close: each slot
+ * is unmapped exactly once, never under a reader.
  */
 final class SlotRetention {
+    /** What a {@link #release} did. */
+    enum Released {
+        /** It had been released before: nothing changed. */
+        ALREADY,
+        /** One retain given back. */
+        RELEASED,
+        /** The last retain of a slot of a closed store: the caller unmaps the slot now. */
+        LAST_AFTER_CLOSE
+    }
+
     private final Object lock = new Object();
     private final IdentityHashMap<ReplicaSlot, Integer> counts = new IdentityHashMap<>();
     /** Retains outstanding, written under the lock. */
     private volatile int count;
+    /** The store was closed (under the lock). */
+    private boolean closed;
 
     void retain(ReplicaSlot slot) {
         synchronized (lock) {
@@ -25,18 +41,37 @@ final class SlotRetention {
     }
 
     /**
-     * @return false if {@code retained} was already released (nothing changed)
+     * @return what the release did
      */
-    boolean release(RetainedSlot retained) {
+    Released release(RetainedSlot retained) {
         synchronized (lock) {
             if (retained.released()) {
-                return false;
+                return Released.ALREADY;
             }
             retained.markReleased();
-            counts.computeIfPresent(retained.slot(), (k, v) -> v == 1 ? null : v - 1);
+            Integer left = counts.computeIfPresent(retained.slot(), (k, v) -> v == 1 ? null : v - 1);
             count--;
             lock.notifyAll();
-            return true;
+            return closed && left == null ? Released.LAST_AFTER_CLOSE : Released.RELEASED;
+        }
+    }
+
+    /**
+     * Marks the store closed: from now on the last release of a retained slot says so.
+     *
+     * @param slots every slot of the store
+     * @return those retained by nobody, which the closing store unmaps now
+     */
+    List<ReplicaSlot> close(List<ReplicaSlot> slots) {
+        synchronized (lock) {
+            closed = true;
+            List<ReplicaSlot> free = new ArrayList<>();
+            for (ReplicaSlot s : slots) {
+                if (!counts.containsKey(s)) {
+                    free.add(s);
+                }
+            }
+            return free;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jckpt.imem;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -16,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The store owns the retains of its slots (a disk flush reading a round): counted per slot by identity,
- * a retained slot is never written into, a waiter is woken by the last release, and a release the store
- * did not make, or a second one, is an error naming the slot and its round.
+ * a retained slot is never written into nor unmapped by a close, a waiter is woken by the last release,
+ * and a release the store did not make, or a second one, is an error naming the slot and its round.
  */
 class ReplicaStoreRetentionTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -115,6 +116,28 @@ class ReplicaStoreRetentionTest {
             assertThrows(IllegalArgumentException.class, () -> s.awaitReleased(t.find(0, 6), Duration.ZERO));
             assertFalse(s.retainsAny());
         }
+    }
+
+    @Test
+    void aSlotRetainedAtCloseStaysMappedForItsReaderUntilItsLastRelease() throws Exception {
+        ReplicaStore s = open("reader");
+        byte[] bytes = ReplicaStoreTest.data(7, 4000);
+        ReplicaStoreTest.write(s, 0, 1, bytes);
+        ReplicaStoreTest.write(s, 0, 2, ReplicaStoreTest.data(8, 4000));
+        ReplicaSlot slot = s.find(0, 1);
+        ReplicaSlot other = s.find(0, 2);
+        RetainedSlot first = s.retain(slot);
+        RetainedSlot second = s.retain(slot);
+        s.close(); // a reader (a flush that outlived its wait) still reads round 1
+        assertFalse(other.channel().isOpen(), "a slot nobody retains is closed and unmapped at once");
+        assertTrue(slot.channel().isOpen(), "the retained slot stays mapped for its reader");
+        assertArrayEquals(bytes, ReplicaStoreTest.read(slot), "its reader still reads round 1");
+        s.release(first);
+        assertTrue(slot.channel().isOpen(), "one retain left");
+        assertArrayEquals(bytes, ReplicaStoreTest.read(slot));
+        s.release(second);
+        assertFalse(slot.channel().isOpen(), "unmapped by its last release");
+        assertFalse(s.retainsAny());
     }
 
     @Test

@@ -470,10 +470,14 @@ final class LayoutSwitcher {
 
     /** Closes and deletes the retiring store, unless a disk flush still reads one of its slots (then later). */
     private void releaseRetiring() {
-        if (retiringStore == null || retiringStore.retainsAny()) {
+        if (retiringStore == null) {
             return;
         }
-        restored.detachFrom(retiringStore); // a rollback(tag) may still come: its image outlives the mapping
+        // a rollback(tag) may still come: the restored image outlives the mapping (and gives back its retain)
+        restored.detachFrom(retiringStore);
+        if (retiringStore.retainsAny()) {
+            return;
+        }
         retiringStore.close();
         try {
             layouts.delete(retiringLayout);

@@ -5,6 +5,7 @@ import io.jckpt.data.TagRegistry;
 import io.jckpt.image.ImageReader;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
+import io.jckpt.imem.RetainedSlot;
 import java.util.function.Function;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
@@ -12,14 +13,17 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
 /**
  * The image this start restored, which every rollback(tag) reads, any tags in any order: a view of a
  * memory slot (an in-memory restore) or an off-heap copy read from the disk level. Empty ("nothing")
- * on a clean start. A view outlives its store: before that store is released the image is copied
- * ({@link #detachFrom}).
+ * on a clean start. A view retains its slot in the store ({@link ReplicaStore#retain}), which then
+ * writes nothing into it; before the slot is written again ({@link #beforeWrite}) or its store is
+ * released ({@link #detachFrom}) the image is copied off and the retain given back.
  */
 final class RestoredImage {
     private BytesStore<?, ?> image;
     private ImageReader reader;
     /** The store whose slot {@link #image} maps (memory restores), or null. */
     private ReplicaStore store;
+    /** The retain of that slot while {@link #image} maps it, or null. */
+    private RetainedSlot retained;
     private boolean recovery;
     private String from = "nothing";
 
@@ -45,6 +49,7 @@ final class RestoredImage {
         view.set(slot.imageAddress(), slot.length());
         restore(view, source);
         store = holder;
+        retained = holder.retain(slot); // nothing is written into it while this view reads it
     }
 
     /** @return whether there is a checkpoint to roll back to */
@@ -84,19 +89,44 @@ final class RestoredImage {
     /** Copies the image off {@code released} if it is a view of one of its slots: a rollback(tag) may still come. */
     void detachFrom(ReplicaStore released) {
         if (released != null && store == released) {
-            BytesStore<?, ?> copy = BytesStore.nativeStoreWithFixedCapacity(image.readRemaining());
-            image.copyTo(copy);
-            image.releaseLast();
-            restore(copy, from);
-            store = null;
+            copyOff();
         }
     }
 
-    /** Frees the image (the checkpointer's release). */
+    /**
+     * Copies the image off {@code slot} of {@code writer} if it is a view of that slot, which is about
+     * to be written again: a rollback(tag) may still come.
+     */
+    void beforeWrite(ReplicaStore writer, ReplicaSlot slot) {
+        if (retained != null && store == writer && retained.slot() == slot) {
+            copyOff();
+        }
+    }
+
+    /** The view becomes an off-heap copy of the same image (nothing else changes); the slot's retain is given back. */
+    private void copyOff() {
+        BytesStore<?, ?> copy = BytesStore.nativeStoreWithFixedCapacity(image.readRemaining());
+        image.copyTo(copy);
+        image.releaseLast();
+        image = copy;
+        reader = ImageReader.openTrusted(copy, 0);
+        releaseSlot();
+    }
+
+    private void releaseSlot() {
+        if (retained != null) {
+            store.release(retained);
+            retained = null;
+        }
+        store = null;
+    }
+
+    /** Frees the image and gives back its slot (the checkpointer's release). */
     void release() {
         if (image != null) {
             image.releaseLast();
             image = null;
         }
+        releaseSlot();
     }
 }

@@ -24,7 +24,8 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
 /**
  * here()'s write of one round, once the layout step let it be taken: the registered data as one image
  * straight into this rank's next version slot (waiting, bounded, while a disk flush still reads that
- * slot), handed to the ring agent (CRC32C and sending in the background) or committed locally; every
+ * slot; the restored image, when it is a view of that slot, is copied off first), handed to the ring
+ * agent (CRC32C and sending in the background) or committed locally; every
  * disk round the same slot is also flushed in the background, retained in its store
  * ({@link ReplicaStore#retain}) until the flusher releases it.
  * Records once per run that a round was complete everywhere ({@link StoreLayouts}).
@@ -37,6 +38,7 @@ final class RoundWriter {
     private final PointerBytesStore slotView = BytesStore.nativePointer();
     private final StoreLayouts layouts;
     private final LayoutSwitcher switcher;
+    private final RestoredImage restored;
     private final IntervalSteps interval;
     private final Supplier<DiskCommitCoordinator> disk;
     private final CkptStatsRecorder stats;
@@ -44,11 +46,13 @@ final class RoundWriter {
     private boolean completeEverywhereRecorded;
 
     RoundWriter(RankContext context, TagRegistry registry, StoreLayouts layouts, LayoutSwitcher switcher,
-                IntervalSteps interval, Supplier<DiskCommitCoordinator> disk, CkptStatsRecorder stats) {
+                RestoredImage restored, IntervalSteps interval, Supplier<DiskCommitCoordinator> disk,
+                CkptStatsRecorder stats) {
         this.context = context;
         this.registry = registry;
         this.layouts = layouts;
         this.switcher = switcher;
+        this.restored = restored;
         this.interval = interval;
         this.disk = disk;
         this.stats = stats;
@@ -114,13 +118,18 @@ final class RoundWriter {
         return new CkptStats.HereTimings(t1 - t0, t2 - t1, t3 - t2, 0);
     }
 
-    /** The slot of a round still being flushed is not overwritten: wait (bounded) for the flusher. */
+    /**
+     * The slot this round goes into is read by nobody: the restored image copied off it if it is a view
+     * of it; a round still being flushed from it waited for (bounded).
+     */
     private void awaitReleased(CkptOptions options) throws InterruptedException {
         ReplicaStore store = switcher.store();
         if (store == null || !store.retainsAny()) {
-            return; // nothing of this store is being flushed: no slot can be retained
+            return; // nothing of this store is read from outside: no slot can be retained
         }
-        if (!store.awaitReleased(store.nextWritable(context.rank()), options.hereWaitTimeout())) {
+        ReplicaSlot next = store.nextWritable(context.rank());
+        restored.beforeWrite(store, next);
+        if (!store.awaitReleased(next, options.hereWaitTimeout())) {
             throw new StorageException(options.diskDirectory(), "rank " + context.rank()
                     + ": the disk flush of an earlier round is still running after "
                     + options.hereWaitTimeout().toMillis() + " ms; its memory slot cannot be reused", null);

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * work is done by {@link RestoreStep} and {@link RestoredImage}, {@link RoundWriter}, {@link LayoutSwitcher}
  * (the store, the ring agent, the switches), {@link SizeAgreement}, {@link IntervalSteps},
  * {@link OptionsAgreement}, {@link CollectiveClose}, the disk level's {@link DiskCommitCoordinator} (the
- * store retains the slot a flush reads), and {@link CkptStatsRecorder}.
+ * store retains the slot a flush reads, and the slot the restored image views), and {@link CkptStatsRecorder}.
  */
 public final class TwoLevelCheckpointer implements Checkpointer {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
@@ -116,7 +116,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.switcher = new LayoutSwitcher(rank, context.size(), exchange, layouts, storeDirectory, endpoint, endpoints,
                 restored, agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
                 this.events::event);
-        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
+        this.rounds = new RoundWriter(context, registry, layouts, switcher, restored, interval, () -> disk, stats);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
     }
 
@@ -460,6 +460,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             disk.close(flushDisk, options.replicationTimeout());
         }
         agreement.close(); // an exchange of an abandoned world or a crash: never completes
+        restored.release(); // gives its slot back before the stores close
         switcher.closeStores();
         for (ReplicaStore s : restore.survivors()) {
             s.close(); // no-op for the one in use; the others if open failed half-way
@@ -469,7 +470,6 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         } catch (IOException e) {
             LOG.debug("rank {}: closing the data endpoint: {}", rank(), e.toString());
         }
-        restored.release();
         rounds.release();
     }
 }
