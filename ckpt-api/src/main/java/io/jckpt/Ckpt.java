@@ -16,9 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <pre>{@code
  * MPI.Init(args);
  * Ckpt.open(CkptOptions.builder().replicas(1).build());
- * if (Ckpt.isRecovery()) { Ckpt.rollback("u", u); Ckpt.rollback("it", it); }
- * else                   { Ckpt.register("u", u); Ckpt.register("it", it); }
- * for (;;) { compute(); Ckpt.here(); }
+ * Ckpt.register("u", u);       // after a failure: restored in place from the checkpoint
+ * Ckpt.register("it", it);
+ * while (it[0] < n) { compute(); it[0]++; Ckpt.here(); }
  * Ckpt.close();
  * }</pre>
  * Every method delegates to the process-wide {@link Checkpointer} created by {@link #open}; see that

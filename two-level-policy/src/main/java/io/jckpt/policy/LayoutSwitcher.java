@@ -139,8 +139,10 @@ final class LayoutSwitcher {
     /**
      * Joins the ring after open, or at the first here() after an in-memory rollback. The rollback
      * transfers accept on the same data endpoint as the ring: every rank must be done with them before
-     * any ring connection is made, which takes one more exchange ({@code afterPlan}). Without a store
-     * yet (it waits for the first here() to know the image size) only the ring connections are made.
+     * any ring connection is made, which takes one more exchange in open ({@code afterPlan}); at the
+     * first here() the recovery's restore check, entered by every rank after its open(), did that.
+     * Without a store yet (it waits for the first here() to know the image size) only the ring
+     * connections are made.
      */
     void joinRing(boolean afterPlan, long round, CkptOptions requested, CkptOptions options) throws IOException {
         if (afterPlan) {

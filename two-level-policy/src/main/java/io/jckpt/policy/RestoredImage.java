@@ -1,10 +1,13 @@
 package io.jckpt.policy;
 
+import io.jckpt.CkptStateException;
 import io.jckpt.NotRecoverableException;
+import io.jckpt.data.SavedEntry;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.image.ImageReader;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
+import java.util.List;
 import java.util.function.Function;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
@@ -13,7 +16,8 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
  * The image this start restored, which every rollback(tag) reads, any tags in any order: a view of a
  * memory slot (an in-memory restore) or an off-heap copy read from the disk level. Empty ("nothing")
  * on a clean start. A view outlives its store: before that store is released the image is copied
- * ({@link #detachFrom}).
+ * ({@link #detachFrom}). Once every rank has accounted for its tags (the first here(), ctrl() or close()
+ * after the recovery) the image is {@link #settle settled}: freed, and a later rollback is an error.
  */
 final class RestoredImage {
     private BytesStore<?, ?> image;
@@ -21,6 +25,8 @@ final class RestoredImage {
     /** The store whose slot {@link #image} maps (memory restores), or null. */
     private ReplicaStore store;
     private boolean recovery;
+    /** Set by {@link #settle}: the image is gone, the recovery's rollbacks are over. */
+    private boolean settled;
     private String from = "nothing";
 
     /**
@@ -52,6 +58,11 @@ final class RestoredImage {
         return recovery;
     }
 
+    /** @return the tags the restored image holds, in its order; empty when nothing was restored */
+    List<String> tags() {
+        return reader == null ? List.of() : reader.entries().stream().map(SavedEntry::tag).toList();
+    }
+
     /** @return where it came from ("memory (LOCAL)", "disk generation of round 2000", "nothing") */
     String from() {
         return from;
@@ -66,8 +77,14 @@ final class RestoredImage {
      * @param registry the registered data
      * @return what was read
      * @throws NotRecoverableException if this start restored nothing
+     * @throws CkptStateException      if the image is settled (the recovery's first here(), ctrl() or close() is past)
      */
     <T> T rollback(int rank, String tag, Function<ImageReader, T> read, TagRegistry registry) {
+        if (settled) {
+            throw new CkptStateException("rank " + rank + ": rollback of '" + tag + "' after the first here(), ctrl()"
+                    + " or close() of the recovery, where the restored checkpoint (" + from + ") was released; restore"
+                    + " every tag (register(tag, x) or rollback(tag, x)) before that call");
+        }
         if (reader == null) {
             throw new NotRecoverableException("rank " + rank + ": rollback of '" + tag
                     + "' but this start has no checkpoint to roll back to (isRecovery() is false)");
@@ -89,6 +106,16 @@ final class RestoredImage {
             image.releaseLast();
             restore(copy, from);
             store = null;
+        }
+    }
+
+    /** Every rank accounted for its tags: frees the image; a later rollback is an error. */
+    void settle() {
+        if (recovery) {
+            settled = true;
+            reader = null;
+            store = null;
+            release();
         }
     }
 

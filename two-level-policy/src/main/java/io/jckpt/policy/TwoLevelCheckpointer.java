@@ -11,6 +11,7 @@ import io.jckpt.CtrlOptions;
 import io.jckpt.ExchangeTimeoutException;
 import io.jckpt.NotRecoverableException;
 import io.jckpt.RecoveryFallback;
+import io.jckpt.UnrestoredTagsException;
 import io.jckpt.data.DataAdapters;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.disk.DiskCommitCoordinator;
@@ -74,6 +75,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final PhaseMachine phases;
     private final CkptStatsRecorder stats = new CkptStatsRecorder();
     private final RestoredImage restored = new RestoredImage();
+    private final RestoreCheck restoreCheck;
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
     private final RestoreStep restore;
@@ -118,6 +120,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 this.events::event);
         this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
+        this.restoreCheck = new RestoreCheck(rank, exchange, restored);
     }
 
     /**
@@ -168,6 +171,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.moveTo(Phase.RESTORING, round);
         restore.restore(recoveryHook);
         round = restore.round();
+        restoreCheck.opened(round);
         rounds.completeEverywhereRecorded(restore.completeEverywhereRecorded());
         if (restore.active() != null) {
             switcher.adopt(restore.active());
@@ -205,9 +209,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return options;
     }
 
+    /**
+     * During a recovery (before its first here(), ctrl() or close()) a tag the restored checkpoint holds
+     * is restored into {@code data} in place, as {@link #rollback} does; any other tag is registered.
+     */
     @Override
     public void register(String tag, Object data) {
         phases.requireOpen("register");
+        if (restoreCheck.pending(tag)) { // never registered yet: registering or restoring a tag accounts for it
+            rollback(tag, data);
+            return;
+        }
         registry.register(tag, data);
     }
 
@@ -220,6 +232,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     public void here() {
         phases.requireOpen("here");
         long start = System.nanoTime();
+        restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
         intervalAtHere();
         long length = rounds.prepare();
         if (ringJoinPending) {
@@ -261,13 +274,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /**
      * First here() after an in-memory rollback (a collective, entered by every rank since the plan is
-     * the same everywhere): once every rank is done with its rollback transfers (one exchange), the
-     * ring is joined and the agent started.
+     * the same everywhere): the ring is joined and the agent started. Every rank is done with its
+     * rollback transfers: the restore check made at the recovery's first here(), ctrl() or close() was
+     * entered by every rank after its open() returned.
      */
     private void joinRingAfterRollback() {
         long t0 = System.nanoTime();
         try {
-            switcher.joinRing(true, round, requested, options);
+            switcher.joinRing(false, round, requested, options);
         } catch (IOException e) {
             throw new CkptException("rank " + rank() + ": cannot rejoin the replication ring after the rollback: "
                     + e.getMessage(), e);
@@ -281,6 +295,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.requireOpen("rollback");
         long start = System.nanoTime();
         T value = restored.rollback(rank(), tag, reader -> reader.restore(tag, data, adapters), registry);
+        restoreCheck.accountFor(tag);
         stats.recordRollback(System.nanoTime() - start);
         return value;
     }
@@ -289,14 +304,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     public <T> T rollbackObject(String tag, Class<T> type) {
         phases.requireOpen("rollback");
         T value = restored.rollback(rank(), tag, reader -> reader.restoreObject(tag, type, adapters), registry);
+        restoreCheck.accountFor(tag);
         stats.recordRollbackObject();
         return value;
     }
 
+    /** During a recovery, a tag of the restored checkpoint not restored is dropped (accounted for). */
     @Override
     public void remove(String tag) {
         phases.requireOpen("remove");
+        if (restoreCheck.pending(tag) && registry.get(tag) == null) {
+            restoreCheck.accountFor(tag);
+            return;
+        }
         registry.remove(tag);
+        restoreCheck.accountFor(tag);
     }
 
     @Override
@@ -304,6 +326,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.requireOpen("ctrl");
         CkptOptions next = requested.withCtrl(ctrl);
         next.validateFor(context.size());
+        restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
         agreement.join(round, options); // one exchange at a time, in the same order on every rank
         OptionsAgreement.atCtrl(exchange, next, ctrl, rank(), round, options.exchangeTimeout());
         requested = next;
@@ -385,8 +408,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
             phases.moveTo(Phase.CLOSING, round);
             try {
+                restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before the close's exchanges
                 closing.run(round, options, disk);
-            } catch (CollectiveMismatchException | ExchangeTimeoutException | Error e) {
+            } catch (CollectiveMismatchException | ExchangeTimeoutException | UnrestoredTagsException | Error e) {
                 // the ranks did not close together (said on every rank), or a fenced thread of an abandoned world
                 phases.moveTo(Phase.CLOSED, round);
                 release(false);

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * How many collective exchanges (launcher round trips, in a launched job) a recovery costs: the open
  * exchange carries every rank's newest copies, so the restore plan needs no exchange of its own, and
- * the transfers' end is the only other one.
+ * the restore check at the first here() (every rank restored its tags; it also marks the end of every
+ * rank's transfers before the ring is joined) is the only other one.
  */
 class RecoveryRoundTripsTest {
     private static final int N = 4;
@@ -52,7 +53,7 @@ class RecoveryRoundTripsTest {
             c.rollback("grid", grid);
             assertArrayEquals(TwoLevelCheckpointerTest.grid(rank, 1), grid, "rank " + rank);
             assertEquals(2, c.round());
-            c.here(); // rejoins the ring once every rank's transfers are done: the second exchange
+            c.here(); // the restore check, then the ring is rejoined: the second exchange
             return null;
         });
         for (int r = 0; r < N; r++) {
