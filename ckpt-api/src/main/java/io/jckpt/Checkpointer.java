@@ -14,7 +14,7 @@ import io.jckpt.spi.RankContext;
  * Ckpt.open();
  * Ckpt.register("u", u);          // a recovery restores u in place here
  * Ckpt.register("step", step);
- * while (step[0] < n) { compute(u); step[0]++; Ckpt.here(); }
+ * while (step[0] < n) { compute(u); step[0]++; Ckpt.here(step[0]); }
  * Ckpt.close();
  * }</pre>
  * <ul>
@@ -40,10 +40,17 @@ import io.jckpt.spi.RankContext;
  * value classes) are refused by {@link #register}, whose message says what to register instead (e.g. a
  * {@code long[1]} or an {@code AtomicLong} for a counter).</li>
  * <li>here(), ctrl() and close() are collective: every rank calls them, in the same order.</li>
+ * <li>{@link #here(long) here(step)} passes the program's own step (its iteration count, as FTI's
+ * checkpoint id); the ranks' steps of each round are compared (see {@link #here(long)}), so a rank that
+ * skipped or added a here() is named while the program runs, and a recovery never resumes ranks from
+ * different steps. Without a step, a skipped or extra here() is named at the next ctrl() or close(),
+ * whose exchanges compare the ranks' rounds.</li>
  * <li>Every wait is bounded by the timeouts in {@link CkptOptions}.</li>
  * </ul>
  */
 public interface Checkpointer extends AutoCloseable {
+    /** The step of a {@link #here()} without one. */
+    long NO_STEP = -1;
 
     /** @return the rank this checkpointer serves */
     RankContext context();
@@ -87,6 +94,30 @@ public interface Checkpointer extends AutoCloseable {
     void here();
 
     /**
+     * {@link #here()}, with the program's step at this call (its iteration count: any number {@code >= 0}
+     * that is the same on every rank at the same here(), as FTI_Checkpoint's id). The step is saved with
+     * the round and the ranks' steps are compared, so that a rank that skipped or added a here() (or
+     * passed another step) is a {@link StepMismatchException} on every rank, naming it, its step and the
+     * others', instead of rounds silently out of step:
+     * <ul>
+     * <li>while the program runs, the steps of round r are compared at the here() of round r + 1, which
+     * waits for round r anyway: with growing slots ({@link CkptOptions#slotCapacity()} 0, the default)
+     * and copies on other ranks, on the replication ring's watermarks (no message of its own); with more
+     * than two versions kept or an adaptive interval, on the background size agreement. With a fixed
+     * slot capacity and no adaptive interval (no exchange per here()), at the next ctrl() or close();</li>
+     * <li>ctrl() and close() compare the step of the last here();</li>
+     * <li>a recovery's open compares the steps of the round it restored, before the program resumes.</li>
+     * </ul>
+     * A rank that differs learns it at its own next here(), ctrl() or close() (or its open).
+     *
+     * @param step the program's step, {@code >= 0}
+     * @throws IllegalArgumentException when {@code step < 0}
+     * @throws StepMismatchException    on every rank, when the ranks' steps of a round differ
+     * @see #here()
+     */
+    void here(long step);
+
+    /**
      * Whether a checkpoint is due at this call, by the {@link CkptOptions#interval() interval policy}
      * (SCR's {@code SCR_Need_checkpoint}, decided online). Call it once per iteration on every rank, at
      * a point where here() may be called; when it returns true, call {@link #here()} (or use
@@ -115,6 +146,20 @@ public interface Checkpointer extends AutoCloseable {
     default boolean hereIfDue() {
         if (needCheckpoint()) {
             here();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * {@link #here(long) here(step)} when {@link #needCheckpoint()} says a checkpoint is due.
+     *
+     * @param step the program's step, {@code >= 0}
+     * @return whether a checkpoint was taken
+     */
+    default boolean hereIfDue(long step) {
+        if (needCheckpoint()) {
+            here(step);
             return true;
         }
         return false;

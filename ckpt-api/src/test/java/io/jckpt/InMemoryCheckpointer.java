@@ -97,6 +97,20 @@ final class InMemoryCheckpointer implements Checkpointer {
 
     @Override
     public void here() {
+        take(NO_STEP);
+    }
+
+    /** A world of one: the step is saved with the round; no other rank to compare it with. */
+    @Override
+    public void here(long step) {
+        if (step < 0) {
+            throw new IllegalArgumentException("rank " + context.rank() + ": here(step) takes the program's step,"
+                    + " >= 0; got " + step);
+        }
+        take(step);
+    }
+
+    private void take(long step) {
         lastHereCall = calls;
         checkOpen("here");
         settle();
@@ -107,7 +121,7 @@ final class InMemoryCheckpointer implements Checkpointer {
             }
             store = BytesStore.nativeStoreWithFixedCapacity(Math.max(4096, length));
         }
-        writer.write(store, 0, new ImageHeader(context.rank(), context.size(), ++round, context.epoch()));
+        writer.write(store, 0, new ImageHeader(context.rank(), context.size(), ++round, context.epoch(), step));
         ImageSeals.seal(store, 0);
         byte[] copy = new byte[(int) length];
         store.read(0, copy, 0, copy.length);

@@ -56,6 +56,8 @@ public record Collective(Kind kind, long round) {
          * each rank neither restored nor removed (none, when the program restored everything).
          */
         RESTORE_CHECK(11, "the first here(), ctrl() or close() after a recovery", "restored tags"),
+        /** Ckpt.open() in a recovery: every rank's step of the round restored ({@code here(step)}). */
+        RESTORED_STEPS(12, "Ckpt.open()", "restored steps"),
         /** An exchange of a test or tool, outside the library's API. */
         TEST(100, "a test exchange", "test");
 

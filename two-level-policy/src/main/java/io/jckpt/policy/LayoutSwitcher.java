@@ -203,9 +203,9 @@ final class LayoutSwitcher {
         return (requested.slotCapacity() == 0 || IntervalSteps.decides(requested)) && size > 1 && !agreementOnRing();
     }
 
-    private void startAgreement(long round, long overflow, CkptOptions requested) {
+    private void startAgreement(long round, long overflow, long step, CkptOptions requested) {
         // rank 0's interval decision rides along (0 = none); the other ranks' second long is 0
-        agreement.start(round, overflow, interval.ownDecisionOf(round + 1), requested);
+        agreement.start(round, overflow, interval.ownDecisionOf(round + 1), step, requested);
     }
 
     /**
@@ -213,10 +213,11 @@ final class LayoutSwitcher {
      *
      * @param length    this rank's image length for the new round
      * @param round     the current round
+     * @param step      the program's step at the new round (carried by the agreement, compared at the next)
      * @param requested the options asked for (with every ctrl)
      * @return whether to write the round; false when it is skipped on this rank (its image did not fit)
      */
-    boolean beforeRound(long length, long round, CkptOptions requested) {
+    boolean beforeRound(long length, long round, long step, CkptOptions requested) {
         if (broken != null) {
             throw new CkptStateException(broken);
         }
@@ -247,7 +248,7 @@ final class LayoutSwitcher {
         if (layout != null && pendingReplicas < 0 && !barrier && need == 0 && !(alone && length > layout.slotCapacity())) {
             if (length <= layout.slotCapacity()) {
                 if (backgroundAgreement(requested)) {
-                    startAgreement(round, 0, requested);
+                    startAgreement(round, 0, step, requested);
                 }
                 return true;
             }
@@ -261,13 +262,14 @@ final class LayoutSwitcher {
             if (agreementOnRing()) {
                 try {
                     interval.offerDecision(agent, round + 1);
+                    agent.offerStep(round + 1, step);
                     agent.skipRound(round + 1, length);
                 } catch (IOException e) {
                     throw new CkptException("rank " + rank + ": checkpoint round " + (round + 1) + " failed: "
                             + e.getMessage(), e);
                 }
             } else {
-                startAgreement(round, length, requested);
+                startAgreement(round, length, step, requested);
             }
             return false;
         }
@@ -286,14 +288,14 @@ final class LayoutSwitcher {
         }
         phases.moveTo(PhaseMachine.Phase.RUNNING, round);
         if (backgroundAgreement(requested)) {
-            startAgreement(round, 0, requested);
+            startAgreement(round, 0, step, requested);
         }
         return true;
     }
 
     /**
      * Waits (bounded like here()'s wait for the previous round) until round {@code r} is complete or
-     * skipped on every rank.
+     * skipped on every rank, then compares the ranks' steps of round {@code r} ({@link StepCheck}).
      *
      * @return per rank, the slot capacity its image needs if it skipped the round, else 0
      */
@@ -305,6 +307,7 @@ final class LayoutSwitcher {
                         + " is not yet replicated on every rank after " + requested.hereWaitTimeout().toMillis()
                         + " ms (global completed round " + agent.globalCompletedRound() + ")");
             }
+            StepCheck.onRing(rank, r, agent);
             return needs;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -63,6 +63,11 @@ final class RestoredImage {
         return reader == null ? List.of() : reader.entries().stream().map(SavedEntry::tag).toList();
     }
 
+    /** @return the program's step at the restored round ({@link io.jckpt.Checkpointer#NO_STEP} when it gave none) */
+    long step() {
+        return reader == null ? io.jckpt.Checkpointer.NO_STEP : reader.step();
+    }
+
     /** @return where it came from ("memory (LOCAL)", "disk generation of round 2000", "nothing") */
     String from() {
         return from;

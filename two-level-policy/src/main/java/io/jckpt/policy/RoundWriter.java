@@ -72,10 +72,11 @@ final class RoundWriter {
     /**
      * Writes round {@code next} (the image {@link #prepare()} measured) and hands it over.
      *
+     * @param step  the program's step at this round (in the image's header and the ring's watermarks)
      * @param taken told {@code next} once the round is handed over (the checkpointer counts it then)
      * @return where the time went, the whole here() left at 0 for the caller
      */
-    CkptStats.HereTimings write(long next, long length, CkptOptions options, LongConsumer taken)
+    CkptStats.HereTimings write(long next, long length, long step, CkptOptions options, LongConsumer taken)
             throws IOException, InterruptedException {
         int rank = context.rank();
         long t0 = System.nanoTime();
@@ -86,10 +87,11 @@ final class RoundWriter {
                 : switcher.store().beginWrite(rank, next, length);
         long t1 = System.nanoTime();
         slotView.set(write.address(), write.length());
-        writer.write(slotView, 0, new ImageHeader(rank, context.size(), next, context.epoch()));
+        writer.write(slotView, 0, new ImageHeader(rank, context.size(), next, context.epoch(), step));
         long t2 = System.nanoTime();
         if (agent != null) {
             interval.offerDecision(agent, next);
+            agent.offerStep(next, step);
             agent.commitRoundInBackground(write);
         } else {
             write.commit();

@@ -11,6 +11,7 @@ import io.jckpt.CtrlOptions;
 import io.jckpt.ExchangeTimeoutException;
 import io.jckpt.NotRecoverableException;
 import io.jckpt.RecoveryFallback;
+import io.jckpt.StepMismatchException;
 import io.jckpt.UnrestoredTagsException;
 import io.jckpt.data.DataAdapters;
 import io.jckpt.data.TagRegistry;
@@ -48,7 +49,12 @@ import org.slf4j.LoggerFactory;
  * slot of the node-local store and handed to the ring replication agent; every {@code diskRatio}-th
  * round the same slot is also flushed to stable storage in the background. The round number is the
  * disk ratio's counter, so it survives recoveries. here() starts with the layout step: the slot-size
- * agreement, growth and ctrl(m) switch to a new store layout at the same round on every rank.
+ * agreement, growth and ctrl(m) switch to a new store layout at the same round on every rank. The
+ * program's step ({@code here(step)}) is written with the round and compared across ranks on the
+ * exchanges that already happen ({@link StepCheck}).
+ *
+ * <p><b>After a recovery</b> the program restores its data by registering it ({@link RestoreCheck}: the
+ * first here(), ctrl() or close() checks every rank accounted for every tag of the restored image).
  *
  * <p><b>A coordinator that delegates</b>: this class keeps here / ctrl / close as a {@link PhaseMachine}
  * (opening → restoring → running ⇄ switching → closing) and the order of the ranks' exchanges; the
@@ -85,6 +91,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** The disk level: flushes, (rank 0) commits; null when it is off. */
     private DiskCommitCoordinator disk;
     private long round;
+    /** The program's step at {@link #round} (its last here(step), or the restored round's), or NO_STEP. */
+    private long step = NO_STEP;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
     private boolean ringJoinPending;
     private boolean released;
@@ -171,6 +179,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.moveTo(Phase.RESTORING, round);
         restore.restore(recoveryHook);
         round = restore.round();
+        step = restored.step();
         restoreCheck.opened(round);
         rounds.completeEverywhereRecorded(restore.completeEverywhereRecorded());
         if (restore.active() != null) {
@@ -230,6 +239,20 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     @Override
     public void here() {
+        checkpoint(NO_STEP);
+    }
+
+    @Override
+    public void here(long step) {
+        if (step < 0) {
+            throw new IllegalArgumentException("rank " + rank() + ": here(step) takes the program's step (its iteration"
+                    + " count), >= 0; got " + step);
+        }
+        checkpoint(step);
+    }
+
+    /** here() with the program's step at this round ({@link #NO_STEP} when it gave none). */
+    private void checkpoint(long programStep) {
         phases.requireOpen("here");
         long start = System.nanoTime();
         restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
@@ -241,7 +264,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         StoreLayout before = switcher.layout();
         boolean take;
         try {
-            take = switcher.beforeRound(length, round, requested); // running -> switching -> running when it switches
+            take = switcher.beforeRound(length, round, programStep, requested); // running -> switching -> running when it switches
         } finally {
             if (switcher.layout() != before) {
                 options = switcher.effective(requested);
@@ -249,13 +272,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (!take) {
             round++; // not taken on this rank: its image outgrew the slots, which grow at the next here()
+            step = programStep;
             stats.recordSkippedRound();
             return;
         }
         long next = round + 1;
         CkptStats.HereTimings t;
         try {
-            t = rounds.write(next, length, options, r -> round = r);
+            t = rounds.write(next, length, programStep, options, r -> {
+                round = r;
+                step = programStep;
+            });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank() + ": interrupted in here() of round " + next, e);
@@ -328,7 +355,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         next.validateFor(context.size());
         restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
         agreement.join(round, options); // one exchange at a time, in the same order on every rank
-        OptionsAgreement.atCtrl(exchange, next, ctrl, rank(), round, options.exchangeTimeout());
+        OptionsAgreement.atCtrl(exchange, next, ctrl, rank(), round, step, options.exchangeTimeout());
         requested = next;
         if (ctrl.interval().isPresent()) {
             interval.restart(round, requested, intervalSources()); // on every rank at this call, identically
@@ -409,8 +436,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             phases.moveTo(Phase.CLOSING, round);
             try {
                 restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before the close's exchanges
-                closing.run(round, options, disk);
-            } catch (CollectiveMismatchException | ExchangeTimeoutException | UnrestoredTagsException | Error e) {
+                closing.run(round, step, options, disk);
+            } catch (CollectiveMismatchException | ExchangeTimeoutException | UnrestoredTagsException
+                     | StepMismatchException | Error e) {
                 // the ranks did not close together (said on every rank), or a fenced thread of an abandoned world
                 phases.moveTo(Phase.CLOSED, round);
                 release(false);
