@@ -264,7 +264,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         StoreLayout before = switcher.layout();
         boolean take;
         try {
-            take = switcher.beforeRound(length, round, programStep, requested); // running -> switching -> running when it switches
+            // running -> switching -> running when it switches
+            take = switcher.beforeRound(length, round, programStep, requested);
         } finally {
             if (switcher.layout() != before) {
                 options = switcher.effective(requested);
