@@ -8,8 +8,26 @@ import io.jckpt.spi.RankContext;
  * {@link io.jckpt.spi.CheckpointerProvider}; not thread-safe: call it from the program's main thread.
  *
  * <h2>Contract</h2>
+ * The simplest correct program registers everything unconditionally, on a fresh start and after a
+ * failure alike:
+ * <pre>{@code
+ * Ckpt.open();
+ * Ckpt.register("u", u);          // a recovery restores u in place here
+ * Ckpt.register("step", step);
+ * while (step[0] < n) { compute(u); step[0]++; Ckpt.here(step[0]); }
+ * Ckpt.close();
+ * }</pre>
  * <ul>
  * <li>Data is registered by reference: {@link #here()} captures its contents at that moment.</li>
+ * <li>During a recovery ({@link #isRecovery()}), {@link #register register(tag, x)} of a tag the restored
+ * checkpoint holds restores {@code x} in place, exactly as {@link #rollback rollback(tag, x)} does (the
+ * same checks: another type or size is a {@link DataMismatchException}); a tag it does not hold is
+ * registered fresh. {@code rollback} stays the explicit form.</li>
+ * <li>At the first here(), ctrl() or close() after a recovery, every tag of the restored checkpoint must
+ * have been restored ({@code register} or {@code rollback}) or dropped ({@link #remove}): otherwise every
+ * rank fails there with one {@link UnrestoredTagsException} naming the ranks and the tags; a checkpointed
+ * object is never silently left at its initial value. That call releases the restored checkpoint: a
+ * rollback after it is a {@link CkptStateException}.</li>
  * <li>{@link #rollback(String, Object) rollback(tag, x)} restores into {@code x} itself, for every type
  * {@link #register} accepts, and {@code x} stays the registered object; any subset of tags, in any
  * order. Arrays, arrays of arrays (row by row), ByteBuffers and atomic arrays must have the saved
@@ -21,12 +39,18 @@ import io.jckpt.spi.RankContext;
  * <li>Immutable values (boxed primitives, String, enums, records, unmodifiable collections, other JDK
  * value classes) are refused by {@link #register}, whose message says what to register instead (e.g. a
  * {@code long[1]} or an {@code AtomicLong} for a counter).</li>
- * <li>here(), ctrl() and the first rollback() of a recovery are collective: every rank calls them, in
- * the same order.</li>
+ * <li>here(), ctrl() and close() are collective: every rank calls them, in the same order.</li>
+ * <li>{@link #here(long) here(step)} passes the program's own step (its iteration count, as FTI's
+ * checkpoint id); the ranks' steps of each round are compared (see {@link #here(long)}), so a rank that
+ * skipped or added a here() is named while the program runs, and a recovery never resumes ranks from
+ * different steps. Without a step, a skipped or extra here() is named at the next ctrl() or close(),
+ * whose exchanges compare the ranks' rounds.</li>
  * <li>Every wait is bounded by the timeouts in {@link CkptOptions}.</li>
  * </ul>
  */
 public interface Checkpointer extends AutoCloseable {
+    /** The step of a {@link #here()} without one. */
+    long NO_STEP = -1;
 
     /** @return the rank this checkpointer serves */
     RankContext context();
@@ -35,7 +59,9 @@ public interface Checkpointer extends AutoCloseable {
     CkptOptions options();
 
     /**
-     * Marks data to checkpoint (the paper's MPI_Ckpt).
+     * Marks data to checkpoint (the paper's MPI_Ckpt). During a recovery, before its first here(),
+     * ctrl() or close(), a tag the restored checkpoint holds is first restored into {@code data} in place
+     * (as {@link #rollback(String, Object)}, with its checks and exceptions).
      *
      * @param tag  unique name of the data on this rank
      * @param data a primitive array, an array of primitive arrays (any depth), a ByteBuffer, a Chronicle
@@ -47,6 +73,8 @@ public interface Checkpointer extends AutoCloseable {
      * @throws UnsupportedDataException when data is null, of an unsupported type, or immutable (a boxed
      *                                  primitive, a String, an enum, a record, ...), saying what to register instead
      * @throws InvalidTagException      when the tag is null, empty or too long
+     * @throws DataMismatchException    during a recovery, when the checkpoint saved the tag with another type,
+     *                                  size or shape; {@code data} is then left unchanged
      * @throws CkptStateException       when closed
      */
     void register(String tag, Object data);
@@ -60,8 +88,34 @@ public interface Checkpointer extends AutoCloseable {
      * @throws CkptStateException when closed
      * @throws StorageException    when the store cannot hold the checkpoint (memory for m copies, a fixed
      *                             slot capacity exceeded), naming the numbers; nothing checkpointed is lost
+     * @throws UnrestoredTagsException at the first here() after a recovery, on every rank, when a rank left a
+     *                             tag of the restored checkpoint neither restored nor removed
      */
     void here();
+
+    /**
+     * {@link #here()}, with the program's step at this call (its iteration count: any number {@code >= 0}
+     * that is the same on every rank at the same here(), as FTI_Checkpoint's id). The step is saved with
+     * the round and the ranks' steps are compared, so that a rank that skipped or added a here() (or
+     * passed another step) is a {@link StepMismatchException} on every rank, naming it, its step and the
+     * others', instead of rounds silently out of step:
+     * <ul>
+     * <li>while the program runs, the steps of round r are compared at the here() of round r + 1, which
+     * waits for round r anyway: with growing slots ({@link CkptOptions#slotCapacity()} 0, the default)
+     * and copies on other ranks, on the replication ring's watermarks (no message of its own); with more
+     * than two versions kept or an adaptive interval, on the background size agreement. With a fixed
+     * slot capacity and no adaptive interval (no exchange per here()), at the next ctrl() or close();</li>
+     * <li>ctrl() and close() compare the step of the last here();</li>
+     * <li>a recovery's open compares the steps of the round it restored, before the program resumes.</li>
+     * </ul>
+     * A rank that differs learns it at its own next here(), ctrl() or close() (or its open).
+     *
+     * @param step the program's step, {@code >= 0}
+     * @throws IllegalArgumentException when {@code step < 0}
+     * @throws StepMismatchException    on every rank, when the ranks' steps of a round differ
+     * @see #here()
+     */
+    void here(long step);
 
     /**
      * Whether a checkpoint is due at this call, by the {@link CkptOptions#interval() interval policy}
@@ -98,8 +152,23 @@ public interface Checkpointer extends AutoCloseable {
     }
 
     /**
+     * {@link #here(long) here(step)} when {@link #needCheckpoint()} says a checkpoint is due.
+     *
+     * @param step the program's step, {@code >= 0}
+     * @return whether a checkpoint was taken
+     */
+    default boolean hereIfDue(long step) {
+        if (needCheckpoint()) {
+            here(step);
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Restores data from the newest complete checkpoint into {@code data} and re-registers it (the paper's
-     * MPI_Rollback).
+     * MPI_Rollback). During a recovery, before its first here(), ctrl() or close(); any tags, in any
+     * order. {@link #register} of the tag does the same.
      *
      * @param tag  the tag the data was saved under
      * @param data the object to restore into (it holds the restored state afterwards)
@@ -108,7 +177,9 @@ public interface Checkpointer extends AutoCloseable {
      * @throws UnknownTagException      when nothing was saved under the tag
      * @throws DataMismatchException    when the type, size or shape differs from what was saved (naming the
      *                                  first row that differs); {@code data} is then left unchanged
-     * @throws NotRecoverableException  when the checkpoint cannot be restored
+     * @throws NotRecoverableException  when the checkpoint cannot be restored, or this start is no recovery
+     * @throws CkptStateException       after the recovery's first here(), ctrl() or close(), which released the
+     *                                  restored checkpoint
      */
     <T> T rollback(String tag, T data);
 
@@ -126,10 +197,11 @@ public interface Checkpointer extends AutoCloseable {
     <T> T rollbackObject(String tag, Class<T> type);
 
     /**
-     * Stops checkpointing a tag (the paper's MPI_Remove_ckpt).
+     * Stops checkpointing a tag (the paper's MPI_Remove_ckpt). During a recovery it also drops a tag of
+     * the restored checkpoint that the program does not restore (it is then accounted for).
      *
      * @param tag the tag
-     * @throws UnknownTagException when the tag is not registered
+     * @throws UnknownTagException when the tag is neither registered nor in the restored checkpoint
      */
     void remove(String tag);
 
@@ -151,7 +223,10 @@ public interface Checkpointer extends AutoCloseable {
      */
     void ctrl(CtrlOptions ctrl);
 
-    /** @return whether this start is a recovery (the program should roll back instead of registering) */
+    /**
+     * @return whether this start is a recovery: there is a checkpoint to restore, which {@link #register}
+     *         and {@link #rollback} restore from
+     */
     boolean isRecovery();
 
     /** @return whether this rank was re-spawned and has no memory of earlier rounds */

@@ -16,9 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <pre>{@code
  * MPI.Init(args);
  * Ckpt.open(CkptOptions.builder().replicas(1).build());
- * if (Ckpt.isRecovery()) { Ckpt.rollback("u", u); Ckpt.rollback("it", it); }
- * else                   { Ckpt.register("u", u); Ckpt.register("it", it); }
- * for (;;) { compute(); Ckpt.here(); }
+ * Ckpt.register("u", u);       // after a failure: restored in place from the checkpoint
+ * Ckpt.register("it", it);
+ * while (it[0] < n) { compute(); it[0]++; Ckpt.here(it[0]); }
  * Ckpt.close();
  * }</pre>
  * Every method delegates to the process-wide {@link Checkpointer} created by {@link #open}; see that
@@ -186,6 +186,14 @@ public final class Ckpt {
     }
 
     /**
+     * @param step the program's step (its iteration count), {@code >= 0}, compared across ranks
+     * @see Checkpointer#here(long)
+     */
+    public static void here(long step) {
+        instance().here(step);
+    }
+
+    /**
      * A counter compare on the open checkpointer; see {@link Checkpointer#needCheckpoint()}. In a
      * loop, hold the {@link Checkpointer} from {@link #instance()} and call it directly to skip the
      * facade's world check.
@@ -202,6 +210,15 @@ public final class Ckpt {
      */
     public static boolean hereIfDue() {
         return instance().hereIfDue();
+    }
+
+    /**
+     * @param step the program's step, {@code >= 0}
+     * @return whether a checkpoint was taken
+     * @see Checkpointer#hereIfDue(long)
+     */
+    public static boolean hereIfDue(long step) {
+        return instance().hereIfDue(step);
     }
 
     /**

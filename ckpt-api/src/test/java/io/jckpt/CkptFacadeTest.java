@@ -100,25 +100,12 @@ class CkptFacadeTest {
         counter.value = 5;
         Ckpt.here();
         assertEquals(1, Ckpt.round());
-        u[1] = -1;
-        buf.putLong(0, 0);
-        counter.value = 6;
-
-        assertSame(u, Ckpt.rollback("u", u));
-        assertArrayEquals(new double[]{1, 2, 3}, u);
-        Ckpt.rollback(7, buf);
-        assertEquals(99, buf.getLong(0));
-        Counter restored = Ckpt.rollback("counter", counter);
-        assertSame(counter, restored, "Kryo objects are restored in place too");
-        assertEquals(5, counter.value);
-        assertEquals(5, Ckpt.rollbackObject("counter", Counter.class).value);
+        assertThrows(NotRecoverableException.class, () -> Ckpt.rollback("u", u), "no recovery: nothing to roll back to");
 
         Ckpt.remove(7);
         Ckpt.here();
-        assertThrows(UnknownTagException.class, () -> Ckpt.rollback(7, buf));
         assertThrows(UnknownTagException.class, () -> Ckpt.remove("7"));
         assertEquals(2, Ckpt.stats().round());
-
         Ckpt.ctrl(CtrlOptions.builder().replicas(0).build());
         assertEquals(0, Ckpt.instance().options().replicas());
         assertThrows(InvalidOptionException.class, () -> Ckpt.ctrl(CtrlOptions.builder().replicas(2).build()));
@@ -132,6 +119,52 @@ class CkptFacadeTest {
         CkptStateException after = assertThrows(CkptStateException.class, Ckpt::here);
         assertTrue(after.getMessage().contains("closed"), after.getMessage());
         assertThrows(CkptStateException.class, () -> c.here(), "the instance refuses too");
+    }
+
+    /**
+     * The contract of a recovery, on the test implementation too: registering restores in place,
+     * rollback is the explicit form, and the first here() names a tag left neither restored nor removed.
+     */
+    @Test
+    void aRecoveryRestoresWhatIsRegisteredAndNamesWhatIsNot() {
+        CkptOptions options = CkptOptions.builder().replicas(0).kryoConfigurer(k -> k.register(Counter.class)).build();
+        RankContext fresh = RankContext.builder().rank(0).size(1).jobId("recovery-contract").build();
+        Ckpt.open(options, fresh);
+        double[] u = {1, 2, 3};
+        long[] step = {7};
+        Counter counter = new Counter();
+        counter.value = 5;
+        Ckpt.register("u", u);
+        Ckpt.register("step", step);
+        Ckpt.register("counter", counter);
+        Ckpt.here();
+        Ckpt.close();
+
+        RankContext recovery = RankContext.builder().rank(0).size(1).jobId("recovery-contract").epoch(1)
+                .recovery(true).build();
+        Ckpt.open(options, recovery);
+        double[] u2 = new double[3];
+        long[] step2 = new long[1];
+        Ckpt.register("u", u2); // restored in place, as rollback would
+        assertArrayEquals(new double[] {1, 2, 3}, u2);
+        assertThrows(DataMismatchException.class, () -> Ckpt.register("step", new long[2]), "the same checks as rollback");
+        Ckpt.register("step", step2);
+        assertEquals(7, step2[0]);
+        assertThrows(DuplicateTagException.class, () -> Ckpt.register("u", u2));
+        Ckpt.register("fresh", new int[1]); // not in the checkpoint: registered as is
+        UnrestoredTagsException missed = assertThrows(UnrestoredTagsException.class, Ckpt::here);
+        assertTrue(missed.getMessage().contains("rank 0: 'counter'"), missed.getMessage());
+        assertEquals(java.util.Map.of(0, java.util.List.of("counter")), missed.missing());
+        CkptStateException late = assertThrows(CkptStateException.class, () -> Ckpt.rollback("counter", counter));
+        assertTrue(late.getMessage().contains("after the first here()"), late.getMessage());
+        Ckpt.close();
+
+        Ckpt.open(options, recovery);
+        Counter counter2 = Ckpt.rollback("counter", new Counter()); // the explicit form
+        assertEquals(5, counter2.value);
+        Ckpt.remove("u"); // dropped: accounted for
+        Ckpt.register("step", step2);
+        Ckpt.here();
     }
 
     @Test

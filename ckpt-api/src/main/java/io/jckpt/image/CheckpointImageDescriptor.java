@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * and on disk, so a copy is always a plain byte copy.
  *
  * <pre>
- * Header (HEADER_LENGTH = 64 bytes), at the image's offset:
+ * Header (HEADER_LENGTH = 72 bytes), at the image's offset:
  *   0  int    magic            MAGIC ("JCKI" in the image's byte order)
  *   4  short  version          FORMAT_VERSION
  *   6  short  flags            FLAG_SEALED | FLAG_BIG_ENDIAN
@@ -22,6 +22,7 @@ import java.nio.ByteOrder;
  *  44  int    tagCount         entries in the tag table
  *  48  long   payloadsOffset   where the payload area starts (end of the tag table, 8-aligned)
  *  56  long   timestampMillis  wall clock when it was written (diagnostics only)
+ *  64  long   step             the program's step at this round (here(step)), -1 when it gave none
  *
  * Tag table: tagCount entries from offset HEADER_LENGTH, each ENTRY_FIXED_LENGTH + tag bytes,
  * padded to 8 (see entryLength):
@@ -39,6 +40,8 @@ import java.nio.ByteOrder;
  * FLAG_BIG_ENDIAN. All offsets and lengths are longs: an image may exceed 2 GiB.
  * </pre>
  *
+ * Version 1 had no step field (a 64-byte header); it is still read, as an image without a step.
+ *
  * A writer writes the header first with FLAG_SEALED clear and the CRC 0, then the table and the
  * payloads; the sealer sets FLAG_SEALED, then computes and stores the CRC. An image is trusted only
  * when sealed and its CRC matches.
@@ -46,8 +49,12 @@ import java.nio.ByteOrder;
 public final class CheckpointImageDescriptor {
     /** "JCKI" read as a little-endian int. */
     public static final int MAGIC = 0x494B434A;
-    /** The format version this library writes and reads. */
-    public static final short FORMAT_VERSION = 1;
+    /** The format version this library writes (and reads, with version 1). */
+    public static final short FORMAT_VERSION = 2;
+    /** The version before the step field: a 64-byte header, read as an image without a step. */
+    public static final short FORMAT_VERSION_1 = 1;
+    /** The header length of version 1. */
+    public static final int HEADER_LENGTH_V1 = 64;
 
     /** Offset of the magic (int). */
     public static final int MAGIC_OFFSET = 0;
@@ -77,8 +84,10 @@ public final class CheckpointImageDescriptor {
     public static final int PAYLOADS_OFFSET_OFFSET = 48;
     /** Offset of the timestamp (long). */
     public static final int TIMESTAMP_OFFSET = 56;
+    /** Offset of the program's step (long; version 2). */
+    public static final int STEP_OFFSET = 64;
     /** Length of the header; the tag table follows. */
-    public static final int HEADER_LENGTH = 64;
+    public static final int HEADER_LENGTH = 72;
 
     /** Flag: the CRC has been computed. */
     public static final short FLAG_SEALED = 1;

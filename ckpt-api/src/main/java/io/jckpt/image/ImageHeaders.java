@@ -19,6 +19,11 @@ final class ImageHeaders {
         return Math.max(0, store.realCapacity() - offset);
     }
 
+    /** @return the header length of a known format version */
+    static int headerLength(short version) {
+        return version == FORMAT_VERSION_1 ? HEADER_LENGTH_V1 : HEADER_LENGTH;
+    }
+
     static String at(long offset) {
         return "checkpoint image at offset " + offset + ": ";
     }
@@ -42,10 +47,11 @@ final class ImageHeaders {
                     + Integer.toHexString(MAGIC) + " (\"JCKI\")" + hint);
         }
         short version = store.readShort(offset + VERSION_OFFSET);
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
             throw new CorruptImageException(at(offset) + "format version " + version + " is not supported (this library"
-                    + " reads version " + FORMAT_VERSION + ")");
+                    + " reads versions " + FORMAT_VERSION_1 + " and " + FORMAT_VERSION + ")");
         }
+        int expectedHeader = headerLength(version);
         short flags = store.readShort(offset + FLAGS_OFFSET);
         if ((flags & ~KNOWN_FLAGS) != 0) {
             throw new CorruptImageException(at(offset) + "unknown flags 0x" + Integer.toHexString(flags & 0xffff));
@@ -54,13 +60,14 @@ final class ImageHeaders {
             throw new CorruptImageException(at(offset) + "written in the other byte order than this machine's");
         }
         int headerLength = store.readInt(offset + HEADER_LENGTH_OFFSET);
-        if (headerLength != HEADER_LENGTH) {
-            throw new CorruptImageException(at(offset) + "header length " + headerLength + ", expected " + HEADER_LENGTH);
+        if (headerLength != expectedHeader) {
+            throw new CorruptImageException(at(offset) + "header length " + headerLength + ", expected " + expectedHeader
+                    + " (format version " + version + ")");
         }
         long total = store.readLong(offset + TOTAL_LENGTH_OFFSET);
-        if (total < HEADER_LENGTH || (total & (ALIGNMENT - 1)) != 0) {
+        if (total < expectedHeader || (total & (ALIGNMENT - 1)) != 0) {
             throw new CorruptImageException(at(offset) + "total length " + total + " is invalid (must be >= "
-                    + HEADER_LENGTH + " and a multiple of " + ALIGNMENT + ")");
+                    + expectedHeader + " and a multiple of " + ALIGNMENT + ")");
         }
         if (total > available) {
             throw new CorruptImageException(at(offset) + "total length " + total + " exceeds the " + available

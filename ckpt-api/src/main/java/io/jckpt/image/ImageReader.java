@@ -34,6 +34,9 @@ public final class ImageReader {
     private final int worldSize;
     private final int epoch;
     private final long timestampMillis;
+    private final long step;
+    /** This image's header length (its format version's). */
+    private final int headerLength;
     private final Map<String, SavedEntry> entries;
 
     private ImageReader(BytesStore<?, ?> store, long offset, long totalLength) {
@@ -45,6 +48,9 @@ public final class ImageReader {
         this.worldSize = store.readInt(offset + WORLD_SIZE_OFFSET);
         this.epoch = store.readInt(offset + EPOCH_OFFSET);
         this.timestampMillis = store.readLong(offset + TIMESTAMP_OFFSET);
+        short version = store.readShort(offset + VERSION_OFFSET);
+        this.headerLength = ImageHeaders.headerLength(version);
+        this.step = version == FORMAT_VERSION_1 ? io.jckpt.Checkpointer.NO_STEP : store.readLong(offset + STEP_OFFSET);
         this.entries = Collections.unmodifiableMap(readTable());
     }
 
@@ -63,13 +69,13 @@ public final class ImageReader {
     private Map<String, SavedEntry> readTable() {
         int count = store.readInt(offset + TAG_COUNT_OFFSET);
         long payloads = store.readLong(offset + PAYLOADS_OFFSET_OFFSET);
-        if (count < 0 || payloads < HEADER_LENGTH || payloads > totalLength
-                || HEADER_LENGTH + (long) count * ENTRY_FIXED_LENGTH > payloads) {
+        if (count < 0 || payloads < headerLength || payloads > totalLength
+                || headerLength + (long) count * ENTRY_FIXED_LENGTH > payloads) {
             throw corrupt("tag count " + count + " / payload area at " + payloads + " do not fit an image of "
                     + totalLength + " bytes");
         }
         Map<String, SavedEntry> map = new LinkedHashMap<>(Math.max(4, count * 2));
-        long e = offset + HEADER_LENGTH;
+        long e = offset + headerLength;
         long end = offset + payloads;
         long previousPayloadEnd = payloads;
         for (int i = 0; i < count; i++) {
@@ -140,6 +146,11 @@ public final class ImageReader {
     /** @return wall clock when written */
     public long timestampMillis() {
         return timestampMillis;
+    }
+
+    /** @return the program's step at this round, {@link io.jckpt.Checkpointer#NO_STEP} when it gave none */
+    public long step() {
+        return step;
     }
 
     /** @return the entries in table order */

@@ -103,6 +103,7 @@ public final class ImageWriter {
         store.writeInt(offset + TAG_COUNT_OFFSET, count);
         store.writeLong(offset + PAYLOADS_OFFSET_OFFSET, payloadsOffset);
         store.writeLong(offset + TIMESTAMP_OFFSET, System.currentTimeMillis());
+        store.writeLong(offset + STEP_OFFSET, header.step());
 
         long e = offset + HEADER_LENGTH;
         for (int i = 0; i < count; i++) {

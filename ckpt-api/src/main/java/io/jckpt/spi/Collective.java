@@ -34,8 +34,11 @@ public record Collective(Kind kind, long round) {
          * {@link #OPEN}) did not give a conclusive plan. (Code 2 was the newest copies' own exchange.)
          */
         RESTORE_PLAN_OLDER(3, "Ckpt.open()", "restore plan of older copies"),
-        /** Rollback transfers done everywhere before the ring is joined. */
-        RESTORE_DONE(4, "Ckpt.open() or the first here() after a rollback", "rollback transfers done"),
+        /**
+         * Rollback transfers done everywhere before the ring is joined in open(); after an in-memory
+         * rollback the ring is joined at the first here(), after {@link #RESTORE_CHECK}.
+         */
+        RESTORE_DONE(4, "Ckpt.open()", "rollback transfers done"),
         /** here(): whether the image outgrew its slot. */
         SIZE_AGREEMENT(5, "here()", "slot size agreement"),
         /** here(): every rank's image length and memory budget, before a new store layout. */
@@ -48,6 +51,13 @@ public record Collective(Kind kind, long round) {
         CLOSE(9, "close()", "close"),
         /** Ckpt.close(): every rank's flushes settled. */
         CLOSE_SETTLED(10, "close()", "flushes settled"),
+        /**
+         * The first here(), ctrl() or close() after a recovery: the tags of the restored checkpoint that
+         * each rank neither restored nor removed (none, when the program restored everything).
+         */
+        RESTORE_CHECK(11, "the first here(), ctrl() or close() after a recovery", "restored tags"),
+        /** Ckpt.open() in a recovery: every rank's step of the round restored ({@code here(step)}). */
+        RESTORED_STEPS(12, "Ckpt.open()", "restored steps"),
         /** An exchange of a test or tool, outside the library's API. */
         TEST(100, "a test exchange", "test");
 

@@ -104,7 +104,7 @@ class ImageRoundTripTest {
         long length = writer.prepare(reg.entries());
         assertEquals(0, length % 8);
         BytesStore<?, ?> store = nativeStore(length + 16);
-        assertEquals(length, writer.write(store, 8, new ImageHeader(3, 4, 17, 2)));
+        assertEquals(length, writer.write(store, 8, new ImageHeader(3, 4, 17, 2, 1_000_000_007L)));
         ImageSeals.seal(store, 8);
 
         ImageReader r = ImageSeals.open(store, 8);
@@ -112,6 +112,7 @@ class ImageRoundTripTest {
         assertEquals(4, r.worldSize());
         assertEquals(17, r.round());
         assertEquals(2, r.epoch());
+        assertEquals(1_000_000_007L, r.step(), "the program's step travels with the round");
         assertEquals(length, r.totalLength());
         assertEquals(15, r.entries().size());
         SavedEntry de = r.entry("d");
@@ -235,13 +236,40 @@ class ImageRoundTripTest {
         assertArrayEquals(data, ImageSeals.open(copy, 0).restore("l", new long[50], adapters));
     }
 
+    /** An image of format version 1 (a 64-byte header, no step) written before the step field is still read. */
+    @Test
+    void aVersionOneImageIsReadAsOneWithoutAStep() {
+        DataAdapters adapters = adapters();
+        TagRegistry reg = new TagRegistry(adapters);
+        reg.register("u", new double[] {1, 2, 3});
+        reg.register("n", new long[] {7});
+        BytesStore<?, ?> store = nativeStore(4096);
+        long length = new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 4, 0, 99));
+        // version 1: the same fields, the tag table right after a 64-byte header (payload offsets are absolute)
+        int table = (int) (store.readLong(CheckpointImageDescriptor.PAYLOADS_OFFSET_OFFSET)
+                - CheckpointImageDescriptor.HEADER_LENGTH);
+        byte[] entries = new byte[table];
+        store.read(CheckpointImageDescriptor.HEADER_LENGTH, entries, 0, table);
+        store.write(CheckpointImageDescriptor.HEADER_LENGTH_V1, entries, 0, table);
+        store.writeShort(CheckpointImageDescriptor.VERSION_OFFSET, CheckpointImageDescriptor.FORMAT_VERSION_1);
+        store.writeInt(CheckpointImageDescriptor.HEADER_LENGTH_OFFSET, CheckpointImageDescriptor.HEADER_LENGTH_V1);
+        ImageSeals.seal(store, 0);
+        ImageReader r = ImageSeals.open(store, 0);
+        assertEquals(io.jckpt.Checkpointer.NO_STEP, r.step());
+        assertEquals(4, r.round());
+        assertEquals(length, r.totalLength());
+        assertArrayEquals(new double[] {1, 2, 3}, r.restore("u", new double[3], adapters));
+        assertArrayEquals(new long[] {7}, r.restore("n", new long[1], adapters));
+    }
+
     @Test
     void emptyImage() {
-        BytesStore<?, ?> store = nativeStore(64);
+        BytesStore<?, ?> store = nativeStore(CheckpointImageDescriptor.HEADER_LENGTH);
         long len = new ImageWriter().writeImage(List.of(), store, 0, new ImageHeader(0, 1, 1, 0));
         assertEquals(CheckpointImageDescriptor.HEADER_LENGTH, len);
         ImageSeals.seal(store, 0);
         assertTrue(ImageSeals.open(store, 0).entries().isEmpty());
+        assertEquals(io.jckpt.Checkpointer.NO_STEP, ImageSeals.open(store, 0).step(), "here() without a step");
     }
 
     @Test

@@ -380,6 +380,34 @@ public final class ReplicationAgent implements AutoCloseable {
         return watermarks.needs(round);
     }
 
+    /** No step known of a rank at the round asked about ({@link #stepsAt}). */
+    public static final long UNKNOWN_STEP = RingWatermarks.UNKNOWN_STEP;
+
+    /**
+     * Attaches the program's step to this rank's own round {@code round}; call it before the round is
+     * handed over ({@link #commitRoundInBackground}) or skipped ({@link #skipRound}), so that every
+     * watermark saying the round is complete or skipped carries it (with the step of the round before).
+     * The value is opaque to the agent; no frame of its own.
+     *
+     * @param round the own round, newer than the previous one offered
+     * @param step  the step
+     */
+    public void offerStep(long round, long step) {
+        watermarks.offerStep(round, step);
+    }
+
+    /**
+     * Every rank's step at round {@code round}, as the watermarks carry it: with two versions kept,
+     * after {@link #awaitSettled} of that round every rank reads the same values (no rank can be past
+     * round + 1 then, and each watermark carries its owner's steps of its two newest rounds).
+     *
+     * @param round a round settled on every rank
+     * @return per rank, its step at that round, {@link #UNKNOWN_STEP} where none was offered in this agent's life
+     */
+    public long[] stepsAt(long round) {
+        return watermarks.stepsAt(round);
+    }
+
     /** No decision of the decider for the round asked about. */
     public static final long NO_DECISION = Long.MIN_VALUE;
 

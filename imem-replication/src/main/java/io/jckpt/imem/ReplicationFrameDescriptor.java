@@ -27,6 +27,9 @@ import java.nio.ByteOrder;
  *   0  long COMPLETED  the newest round of this owner known fully replicated
  *   8  long SKIPPED    the first round this owner skipped (its image outgrew its slot), Long.MAX_VALUE if none
  *  16  long NEED       the slot capacity that skipped image needs, 0 if none
+ *  24  long STEP_ROUND the newest own round this owner attached the program's step to, -1 if none
+ *  32  long STEP       the program's step at STEP_ROUND (opaque to the ring), Long.MIN_VALUE if none
+ *  40  long PREVIOUS   its step at STEP_ROUND - 1, Long.MIN_VALUE if not known
  * </pre>
  * then one trailer of {@link #WATERMARK_DECISIONS_LENGTH} bytes: the decider's (rank 0's) two newest
  * interval decisions ({@code ReplicationAgent.offerDecision}), as this sender knows them:
@@ -59,7 +62,7 @@ public final class ReplicationFrameDescriptor {
     /** Flag of a DATA frame: the CRC32C comes after the payload, in a DATA_END frame. */
     public static final int FLAG_CRC_FOLLOWS = 1;
     /** Length of one owner's entry in a WATERMARK payload. */
-    public static final int WATERMARK_ENTRY_LENGTH = 24;
+    public static final int WATERMARK_ENTRY_LENGTH = 48;
     /** Length of the decision trailer of a WATERMARK payload. */
     public static final int WATERMARK_DECISIONS_LENGTH = 32;
     /** Header length. */

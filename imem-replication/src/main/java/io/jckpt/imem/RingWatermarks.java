@@ -6,15 +6,24 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What one rank knows of the ring's progress: per owner rank its newest completed round, the first
- * round it skipped and the slot size it needs, the decider's two newest decisions, this rank's own
- * completed round and the global completed round G (the minimum). The agent thread owns the working
- * arrays and merges WATERMARK frames into them; callers read copies published under {@link #lock},
- * whose {@link #changed} condition signals every change. Decisions live under the lock only (the
- * decider offers them from its caller's thread).
+ * round it skipped and the slot size it needs, the program's steps of its two newest rounds, the
+ * decider's two newest decisions, this rank's own completed round and the global completed round G
+ * (the minimum). The agent thread owns the working arrays and merges WATERMARK frames into them;
+ * callers read copies published under {@link #lock}, whose {@link #changed} condition signals every
+ * change. Decisions and this rank's own steps live under the lock only (offered from the caller's
+ * thread).
+ *
+ * <p>Steps: an owner attaches its step to a round before the round is handed over or skipped, so
+ * every watermark saying that round is complete or skipped carries it (with the step of the round
+ * before). Once round r is settled everywhere and no rank can be past round r + 1 (two versions
+ * kept: a here() of round r + 2 waits for round r + 1 everywhere), every rank reads the same step of
+ * every owner at round r ({@link #stepsAt}).
  */
 final class RingWatermarks {
     /** No round skipped. */
     static final long NONE = Long.MAX_VALUE;
+    /** No step known. */
+    static final long UNKNOWN_STEP = Long.MIN_VALUE;
 
     /** Guards the published views, the decisions and the own completed round. */
     final ReentrantLock lock = new ReentrantLock();
@@ -36,6 +45,13 @@ final class RingWatermarks {
      * and values; round -1 = none.
      */
     private final long[] decisions = {-1, 0, -1, 0};
+    /** This rank's newest own round with a step, that step and the one of the round before. */
+    private long ownStepRound = -1;
+    private long ownStep = UNKNOWN_STEP;
+    private long ownPreviousStep = UNKNOWN_STEP;
+    private final long[] stepRoundView;
+    private final long[] stepView;
+    private final long[] previousStepView;
 
     // agent thread only
     private final long[] watermark;
@@ -43,6 +59,10 @@ final class RingWatermarks {
     private final long[] skipped;
     /** Per owner: the slot capacity its skipped round needs (its image length), 0 when none skipped. */
     private final long[] need;
+    /** Per other owner: its newest round with a step, that step, and its step at the round before. */
+    private final long[] stepRound;
+    private final long[] step;
+    private final long[] previousStep;
     private boolean dirty;
 
     RingWatermarks(int rank, int n, long initialRound, ReplicationCounters counters) {
@@ -59,6 +79,14 @@ final class RingWatermarks {
         this.need = new long[n];
         this.skippedView = skipped.clone();
         this.needView = need.clone();
+        this.stepRound = new long[n];
+        Arrays.fill(stepRound, -1);
+        this.step = new long[n];
+        Arrays.fill(step, UNKNOWN_STEP);
+        this.previousStep = step.clone();
+        this.stepRoundView = stepRound.clone();
+        this.stepView = step.clone();
+        this.previousStepView = step.clone();
     }
 
     // ------------------------------------------------------------ callers (lock taken here or held)
@@ -122,6 +150,40 @@ final class RingWatermarks {
                 needs[i] = skippedView[i] <= round ? needView[i] : 0;
             }
             return needs;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Attaches the program's step to an own round (newer than the previous one); the two newest are carried. */
+    void offerStep(long round, long value) {
+        lock.lock();
+        try {
+            if (round > ownStepRound) {
+                ownPreviousStep = round == ownStepRound + 1 ? ownStep : UNKNOWN_STEP;
+                ownStepRound = round;
+                ownStep = value;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @param round a round settled everywhere
+     * @return per rank, its step at that round as carried, {@link #UNKNOWN_STEP} where not known
+     */
+    long[] stepsAt(long round) {
+        lock.lock();
+        try {
+            long[] steps = new long[n];
+            for (int i = 0; i < n; i++) {
+                long r = i == rank ? ownStepRound : stepRoundView[i];
+                long s = i == rank ? ownStep : stepView[i];
+                long p = i == rank ? ownPreviousStep : previousStepView[i];
+                steps[i] = r == round ? s : r == round + 1 ? p : UNKNOWN_STEP;
+            }
+            return steps;
         } finally {
             lock.unlock();
         }
@@ -218,7 +280,14 @@ final class RingWatermarks {
                 need[i] = x;
                 changedHere = true;
             }
-            changedAny |= changedHere;
+            long sr = in.stepRound(i);
+            boolean newerStep = i != rank && sr > stepRound[i];
+            if (newerStep) { // the owner's triple, whole; it travels with the entry's next change
+                stepRound[i] = sr;
+                step[i] = in.step(i);
+                previousStep[i] = in.previousStep(i);
+            }
+            changedAny |= changedHere || newerStep;
             forward |= changedHere && i != next;
         }
         long r0 = in.decisionRound(0);
@@ -259,11 +328,12 @@ final class RingWatermarks {
      * @param out the payload, wrapped for n ranks
      */
     void write(WatermarkFlyweight out) {
-        for (int i = 0; i < n; i++) {
-            out.entry(i, watermark[i], skipped[i], need[i]);
-        }
         lock.lock();
         try {
+            for (int i = 0; i < n; i++) {
+                out.entry(i, watermark[i], skipped[i], need[i], i == rank ? ownStepRound : stepRound[i],
+                        i == rank ? ownStep : step[i], i == rank ? ownPreviousStep : previousStep[i]);
+            }
             out.decision(0, decisions[0], decisions[1]).decision(1, decisions[2], decisions[3]);
         } finally {
             lock.unlock();
@@ -277,6 +347,9 @@ final class RingWatermarks {
             watermarkView[i] = watermark[i];
             skippedView[i] = skipped[i];
             needView[i] = need[i];
+            stepRoundView[i] = stepRound[i];
+            stepView[i] = step[i];
+            previousStepView[i] = previousStep[i];
             min = Math.min(min, watermark[i]);
         }
         globalCompletedRound = min;

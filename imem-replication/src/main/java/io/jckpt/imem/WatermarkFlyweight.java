@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
 
 /**
  * Reads and writes the payload of a WATERMARK frame ({@link ReplicationFrameDescriptor}) in place: n
- * entries of {@code WATERMARK_ENTRY_LENGTH} bytes (completed, skipped, need per owner rank), then the
+ * entries of {@code WATERMARK_ENTRY_LENGTH} bytes (completed, skipped, need, and the program's steps of
+ * its two newest rounds per owner rank), then the
  * decision trailer (two rounds and values). Absolute accesses at named offsets; wrapping and the
  * accessors allocate nothing and leave the buffer's position and limit alone.
  */
@@ -19,6 +20,12 @@ public final class WatermarkFlyweight {
     public static final int SKIPPED_OFFSET = 8;
     /** Offset of NEED in an entry. */
     public static final int NEED_OFFSET = 16;
+    /** Offset of STEP_ROUND in an entry. */
+    public static final int STEP_ROUND_OFFSET = 24;
+    /** Offset of STEP in an entry. */
+    public static final int STEP_OFFSET = 32;
+    /** Offset of PREVIOUS (the step at STEP_ROUND - 1) in an entry. */
+    public static final int PREVIOUS_STEP_OFFSET = 40;
 
     private ByteBuffer buffer;
     private int offset;
@@ -99,17 +106,47 @@ public final class WatermarkFlyweight {
     }
 
     /**
+     * @param rank the owner
+     * @return the newest own round it attached the program's step to, -1 if none
+     */
+    public long stepRound(int rank) {
+        return buffer.getLong(entry(rank) + STEP_ROUND_OFFSET);
+    }
+
+    /**
+     * @param rank the owner
+     * @return its step at {@link #stepRound}, {@code Long.MIN_VALUE} if none
+     */
+    public long step(int rank) {
+        return buffer.getLong(entry(rank) + STEP_OFFSET);
+    }
+
+    /**
+     * @param rank the owner
+     * @return its step at {@link #stepRound} - 1, {@code Long.MIN_VALUE} if not known
+     */
+    public long previousStep(int rank) {
+        return buffer.getLong(entry(rank) + PREVIOUS_STEP_OFFSET);
+    }
+
+    /**
      * Writes one owner's entry.
      *
-     * @param rank      the owner
-     * @param completed its newest round known fully replicated
-     * @param skipped   the first round it skipped, {@code Long.MAX_VALUE} if none
-     * @param need      the slot capacity that skipped image needs, 0 if none
+     * @param rank         the owner
+     * @param completed    its newest round known fully replicated
+     * @param skipped      the first round it skipped, {@code Long.MAX_VALUE} if none
+     * @param need         the slot capacity that skipped image needs, 0 if none
+     * @param stepRound    the newest own round it attached the program's step to, -1 if none
+     * @param step         that step, {@code Long.MIN_VALUE} if none
+     * @param previousStep its step at {@code stepRound - 1}, {@code Long.MIN_VALUE} if not known
      * @return this
      */
-    public WatermarkFlyweight entry(int rank, long completed, long skipped, long need) {
+    public WatermarkFlyweight entry(int rank, long completed, long skipped, long need, long stepRound, long step,
+                                    long previousStep) {
         int at = entry(rank);
-        buffer.putLong(at + COMPLETED_OFFSET, completed).putLong(at + SKIPPED_OFFSET, skipped).putLong(at + NEED_OFFSET, need);
+        buffer.putLong(at + COMPLETED_OFFSET, completed).putLong(at + SKIPPED_OFFSET, skipped).putLong(at + NEED_OFFSET, need)
+                .putLong(at + STEP_ROUND_OFFSET, stepRound).putLong(at + STEP_OFFSET, step)
+                .putLong(at + PREVIOUS_STEP_OFFSET, previousStep);
         return this;
     }
 

@@ -116,10 +116,16 @@ class FrameFlyweightTest {
             long completed = 100L * i - 1;
             long skipped = i == 3 ? 42 : Long.MAX_VALUE;
             long need = i == 3 ? 3L << 30 : 0;
-            w.entry(i, completed, skipped, need);
+            long stepRound = i == 2 ? -1 : 7L * i;
+            long step = i == 2 ? Long.MIN_VALUE : 1000L + i;
+            long previous = i == 4 ? Long.MIN_VALUE : 999L + i;
+            w.entry(i, completed, skipped, need, stepRound, step, previous);
             putLe(expected, i * WATERMARK_ENTRY_LENGTH, completed, 8);
             putLe(expected, i * WATERMARK_ENTRY_LENGTH + 8, skipped, 8);
             putLe(expected, i * WATERMARK_ENTRY_LENGTH + 16, need, 8);
+            putLe(expected, i * WATERMARK_ENTRY_LENGTH + 24, stepRound, 8);
+            putLe(expected, i * WATERMARK_ENTRY_LENGTH + 32, step, 8);
+            putLe(expected, i * WATERMARK_ENTRY_LENGTH + 40, previous, 8);
         }
         w.decision(0, 9, -5).decision(1, -1, 0x0102_0304_0506_0708L);
         putLe(expected, n * WATERMARK_ENTRY_LENGTH, 9, 8);
@@ -133,6 +139,9 @@ class FrameFlyweightTest {
         for (int i = 0; i < n; i++) {
             assertEquals(100L * i - 1, r.completed(i));
             assertEquals(i == 3 ? 42 : Long.MAX_VALUE, r.skipped(i));
+            assertEquals(i == 2 ? -1 : 7L * i, r.stepRound(i));
+            assertEquals(i == 2 ? Long.MIN_VALUE : 1000L + i, r.step(i));
+            assertEquals(i == 4 ? Long.MIN_VALUE : 999L + i, r.previousStep(i));
             assertEquals(i == 3 ? 3L << 30 : 0, r.need(i));
         }
         assertEquals(9, r.decisionRound(0));

@@ -87,9 +87,11 @@ class MidTransferFailureTest {
                 assertEquals(TYPE_ACK, ack.getInt(TYPE_OFFSET));
                 assertEquals(1, ack.getLong(ROUND_OFFSET));
                 int wmLength = 2 * WATERMARK_ENTRY_LENGTH + WATERMARK_DECISIONS_LENGTH;
-                ByteBuffer wm = ByteBuffer.allocate(wmLength).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                        .putLong(1).putLong(Long.MAX_VALUE).putLong(0).putLong(1).putLong(Long.MAX_VALUE).putLong(0)
-                        .putLong(-1).putLong(0).putLong(-1).putLong(0).flip();
+                ByteBuffer wm = ByteBuffer.allocate(wmLength).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                new WatermarkFlyweight().wrap(wm, 0, 2)
+                        .entry(0, 1, Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, Long.MIN_VALUE)
+                        .entry(1, 1, Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, Long.MIN_VALUE)
+                        .decision(0, -1, 0).decision(1, -1, 0);
                 ChannelIo.writeFully(fake.toNext(), encode(allocateHeader(), TYPE_WATERMARK, 1, 0, 0,
                         wmLength, 0), deadline(), "fake");
                 ChannelIo.writeFully(fake.toNext(), wm, deadline(), "fake");

@@ -162,14 +162,19 @@ class RingReplicationTest {
     @Test
     void aSkippedRoundTravelsTheRingAndEveryRankSettlesItTheSameWay() throws Exception {
         try (TestRing ring = new TestRing(root.resolve("skip"), 4, 1, 64 << 10, false)) {
+            // the program's steps ride along: rank 3 is at another step in round 1
+            long[] steps1 = {10, 10, 10, 11};
             for (int r = 0; r < 4; r++) {
+                ring.agents[r].offerStep(1, steps1[r]);
                 ring.here(r, 1, image(r, 1, 1000), Duration.ofSeconds(5));
             }
             for (int r = 0; r < 4; r++) {
                 assertArrayEquals(new long[4], ring.agents[r].awaitSettled(1, Duration.ofSeconds(10)), "rank " + r);
+                assertArrayEquals(steps1, ring.agents[r].stepsAt(1), "rank " + r + ": every rank's step at round 1");
             }
             // round 2: rank 2's image outgrew its slot; the others take the round
             for (int r = 0; r < 4; r++) {
+                ring.agents[r].offerStep(2, 20);
                 if (r == 2) {
                     ring.agents[r].skipRound(2, 100_000);
                 } else {
@@ -180,6 +185,10 @@ class RingReplicationTest {
             for (int r = 0; r < 4; r++) {
                 assertArrayEquals(expected, ring.agents[r].awaitSettled(2, Duration.ofSeconds(10)), "rank " + r);
                 assertEquals(1, ring.agents[r].globalCompletedRound(), "round 2 is complete nowhere for rank 2");
+                assertArrayEquals(new long[] {20, 20, 20, 20}, ring.agents[r].stepsAt(2), "rank " + r + ", a skip too");
+                assertArrayEquals(steps1, ring.agents[r].stepsAt(1), "rank " + r + ": the round before, still carried");
+                assertArrayEquals(new long[] {ReplicationAgent.UNKNOWN_STEP, ReplicationAgent.UNKNOWN_STEP,
+                        ReplicationAgent.UNKNOWN_STEP, ReplicationAgent.UNKNOWN_STEP}, ring.agents[r].stepsAt(4));
             }
             // round 3 is never settled: rank 2 is waiting for a switch that this test does not make
             assertNull(ring.agents[0].awaitSettled(3, Duration.ofMillis(200)));

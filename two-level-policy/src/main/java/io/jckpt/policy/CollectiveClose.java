@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * every rank must know it, before any rank leaves the ring, or a neighbour still waiting for its last
  * round would lose its successor. Two exchanges after the size agreement in flight is joined: CLOSE
  * (every rank closes at the same round: a rank that skipped a here() is named now, not after waiting
- * for a round it will never take), then CLOSE_SETTLED (every rank's flushes are over: what is not
+ * for a round it will never take; it carries the step of each rank's last here(), compared too), then
+ * CLOSE_SETTLED (every rank's flushes are over: what is not
  * durable then never will be, and the disk coordinator stops waiting for it). The retiring store of a
  * switch goes once the newest round is known complete in the current layout.
  */
@@ -37,13 +38,17 @@ final class CollectiveClose {
 
     /**
      * @param round           the round every rank must close at
+     * @param step            the program's step at that round (its last here())
      * @param options         the bounds
      * @param disk            the disk level, or null
      * @throws InterruptedException if interrupted while waiting for the flusher
+     * @throws io.jckpt.StepMismatchException on every rank, when the ranks' steps of their last here() differ
      */
-    void run(long round, CkptOptions options, DiskCommitCoordinator disk) throws InterruptedException {
+    void run(long round, long step, CkptOptions options, DiskCommitCoordinator disk) throws InterruptedException {
         agreement.join(round, options); // before the exchanges below: one at a time, in the same order everywhere
-        exchange.allgather(Collective.of(Collective.Kind.CLOSE, round), new byte[0], options.exchangeTimeout());
+        byte[][] closing = exchange.allgather(Collective.of(Collective.Kind.CLOSE, round), StepCheck.encode(step),
+                options.exchangeTimeout());
+        StepCheck.compare(rank, round, StepCheck.steps(closing, 0), "at close() after round " + round);
         ReplicationAgent agent = switcher.agent();
         boolean replicated = agent == null || agent.failure() != null
                 || awaitReplicated(round, options.replicationTimeout(), options, disk);

@@ -176,6 +176,7 @@ final class IntervalSteps {
         if (ring != null) {
             try {
                 long v = ring.awaitDecision(round, options.hereWaitTimeout());
+                StepCheck.onRing(rank, round, ring); // round is settled everywhere now: its steps are known
                 return v == ReplicationAgent.NO_DECISION ? IntervalDecision.NONE : v;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

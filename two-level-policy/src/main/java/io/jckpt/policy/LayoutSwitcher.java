@@ -55,7 +55,6 @@ final class LayoutSwitcher {
     private final Path storeDirectory;
     private final DataEndpoint endpoint;
     private final InetSocketAddress[] endpoints;
-    private final RestoredImage restored;
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
     private final CkptStatsRecorder stats;
@@ -85,7 +84,7 @@ final class LayoutSwitcher {
     private RingLinks links;
 
     LayoutSwitcher(int rank, int size, RankCollective exchange, StoreLayouts layouts, Path storeDirectory,
-                   DataEndpoint endpoint, InetSocketAddress[] endpoints, RestoredImage restored,
+                   DataEndpoint endpoint, InetSocketAddress[] endpoints,
                    SizeAgreement agreement, IntervalSteps interval, CkptStatsRecorder stats, PhaseMachine phases,
                    FlushWait flushes, Consumer<String> events) {
         this.rank = rank;
@@ -95,7 +94,6 @@ final class LayoutSwitcher {
         this.storeDirectory = storeDirectory;
         this.endpoint = endpoint;
         this.endpoints = endpoints;
-        this.restored = restored;
         this.agreement = agreement;
         this.interval = interval;
         this.stats = stats;
@@ -139,8 +137,10 @@ final class LayoutSwitcher {
     /**
      * Joins the ring after open, or at the first here() after an in-memory rollback. The rollback
      * transfers accept on the same data endpoint as the ring: every rank must be done with them before
-     * any ring connection is made, which takes one more exchange ({@code afterPlan}). Without a store
-     * yet (it waits for the first here() to know the image size) only the ring connections are made.
+     * any ring connection is made, which takes one more exchange in open ({@code afterPlan}); at the
+     * first here() the recovery's restore check, entered by every rank after its open(), did that.
+     * Without a store yet (it waits for the first here() to know the image size) only the ring
+     * connections are made.
      */
     void joinRing(boolean afterPlan, long round, CkptOptions requested, CkptOptions options) throws IOException {
         if (afterPlan) {
@@ -201,9 +201,9 @@ final class LayoutSwitcher {
         return (requested.slotCapacity() == 0 || IntervalSteps.decides(requested)) && size > 1 && !agreementOnRing();
     }
 
-    private void startAgreement(long round, long overflow, CkptOptions requested) {
+    private void startAgreement(long round, long overflow, long step, CkptOptions requested) {
         // rank 0's interval decision rides along (0 = none); the other ranks' second long is 0
-        agreement.start(round, overflow, interval.ownDecisionOf(round + 1), requested);
+        agreement.start(round, overflow, interval.ownDecisionOf(round + 1), step, requested);
     }
 
     /**
@@ -211,10 +211,11 @@ final class LayoutSwitcher {
      *
      * @param length    this rank's image length for the new round
      * @param round     the current round
+     * @param step      the program's step at the new round (carried by the agreement, compared at the next)
      * @param requested the options asked for (with every ctrl)
      * @return whether to write the round; false when it is skipped on this rank (its image did not fit)
      */
-    boolean beforeRound(long length, long round, CkptOptions requested) {
+    boolean beforeRound(long length, long round, long step, CkptOptions requested) {
         if (broken != null) {
             throw new CkptStateException(broken);
         }
@@ -245,7 +246,7 @@ final class LayoutSwitcher {
         if (layout != null && pendingReplicas < 0 && !barrier && need == 0 && !(alone && length > layout.slotCapacity())) {
             if (length <= layout.slotCapacity()) {
                 if (backgroundAgreement(requested)) {
-                    startAgreement(round, 0, requested);
+                    startAgreement(round, 0, step, requested);
                 }
                 return true;
             }
@@ -259,13 +260,14 @@ final class LayoutSwitcher {
             if (agreementOnRing()) {
                 try {
                     interval.offerDecision(agent, round + 1);
+                    agent.offerStep(round + 1, step);
                     agent.skipRound(round + 1, length);
                 } catch (IOException e) {
                     throw new CkptException("rank " + rank + ": checkpoint round " + (round + 1) + " failed: "
                             + e.getMessage(), e);
                 }
             } else {
-                startAgreement(round, length, requested);
+                startAgreement(round, length, step, requested);
             }
             return false;
         }
@@ -284,14 +286,14 @@ final class LayoutSwitcher {
         }
         phases.moveTo(PhaseMachine.Phase.RUNNING, round);
         if (backgroundAgreement(requested)) {
-            startAgreement(round, 0, requested);
+            startAgreement(round, 0, step, requested);
         }
         return true;
     }
 
     /**
      * Waits (bounded like here()'s wait for the previous round) until round {@code r} is complete or
-     * skipped on every rank.
+     * skipped on every rank, then compares the ranks' steps of round {@code r} ({@link StepCheck}).
      *
      * @return per rank, the slot capacity its image needs if it skipped the round, else 0
      */
@@ -303,6 +305,7 @@ final class LayoutSwitcher {
                         + " is not yet replicated on every rank after " + requested.hereWaitTimeout().toMillis()
                         + " ms (global completed round " + agent.globalCompletedRound() + ")");
             }
+            StepCheck.onRing(rank, r, agent);
             return needs;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -473,8 +476,6 @@ final class LayoutSwitcher {
         if (retiringStore == null) {
             return;
         }
-        // a rollback(tag) may still come: the restored image outlives the mapping (and gives back its retain)
-        restored.detachFrom(retiringStore);
         if (retiringStore.retainsAny()) {
             return;
         }

@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * The check that every rank runs with the same global options: at open, from the fingerprints the
  * open exchange carried; at ctrl, with an exchange of its own (the fingerprint of the options the ctrl
- * asks for, 8 bytes). Either way a difference is an {@link InvalidOptionException} on every rank.
+ * asks for, 8 bytes, then the step of the rank's last here(), compared by {@link StepCheck}). Either way
+ * a difference is an {@link InvalidOptionException} on every rank.
  */
 final class OptionsAgreement {
     private OptionsAgreement() {
@@ -48,17 +49,19 @@ final class OptionsAgreement {
      * @param ctrl     the ctrl, for the error
      * @param rank     this rank
      * @param round    the round the ctrl comes after
+     * @param step     the program's step at that round (the last here())
      * @param timeout  the exchange's bound
      */
-    static void atCtrl(RankCollective exchange, CkptOptions next, CtrlOptions ctrl, int rank, long round,
+    static void atCtrl(RankCollective exchange, CkptOptions next, CtrlOptions ctrl, int rank, long round, long step,
                        Duration timeout) {
         byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CTRL, round),
-                ByteBuffer.allocate(8).putLong(next.globalFingerprint()).array(), timeout);
+                ByteBuffer.allocate(16).putLong(next.globalFingerprint()).putLong(step).array(), timeout);
         for (int r = 0; r < all.length; r++) {
             if (ByteBuffer.wrap(all[r]).getLong() != next.globalFingerprint()) {
                 throw new InvalidOptionException("ctrl", ctrl, "rank " + rank + ": rank " + r
                         + " asked for different options in the same ctrl call; ctrl must be the same on every rank");
             }
         }
+        StepCheck.compare(rank, round, StepCheck.steps(all, 8), "at ctrl() after round " + round);
     }
 }

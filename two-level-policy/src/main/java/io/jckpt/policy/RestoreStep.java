@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #restore} (restoring): takes the {@link RecoveryDecision} from the same exchanged data on
  * every rank (memory, with one more exchange only when the plan is not conclusive; else the newest
  * disk generation intact everywhere; else a clean start or {@link NotRecoverableException}), restores
- * the {@link RestoredImage}, keeps the layout in force at the restored round and deletes the others.
+ * the {@link RestoredImage}, keeps the layout in force at the restored round and deletes the others;
+ * then one exchange compares the ranks' steps of the restored round ({@code here(step)}), so that a
+ * recovery never resumes ranks from different steps of the program ({@link StepCheck}).
  */
 final class RestoreStep {
     private static final Logger LOG = LoggerFactory.getLogger(TwoLevelCheckpointer.class);
@@ -272,6 +274,12 @@ final class RestoreStep {
         }
         if (hook != null) {
             hook.applied(rank(), decision);
+        }
+        if (restored.isRecovery()) { // the same decision on every rank: every rank makes this exchange
+            byte[][] steps = exchange.allgather(Collective.of(Collective.Kind.RESTORED_STEPS, round),
+                    StepCheck.encode(restored.step()), options.exchangeTimeout());
+            StepCheck.compare(rank(), round, StepCheck.steps(steps, 0), "in the checkpoint of round " + round
+                    + " this recovery restored (a recovery never resumes ranks from different steps)");
         }
     }
 

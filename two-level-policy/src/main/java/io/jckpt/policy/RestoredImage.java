@@ -1,11 +1,14 @@
 package io.jckpt.policy;
 
+import io.jckpt.CkptStateException;
 import io.jckpt.NotRecoverableException;
+import io.jckpt.data.SavedEntry;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.image.ImageReader;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RetainedSlot;
+import java.util.List;
 import java.util.function.Function;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.PointerBytesStore;
@@ -14,8 +17,9 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
  * The image this start restored, which every rollback(tag) reads, any tags in any order: a view of a
  * memory slot (an in-memory restore) or an off-heap copy read from the disk level. Empty ("nothing")
  * on a clean start. A view retains its slot in the store ({@link ReplicaStore#retain}), which then
- * writes nothing into it; before the slot is written again ({@link #beforeWrite}) or its store is
- * released ({@link #detachFrom}) the image is copied off and the retain given back.
+ * writes nothing into it. Once every rank has accounted for its tags (the first here(), ctrl() or
+ * close() after the recovery, before anything is written) the image is {@link #settle settled}: freed,
+ * its slot given back, and a later rollback is an error.
  */
 final class RestoredImage {
     private BytesStore<?, ?> image;
@@ -25,6 +29,8 @@ final class RestoredImage {
     /** The retain of that slot while {@link #image} maps it, or null. */
     private RetainedSlot retained;
     private boolean recovery;
+    /** Set by {@link #settle}: the image is gone, the recovery's rollbacks are over. */
+    private boolean settled;
     private String from = "nothing";
 
     /**
@@ -57,6 +63,16 @@ final class RestoredImage {
         return recovery;
     }
 
+    /** @return the tags the restored image holds, in its order; empty when nothing was restored */
+    List<String> tags() {
+        return reader == null ? List.of() : reader.entries().stream().map(SavedEntry::tag).toList();
+    }
+
+    /** @return the program's step at the restored round ({@link io.jckpt.Checkpointer#NO_STEP} when it gave none) */
+    long step() {
+        return reader == null ? io.jckpt.Checkpointer.NO_STEP : reader.step();
+    }
+
     /** @return where it came from ("memory (LOCAL)", "disk generation of round 2000", "nothing") */
     String from() {
         return from;
@@ -71,8 +87,14 @@ final class RestoredImage {
      * @param registry the registered data
      * @return what was read
      * @throws NotRecoverableException if this start restored nothing
+     * @throws CkptStateException      if the image is settled (the recovery's first here(), ctrl() or close() is past)
      */
     <T> T rollback(int rank, String tag, Function<ImageReader, T> read, TagRegistry registry) {
+        if (settled) {
+            throw new CkptStateException("rank " + rank + ": rollback of '" + tag + "' after the first here(), ctrl()"
+                    + " or close() of the recovery, where the restored checkpoint (" + from + ") was released; restore"
+                    + " every tag (register(tag, x) or rollback(tag, x)) before that call");
+        }
         if (reader == null) {
             throw new NotRecoverableException("rank " + rank + ": rollback of '" + tag
                     + "' but this start has no checkpoint to roll back to (isRecovery() is false)");
@@ -86,39 +108,13 @@ final class RestoredImage {
         return value;
     }
 
-    /** Copies the image off {@code released} if it is a view of one of its slots: a rollback(tag) may still come. */
-    void detachFrom(ReplicaStore released) {
-        if (released != null && store == released) {
-            copyOff();
+    /** Every rank accounted for its tags: frees the image and its slot; a later rollback is an error. */
+    void settle() {
+        if (recovery) {
+            settled = true;
+            reader = null;
+            release();
         }
-    }
-
-    /**
-     * Copies the image off {@code slot} of {@code writer} if it is a view of that slot, which is about
-     * to be written again: a rollback(tag) may still come.
-     */
-    void beforeWrite(ReplicaStore writer, ReplicaSlot slot) {
-        if (retained != null && store == writer && retained.slot() == slot) {
-            copyOff();
-        }
-    }
-
-    /** The view becomes an off-heap copy of the same image (nothing else changes); the slot's retain is given back. */
-    private void copyOff() {
-        BytesStore<?, ?> copy = BytesStore.nativeStoreWithFixedCapacity(image.readRemaining());
-        image.copyTo(copy);
-        image.releaseLast();
-        image = copy;
-        reader = ImageReader.openTrusted(copy, 0);
-        releaseSlot();
-    }
-
-    private void releaseSlot() {
-        if (retained != null) {
-            store.release(retained);
-            retained = null;
-        }
-        store = null;
     }
 
     /** Frees the image and gives back its slot (the checkpointer's release). */
@@ -127,6 +123,10 @@ final class RestoredImage {
             image.releaseLast();
             image = null;
         }
-        releaseSlot();
+        if (retained != null) {
+            store.release(retained);
+            retained = null;
+        }
+        store = null;
     }
 }

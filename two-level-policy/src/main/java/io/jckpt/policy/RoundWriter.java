@@ -24,8 +24,7 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
 /**
  * here()'s write of one round, once the layout step let it be taken: the registered data as one image
  * straight into this rank's next version slot (waiting, bounded, while a disk flush still reads that
- * slot; the restored image, when it is a view of that slot, is copied off first), handed to the ring
- * agent (CRC32C and sending in the background) or committed locally; every
+ * slot), handed to the ring agent (CRC32C and sending in the background) or committed locally; every
  * disk round the same slot is also flushed in the background, retained in its store
  * ({@link ReplicaStore#retain}) until the flusher releases it.
  * Records once per run that a round was complete everywhere ({@link StoreLayouts}).
@@ -38,7 +37,6 @@ final class RoundWriter {
     private final PointerBytesStore slotView = BytesStore.nativePointer();
     private final StoreLayouts layouts;
     private final LayoutSwitcher switcher;
-    private final RestoredImage restored;
     private final IntervalSteps interval;
     private final Supplier<DiskCommitCoordinator> disk;
     private final CkptStatsRecorder stats;
@@ -46,13 +44,12 @@ final class RoundWriter {
     private boolean completeEverywhereRecorded;
 
     RoundWriter(RankContext context, TagRegistry registry, StoreLayouts layouts, LayoutSwitcher switcher,
-                RestoredImage restored, IntervalSteps interval, Supplier<DiskCommitCoordinator> disk,
+                IntervalSteps interval, Supplier<DiskCommitCoordinator> disk,
                 CkptStatsRecorder stats) {
         this.context = context;
         this.registry = registry;
         this.layouts = layouts;
         this.switcher = switcher;
-        this.restored = restored;
         this.interval = interval;
         this.disk = disk;
         this.stats = stats;
@@ -76,10 +73,11 @@ final class RoundWriter {
     /**
      * Writes round {@code next} (the image {@link #prepare()} measured) and hands it over.
      *
+     * @param step  the program's step at this round (in the image's header and the ring's watermarks)
      * @param taken told {@code next} once the round is handed over (the checkpointer counts it then)
      * @return where the time went, the whole here() left at 0 for the caller
      */
-    CkptStats.HereTimings write(long next, long length, CkptOptions options, LongConsumer taken)
+    CkptStats.HereTimings write(long next, long length, long step, CkptOptions options, LongConsumer taken)
             throws IOException, InterruptedException {
         int rank = context.rank();
         long t0 = System.nanoTime();
@@ -90,10 +88,11 @@ final class RoundWriter {
                 : switcher.store().beginWrite(rank, next, length);
         long t1 = System.nanoTime();
         slotView.set(write.address(), write.length());
-        writer.write(slotView, 0, new ImageHeader(rank, context.size(), next, context.epoch()));
+        writer.write(slotView, 0, new ImageHeader(rank, context.size(), next, context.epoch(), step));
         long t2 = System.nanoTime();
         if (agent != null) {
             interval.offerDecision(agent, next);
+            agent.offerStep(next, step);
             agent.commitRoundInBackground(write);
         } else {
             write.commit();
@@ -119,8 +118,8 @@ final class RoundWriter {
     }
 
     /**
-     * The slot this round goes into is read by nobody: the restored image copied off it if it is a view
-     * of it; a round still being flushed from it waited for (bounded).
+     * The slot this round goes into is read by nobody: a round still being flushed from it waited for
+     * (bounded). (The restored image of a recovery, which retains its slot, is settled before the first write.)
      */
     private void awaitReleased(CkptOptions options) throws InterruptedException {
         ReplicaStore store = switcher.store();
@@ -128,7 +127,6 @@ final class RoundWriter {
             return; // nothing of this store is read from outside: no slot can be retained
         }
         ReplicaSlot next = store.nextWritable(context.rank());
-        restored.beforeWrite(store, next);
         if (!store.awaitReleased(next, options.hereWaitTimeout())) {
             throw new StorageException(options.diskDirectory(), "rank " + context.rank()
                     + ": the disk flush of an earlier round is still running after "

@@ -25,8 +25,9 @@ import org.agrona.concurrent.AgentTerminationException;
 /**
  * The slot-size agreement of growing slots when it does not ride on the replication ring: each here()
  * hands one exchange to a background agent ({@link AgentThreads}, thread
- * {@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit (16 bytes: 0 or the image
- * length, then rank 0's interval decision), and the next here() collects it ({@link #take}); a rank
+ * {@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit (24 bytes: 0 or the image
+ * length, rank 0's interval decision, the program's step of the round), and the next here() collects
+ * it ({@link #take}), comparing the ranks' steps ({@link StepCheck}); a rank
  * whose image did not fit skipped the round, so that round is complete nowhere
  * ({@link #newestWrittenEverywhere}).
  *
@@ -72,9 +73,9 @@ final class SizeAgreement {
         this.exchange = exchange;
     }
 
-    /** @return this rank's part: the overflow (0 when its image fit) and rank 0's interval decision */
-    static byte[] encode(long overflow, long decision) {
-        return ByteBuffer.allocate(16).putLong(overflow).putLong(decision).array();
+    /** @return this rank's part: the overflow (0 when its image fit), rank 0's interval decision, the step */
+    static byte[] encode(long overflow, long decision, long step) {
+        return ByteBuffer.allocate(24).putLong(overflow).putLong(decision).putLong(step).array();
     }
 
     /** @return per rank, the image length that did not fit its slot, else 0 */
@@ -113,9 +114,10 @@ final class SizeAgreement {
      * @param round    the current round
      * @param overflow 0 when this rank's image fit, else its length
      * @param decision rank 0's interval decision riding along; {@link IntervalDecision#NONE} elsewhere
+     * @param step     the program's step at round {@code round + 1}
      * @param options  the bounds
      */
-    void start(long round, long overflow, long decision, CkptOptions options) {
+    void start(long round, long overflow, long decision, long step, CkptOptions options) {
         if (closed) {
             throw new CkptStateException("rank " + rank + ": the size agreement of round " + (round + 1)
                     + " started after the checkpointer released its threads");
@@ -123,7 +125,7 @@ final class SizeAgreement {
         if (agent == null) {
             agent = AgentThreads.start(new Exchanges());
         }
-        byte[] mine = encode(overflow, decision);
+        byte[] mine = encode(overflow, decision, step);
         agreementRound = round + 1;
         Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
         long about = agreementRound;
@@ -142,10 +144,12 @@ final class SizeAgreement {
     }
 
     /**
-     * Waits (bounded) for the agreement in flight, keeping its result for the next here().
+     * Waits (bounded) for the agreement in flight, keeping its result for the next here(), and compares
+     * the ranks' steps of its round.
      *
      * @param round   the current round, for the errors
      * @param options the bounds
+     * @throws io.jckpt.StepMismatchException on every rank, when the ranks' steps of that round differ
      */
     void join(long round, CkptOptions options) {
         if (inFlight == null) {
@@ -161,6 +165,7 @@ final class SizeAgreement {
                     incompleteRound = agreementRound;
                 }
             }
+            StepCheck.compare(rank, agreementRound, StepCheck.steps(agreed, 16), "at checkpoint round " + agreementRound);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof CkptException ce ? ce : new CkptException("rank " + rank

@@ -11,6 +11,8 @@ import io.jckpt.CtrlOptions;
 import io.jckpt.ExchangeTimeoutException;
 import io.jckpt.NotRecoverableException;
 import io.jckpt.RecoveryFallback;
+import io.jckpt.StepMismatchException;
+import io.jckpt.UnrestoredTagsException;
 import io.jckpt.data.DataAdapters;
 import io.jckpt.data.TagRegistry;
 import io.jckpt.disk.DiskCommitCoordinator;
@@ -47,7 +49,12 @@ import org.slf4j.LoggerFactory;
  * slot of the node-local store and handed to the ring replication agent; every {@code diskRatio}-th
  * round the same slot is also flushed to stable storage in the background. The round number is the
  * disk ratio's counter, so it survives recoveries. here() starts with the layout step: the slot-size
- * agreement, growth and ctrl(m) switch to a new store layout at the same round on every rank.
+ * agreement, growth and ctrl(m) switch to a new store layout at the same round on every rank. The
+ * program's step ({@code here(step)}) is written with the round and compared across ranks on the
+ * exchanges that already happen ({@link StepCheck}).
+ *
+ * <p><b>After a recovery</b> the program restores its data by registering it ({@link RestoreCheck}: the
+ * first here(), ctrl() or close() checks every rank accounted for every tag of the restored image).
  *
  * <p><b>A coordinator that delegates</b>: this class keeps here / ctrl / close as a {@link PhaseMachine}
  * (opening → restoring → running ⇄ switching → closing) and the order of the ranks' exchanges; the
@@ -74,6 +81,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final PhaseMachine phases;
     private final CkptStatsRecorder stats = new CkptStatsRecorder();
     private final RestoredImage restored = new RestoredImage();
+    private final RestoreCheck restoreCheck;
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
     private final RestoreStep restore;
@@ -83,6 +91,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     /** The disk level: flushes, (rank 0) commits; null when it is off. */
     private DiskCommitCoordinator disk;
     private long round;
+    /** The program's step at {@link #round} (its last here(step), or the restored round's), or NO_STEP. */
+    private long step = NO_STEP;
     /** After an in-memory rollback: the ring is joined (after one barrier) at the first here(). */
     private boolean ringJoinPending;
     private boolean released;
@@ -114,10 +124,11 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.restore = new RestoreStep(options, context, exchange, layouts, endpoint, endpoints, restored,
                 this.events::event, this.events::warn);
         this.switcher = new LayoutSwitcher(rank, context.size(), exchange, layouts, storeDirectory, endpoint, endpoints,
-                restored, agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
+                agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
                 this.events::event);
-        this.rounds = new RoundWriter(context, registry, layouts, switcher, restored, interval, () -> disk, stats);
+        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
+        this.restoreCheck = new RestoreCheck(rank, exchange, restored);
     }
 
     /**
@@ -168,6 +179,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.moveTo(Phase.RESTORING, round);
         restore.restore(recoveryHook);
         round = restore.round();
+        step = restored.step();
+        restoreCheck.opened(round);
         rounds.completeEverywhereRecorded(restore.completeEverywhereRecorded());
         if (restore.active() != null) {
             switcher.adopt(restore.active());
@@ -205,9 +218,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         return options;
     }
 
+    /**
+     * During a recovery (before its first here(), ctrl() or close()) a tag the restored checkpoint holds
+     * is restored into {@code data} in place, as {@link #rollback} does; any other tag is registered.
+     */
     @Override
     public void register(String tag, Object data) {
         phases.requireOpen("register");
+        if (restoreCheck.pending(tag)) { // never registered yet: registering or restoring a tag accounts for it
+            rollback(tag, data);
+            return;
+        }
         registry.register(tag, data);
     }
 
@@ -218,8 +239,23 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     @Override
     public void here() {
+        checkpoint(NO_STEP);
+    }
+
+    @Override
+    public void here(long step) {
+        if (step < 0) {
+            throw new IllegalArgumentException("rank " + rank() + ": here(step) takes the program's step (its iteration"
+                    + " count), >= 0; got " + step);
+        }
+        checkpoint(step);
+    }
+
+    /** here() with the program's step at this round ({@link #NO_STEP} when it gave none). */
+    private void checkpoint(long programStep) {
         phases.requireOpen("here");
         long start = System.nanoTime();
+        restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
         intervalAtHere();
         long length = rounds.prepare();
         if (ringJoinPending) {
@@ -228,7 +264,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         StoreLayout before = switcher.layout();
         boolean take;
         try {
-            take = switcher.beforeRound(length, round, requested); // running -> switching -> running when it switches
+            // running -> switching -> running when it switches
+            take = switcher.beforeRound(length, round, programStep, requested);
         } finally {
             if (switcher.layout() != before) {
                 options = switcher.effective(requested);
@@ -236,13 +273,17 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         if (!take) {
             round++; // not taken on this rank: its image outgrew the slots, which grow at the next here()
+            step = programStep;
             stats.recordSkippedRound();
             return;
         }
         long next = round + 1;
         CkptStats.HereTimings t;
         try {
-            t = rounds.write(next, length, options, r -> round = r);
+            t = rounds.write(next, length, programStep, options, r -> {
+                round = r;
+                step = programStep;
+            });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank() + ": interrupted in here() of round " + next, e);
@@ -261,13 +302,14 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
     /**
      * First here() after an in-memory rollback (a collective, entered by every rank since the plan is
-     * the same everywhere): once every rank is done with its rollback transfers (one exchange), the
-     * ring is joined and the agent started.
+     * the same everywhere): the ring is joined and the agent started. Every rank is done with its
+     * rollback transfers: the restore check made at the recovery's first here(), ctrl() or close() was
+     * entered by every rank after its open() returned.
      */
     private void joinRingAfterRollback() {
         long t0 = System.nanoTime();
         try {
-            switcher.joinRing(true, round, requested, options);
+            switcher.joinRing(false, round, requested, options);
         } catch (IOException e) {
             throw new CkptException("rank " + rank() + ": cannot rejoin the replication ring after the rollback: "
                     + e.getMessage(), e);
@@ -281,6 +323,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.requireOpen("rollback");
         long start = System.nanoTime();
         T value = restored.rollback(rank(), tag, reader -> reader.restore(tag, data, adapters), registry);
+        restoreCheck.accountFor(tag);
         stats.recordRollback(System.nanoTime() - start);
         return value;
     }
@@ -289,14 +332,21 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     public <T> T rollbackObject(String tag, Class<T> type) {
         phases.requireOpen("rollback");
         T value = restored.rollback(rank(), tag, reader -> reader.restoreObject(tag, type, adapters), registry);
+        restoreCheck.accountFor(tag);
         stats.recordRollbackObject();
         return value;
     }
 
+    /** During a recovery, a tag of the restored checkpoint not restored is dropped (accounted for). */
     @Override
     public void remove(String tag) {
         phases.requireOpen("remove");
+        if (restoreCheck.pending(tag) && registry.get(tag) == null) {
+            restoreCheck.accountFor(tag);
+            return;
+        }
         registry.remove(tag);
+        restoreCheck.accountFor(tag);
     }
 
     @Override
@@ -304,8 +354,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.requireOpen("ctrl");
         CkptOptions next = requested.withCtrl(ctrl);
         next.validateFor(context.size());
+        restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
         agreement.join(round, options); // one exchange at a time, in the same order on every rank
-        OptionsAgreement.atCtrl(exchange, next, ctrl, rank(), round, options.exchangeTimeout());
+        OptionsAgreement.atCtrl(exchange, next, ctrl, rank(), round, step, options.exchangeTimeout());
         requested = next;
         if (ctrl.interval().isPresent()) {
             interval.restart(round, requested, intervalSources()); // on every rank at this call, identically
@@ -385,8 +436,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
 
             phases.moveTo(Phase.CLOSING, round);
             try {
-                closing.run(round, options, disk);
-            } catch (CollectiveMismatchException | ExchangeTimeoutException | Error e) {
+                restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before the close's exchanges
+                closing.run(round, step, options, disk);
+            } catch (CollectiveMismatchException | ExchangeTimeoutException | UnrestoredTagsException
+                     | StepMismatchException | Error e) {
                 // the ranks did not close together (said on every rank), or a fenced thread of an abandoned world
                 phases.moveTo(Phase.CLOSED, round);
                 release(false);

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How many collective exchanges (launcher round trips, in a launched job) a recovery costs: the open
- * exchange carries every rank's newest copies, so the restore plan needs no exchange of its own, and
- * the transfers' end is the only other one.
+ * exchange carries every rank's newest copies, so the restore plan needs no exchange of its own; one
+ * more in open compares the ranks' steps of the restored round, and the restore check at the first
+ * here() (every rank restored its tags; it also marks the end of every rank's transfers before the
+ * ring is joined) is the only other one.
  */
 class RecoveryRoundTripsTest {
     private static final int N = 4;
@@ -25,7 +27,7 @@ class RecoveryRoundTripsTest {
     Path nodes;
 
     @Test
-    void aNodeLossIsRecoveredWithTwoExchanges() throws Exception {
+    void aNodeLossIsRecoveredWithThreeExchanges() throws Exception {
         String job = "round-trips";
         List<TwoLevelCheckpointer> world0 = RankGroup.open(N, job, 0, r -> RankGroup.options(nodes, r, 1, null, 0),
                 r -> false);
@@ -44,7 +46,7 @@ class RecoveryRoundTripsTest {
         List<TwoLevelCheckpointer> world1 = RankGroup.open(exchanges, job, 1,
                 r -> RankGroup.options(nodes, r, 1, null, 0), r -> r == 2, r -> null);
         for (int r = 0; r < N; r++) {
-            assertEquals(1, exchanges.get(r).exchanges(), "rank " + r + ": exchanges in open()");
+            assertEquals(2, exchanges.get(r).exchanges(), "rank " + r + ": exchanges in open(): status, restored steps");
         }
         RankGroup.parallel(N, rank -> {
             TwoLevelCheckpointer c = world1.get(rank);
@@ -52,11 +54,11 @@ class RecoveryRoundTripsTest {
             c.rollback("grid", grid);
             assertArrayEquals(TwoLevelCheckpointerTest.grid(rank, 1), grid, "rank " + rank);
             assertEquals(2, c.round());
-            c.here(); // rejoins the ring once every rank's transfers are done: the second exchange
+            c.here(); // the restore check, then the ring is rejoined: the third exchange
             return null;
         });
         for (int r = 0; r < N; r++) {
-            assertEquals(2, exchanges.get(r).exchanges(), "rank " + r + ": exchanges of the recovery");
+            assertEquals(3, exchanges.get(r).exchanges(), "rank " + r + ": exchanges of the recovery");
         }
         RankGroup.closeAll(world1);
     }

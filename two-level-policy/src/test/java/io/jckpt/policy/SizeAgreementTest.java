@@ -31,7 +31,7 @@ class SizeAgreementTest {
     /** Rank 0 of three; ranks 1 and 2 send {@code others}. Records every call. */
     private static final class ThreeRanks implements RankCollective {
         final List<Collective> calls = new CopyOnWriteArrayList<>();
-        volatile byte[][] others = {SizeAgreement.encode(0, 0), SizeAgreement.encode(0, 0)};
+        volatile byte[][] others = {SizeAgreement.encode(0, 0, -1), SizeAgreement.encode(0, 0, -1)};
         volatile RuntimeException failure;
 
         @Override
@@ -56,8 +56,8 @@ class SizeAgreementTest {
 
     @Test
     void theLargestNeedNamesTheRankAndTheSlotsGrowByAQuarterAligned() {
-        long[] needs = SizeAgreement.needs(new byte[][] {SizeAgreement.encode(0, 7), SizeAgreement.encode(5000, 0),
-                SizeAgreement.encode(9000, 0), SizeAgreement.encode(9000, 0)});
+        long[] needs = SizeAgreement.needs(new byte[][] {SizeAgreement.encode(0, 7, -1), SizeAgreement.encode(5000, 0, -1),
+                SizeAgreement.encode(9000, 0, -1), SizeAgreement.encode(9000, 0, -1)});
         assertArrayEquals(new long[] {0, 5000, 9000, 9000}, needs);
         assertEquals(2, SizeAgreement.largest(needs), "the lowest rank of the largest need");
         assertEquals(-1, SizeAgreement.largest(new long[] {0, 0, 0}), "every image fit");
@@ -73,7 +73,7 @@ class SizeAgreementTest {
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
             assertNull(a.take(4, OPTIONS), "nothing started: nothing to take");
-            a.start(4, 0, 99, OPTIONS); // here() of round 5: rank 0's image fit, its decision rides along
+            a.start(4, 0, 99, -1, OPTIONS); // here() of round 5: rank 0's image fit, its decision rides along
             assertTrue(a.carriesDecisionOf(5));
             assertEquals(99, a.decisionOf(5, OPTIONS));
             assertEquals(5, a.newestWrittenEverywhere(5, OPTIONS), "every rank wrote round 5");
@@ -89,10 +89,10 @@ class SizeAgreementTest {
     @Test
     void aRoundSomeRankSkippedIsCompleteNowhere() {
         ThreeRanks ranks = new ThreeRanks();
-        ranks.others = new byte[][] {SizeAgreement.encode(70_000, 0), SizeAgreement.encode(0, 0)};
+        ranks.others = new byte[][] {SizeAgreement.encode(70_000, 0, -1), SizeAgreement.encode(0, 0, -1)};
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
-            a.start(8, 0, IntervalDecision.NONE, OPTIONS);
+            a.start(8, 0, IntervalDecision.NONE, -1, OPTIONS);
             assertEquals(8, a.newestWrittenEverywhere(9, OPTIONS), "rank 1 skipped round 9: round 8 is the newest");
             long[] needs = SizeAgreement.needs(a.take(9, OPTIONS));
             assertEquals(1, SizeAgreement.largest(needs));
@@ -143,7 +143,7 @@ class SizeAgreementTest {
         Blocking ranks = new Blocking();
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
-            a.start(1, 0, IntervalDecision.NONE, OPTIONS);
+            a.start(1, 0, IntervalDecision.NONE, -1, OPTIONS);
             assertTrue(ranks.entered.await(20, TimeUnit.SECONDS));
             Thread agent = ranks.ranOn.get(0);
             assertEquals("jckpt-size-agreement-r0", agent.getName());
@@ -155,7 +155,7 @@ class SizeAgreementTest {
         agent.join(TimeUnit.SECONDS.toMillis(20));
         assertFalse(agent.isAlive(), "stopped by close");
         assertEquals(0, ranks.interrupted.getCount(), "the blocked exchange was interrupted");
-        assertThrows(CkptStateException.class, () -> a.start(2, 0, IntervalDecision.NONE, OPTIONS),
+        assertThrows(CkptStateException.class, () -> a.start(2, 0, IntervalDecision.NONE, -1, OPTIONS),
                 "no agreement after close");
     }
 
@@ -167,13 +167,13 @@ class SizeAgreementTest {
         Blocking ranks = new Blocking();
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
-            a.start(1, 0, IntervalDecision.NONE, quick);
+            a.start(1, 0, IntervalDecision.NONE, -1, quick);
             CkptException e = assertThrows(CkptException.class, () -> a.join(2, quick));
             assertEquals("rank 0: the size agreement of round 2 did not complete", e.getMessage());
             assertTrue(ranks.interrupted.await(20, TimeUnit.SECONDS),
                     "the timed-out exchange was cancelled by interrupting it");
             ranks.answer = new CountDownLatch(0);
-            a.start(2, 0, 42, quick);
+            a.start(2, 0, 42, -1, quick);
             assertEquals(42, a.decisionOf(3, quick), "the next agreement ran");
             assertEquals(2, ranks.ranOn.size());
             assertSame(ranks.ranOn.get(0), ranks.ranOn.get(1),
@@ -190,11 +190,11 @@ class SizeAgreementTest {
         ranks.failure = failure;
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
-            a.start(2, 0, IntervalDecision.NONE, OPTIONS);
+            a.start(2, 0, IntervalDecision.NONE, -1, OPTIONS);
             assertSame(failure, assertThrows(CkptException.class, () -> a.take(3, OPTIONS)),
                     "the collective's own error, unchanged");
             ranks.failure = new IllegalStateException("boom");
-            a.start(3, 0, IntervalDecision.NONE, OPTIONS);
+            a.start(3, 0, IntervalDecision.NONE, -1, OPTIONS);
             CkptException e = assertThrows(CkptException.class, () -> a.join(4, OPTIONS));
             assertEquals("rank 0: the size agreement of round 4 failed: java.lang.IllegalStateException: boom",
                     e.getMessage());

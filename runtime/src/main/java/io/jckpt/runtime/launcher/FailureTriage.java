@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 
 /**
  * The launcher's triage of what goes wrong in a job, apart from what it then does: which failures
@@ -13,15 +14,31 @@ import java.util.function.LongSupplier;
  * error (an exception out of main, an exit code) is the echo of another rank's death (a process
  * failure within the program-error window before or after it: MPJ Express fails the peers of a dead
  * rank) or an error of its own that fails the job once the window has passed. One failure gives one
- * FAILURE line; its echoes get a line of their own that says so. Pure: time comes from the injected
- * clock, so the windows are unit-tested without processes.
+ * FAILURE line; its echoes get a line of their own that says so. A mistake in how the ranks call the
+ * checkpoint API together ({@link #COLLECTIVE_MISTAKES}: ranks at different steps or rounds, tags left
+ * unrestored) is reported as the library words it, naming the rank that differs, not as the error of
+ * whichever rank reported it, and is never retried. Pure: time comes from the injected clock, so the
+ * windows are unit-tested without processes.
  */
 final class FailureTriage {
+    /**
+     * The API's exceptions for a mistake in the program's collective checkpoint calls: thrown on every
+     * rank with one message that names the rank that differs; retrying restores the same mistake.
+     */
+    static final List<String> COLLECTIVE_MISTAKES = List.of("io.jckpt.StepMismatchException",
+            "io.jckpt.CollectiveMismatchException", "io.jckpt.UnrestoredTagsException");
+    private static final Pattern REPORTING_RANK = Pattern.compile("^rank \\d+(, collective exchange #\\d+)?: ");
+
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     record HeldError(String description, String stackTrace, long sinceNanos, int exitStatus) {
         /** An error without a status of its own (an exception out of main: 1). */
         HeldError(String description, String stackTrace, long sinceNanos) {
             this(description, stackTrace, sinceNanos, 1);
+        }
+
+        /** @return the mistake as the library words it, without the reporting rank; null when not a collective mistake */
+        String collectiveMistake() {
+            return FailureTriage.collectiveMistake(description, stackTrace);
         }
 
         /**
@@ -37,6 +54,26 @@ final class FailureTriage {
             return epoch > 0 && (text.contains("at io.jckpt.Ckpt.open(") || text.contains("at io.jckpt.Ckpt.rollback(")
                     || text.contains("at io.jckpt.Ckpt.rollbackObject("));
         }
+    }
+
+    /**
+     * @param description what the launcher knows of a rank's error ("rank 0 threw X: message")
+     * @param stackTrace  its stack trace (the cause's line when the program wrapped it), may be empty
+     * @return the message of the collective mistake it is, without the reporting rank's prefix; null when it is none
+     */
+    static String collectiveMistake(String description, String stackTrace) {
+        for (String text : new String[] {description, stackTrace}) {
+            for (String name : COLLECTIVE_MISTAKES) {
+                int at = text.indexOf(name + ": ");
+                if (at >= 0) {
+                    String message = text.substring(at + name.length() + 2);
+                    int end = message.indexOf('\n');
+                    message = end < 0 ? message : message.substring(0, end);
+                    return REPORTING_RANK.matcher(message.strip()).replaceFirst("");
+                }
+            }
+        }
+        return null;
     }
 
     private final LongSupplier clock;
@@ -203,8 +240,20 @@ final class FailureTriage {
         boolean recoveryFailed = held.values().stream().anyMatch(e -> e.duringRecovery(epoch));
         String others = held.size() > 1 ? " (and " + (held.size() - 1) + " more rank" + (held.size() > 2 ? "s" : "") + ")"
                 : "";
+        Map.Entry<Integer, HeldError> mistake = held.entrySet().stream()
+                .filter(e -> e.getValue().collectiveMistake() != null).findFirst().orElse(null);
+        List<Integer> reporters = held.entrySet().stream().filter(e -> e.getValue().collectiveMistake() != null)
+                .map(Map.Entry::getKey).toList();
         held.clear();
         String reason;
+        if (mistake != null) {
+            // the same message on every rank, naming the rank that differs: said once, as the library words it
+            String after = epoch > 0 ? ", found restoring after the failure of rank" + (lastFailed.length > 1 ? "s " : " ")
+                    + RecoveryReport.ranks(lastFailed) + " (epoch " + epoch + ")" : "";
+            reason = mistake.getValue().collectiveMistake() + " (reported by " + io.jckpt.spi.Collective.describeRanks(reporters)
+                    + after + "): a mistake in the program's checkpoint calls, not retried";
+            return new Verdict(mistake.getKey(), mistake.getValue().stackTrace(), reason, 1);
+        }
         if (recoveryFailed) {
             String after = epoch > 0 ? "epoch " + epoch + ", after the failure of rank" + (lastFailed.length > 1 ? "s " : " ")
                     + RecoveryReport.ranks(lastFailed) : "restoring the checkpoint of job " + jobId;

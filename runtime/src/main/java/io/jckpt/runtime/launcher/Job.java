@@ -589,8 +589,9 @@ public final class Job {
      * unless --retry-program-errors.
      */
     private Integer onProgramError(int rank, String description, String stackTrace, int exitStatus) {
+        boolean mistake = FailureTriage.collectiveMistake(description, stackTrace) != null; // retrying repeats it
         if (spec.device() != Device.NIODEV
-                || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors())) {
+                || (spec.onFailure() != LaunchSpec.FailurePolicy.FAIL && spec.retryProgramErrors() && !mistake)) {
             return onRankFailure(rank, description, false);
         }
         for (String line : triage.programError(rank, description, stackTrace, epoch, exitStatus)) {

@@ -135,4 +135,35 @@ class FailureTriageTest {
                 + " io.jckpt.NotRecoverableException: no copy; not retried",
                 triage.programErrorVerdict(0, new int[0], "job1", true).reason());
     }
+
+    @Test
+    void aCollectiveMistakeIsReportedAsTheLibraryWordsItNamingTheRankThatDiffers() {
+        String mistake = "the ranks' steps differ at checkpoint round 2: rank 1 called here(3) while ranks 0,2 called"
+                + " here(2); every rank must call here() at the same steps of the program (did a rank skip or add a here()?)";
+        for (int r : new int[] {2, 0}) { // rank 1 is still in MPI: the others report it
+            triage.programError(r, "rank " + r + " threw io.jckpt.StepMismatchException: rank " + r + ": " + mistake,
+                    "io.jckpt.StepMismatchException: rank " + r + ": " + mistake + "\n\tat Main.main(Main.java:9)", 0);
+        }
+        advanceMillis(1_000);
+        FailureTriage.Verdict verdict = triage.programErrorVerdict(0, new int[0], "job1", false);
+        assertEquals(mistake + " (reported by ranks 0,2): a mistake in the program's checkpoint calls, not retried",
+                verdict.reason());
+        assertEquals(1, verdict.exitStatus());
+
+        // in a recovery's open (a skip before the failure): the mistake, not "recovery failed"
+        String tags = "the checkpoint restored at round 4 holds tags that were neither restored nor removed (rank 1: 'v')";
+        triage.programError(1, "rank 1 threw java.lang.RuntimeException: wrapped",
+                "java.lang.RuntimeException: wrapped\n\tat io.jckpt.Ckpt.open(Ckpt.java:1)\nCaused by:"
+                        + " io.jckpt.UnrestoredTagsException: rank 1: " + tags + "\n\tat Main.main(Main.java:5)", 2);
+        advanceMillis(1_000);
+        assertEquals(tags + " (reported by rank 1, found restoring after the failure of rank 3 (epoch 2)): a mistake in"
+                + " the program's checkpoint calls, not retried",
+                triage.programErrorVerdict(2, new int[] {3}, "job1", false).reason());
+
+        assertEquals("rank 1 called close() at round 2 (close) while rank 0 called close() at round 3 (close)",
+                FailureTriage.collectiveMistake("rank 0 threw io.jckpt.CollectiveMismatchException: rank 0, collective"
+                        + " exchange #3: rank 1 called close() at round 2 (close) while rank 0 called close() at round 3"
+                        + " (close)", ""));
+        assertEquals(null, FailureTriage.collectiveMistake("rank 0 threw java.lang.IllegalStateException: no", "trace"));
+    }
 }

@@ -76,25 +76,18 @@ public final class CgSolver {
             }
             Ckpt.open(ckpt.build());
         }
-        if (options.checkpointing() && Ckpt.isRecovery()) {
-            Ckpt.rollback("x", x);
-            Ckpt.rollback("r", r);
-            Ckpt.rollback("p", p);
-            Ckpt.rollback("scalars", scalars);
-            if (rank == 0) {
+        problem.fillRhs(r, first, rows); // x = 0, so r = b
+        System.arraycopy(r, 0, p, 0, n);
+        scalars[RHO] = dots.dot(r, r);
+        scalars[RHO0] = scalars[RHO];
+        if (options.checkpointing()) {
+            Ckpt.register("x", x); // after a failure: restored in place, here
+            Ckpt.register("r", r);
+            Ckpt.register("p", p);
+            Ckpt.register("scalars", scalars);
+            if (Ckpt.isRecovery() && rank == 0) {
                 System.out.println("rolled back to iteration " + (long) scalars[ITERATION] + " (round " + Ckpt.round()
                         + ")");
-            }
-        } else {
-            problem.fillRhs(r, first, rows); // x = 0, so r = b
-            System.arraycopy(r, 0, p, 0, n);
-            scalars[RHO] = dots.dot(r, r);
-            scalars[RHO0] = scalars[RHO];
-            if (options.checkpointing()) {
-                Ckpt.register("x", x);
-                Ckpt.register("r", r);
-                Ckpt.register("p", p);
-                Ckpt.register("scalars", scalars);
             }
         }
 
@@ -122,7 +115,7 @@ public final class CgSolver {
             if (options.checkpointing() && k % options.checkpointEvery() == 0 && !last) {
                 // a synchronized point: x, r, p and the scalars are one consistent state (not after the
                 // last iteration: nothing would be left to recompute)
-                Ckpt.here();
+                Ckpt.here(k);
             }
         }
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -17,8 +17,10 @@ import mpi.MPI;
  * number of ranks, with or without failures, and bit-identical to
  * {@link HeatProblem#solveSequentially}. Options: see {@link SolverOptions}.
  *
- * <p>After a failure the launcher re-enters main in a fresh MPJ world; {@link Ckpt#isRecovery()}
- * is then true and the solver rolls the grid and the sweep counter back instead of initialising.
+ * <p>The grid and the sweep counter are registered the same way on a fresh start and after a failure:
+ * the launcher then re-enters main in a fresh MPJ world, and {@code register} restores them in place
+ * from the checkpoint ({@link Ckpt#isRecovery()} is true). here(sweep) passes the sweep, which the
+ * library compares across ranks.
  */
 public final class HeatSolver {
     private static final int TAG_UP = 11;
@@ -64,21 +66,16 @@ public final class HeatSolver {
             }
             Ckpt.open(ckpt.build());
         }
-        if (options.checkpointing() && Ckpt.isRecovery()) {
-            Ckpt.rollback("grid", a);
-            Ckpt.rollback("sweep", sweep);
-            if (rank == 0) {
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < nx; c++) {
+                a[(r + 1) * nx + c] = problem.initial(first + r, c);
+            }
+        }
+        if (options.checkpointing()) {
+            Ckpt.register("grid", a); // after a failure: a and sweep restored in place, here
+            Ckpt.register("sweep", sweep);
+            if (Ckpt.isRecovery() && rank == 0) {
                 System.out.println("rolled back to sweep " + sweep[0] + " (round " + Ckpt.round() + ")");
-            }
-        } else {
-            for (int r = 0; r < rows; r++) {
-                for (int c = 0; c < nx; c++) {
-                    a[(r + 1) * nx + c] = problem.initial(first + r, c);
-                }
-            }
-            if (options.checkpointing()) {
-                Ckpt.register("grid", a);
-                Ckpt.register("sweep", sweep);
             }
         }
         Halo halo = new Halo(nx, rows, rank == 0 ? NONE : rank - 1, rank == size - 1 ? NONE : rank + 1);
@@ -91,7 +88,7 @@ public final class HeatSolver {
             sweep[0] += 2;
             if (options.checkpointing() && (options.decided() ? Ckpt.needCheckpoint()
                     : sweep[0] % options.checkpointEvery() == 0)) {
-                Ckpt.here(); // a synchronized point: no message in flight
+                Ckpt.here(sweep[0]); // a synchronized point: no message in flight
                 if (Ckpt.round() == options.ctrlRound()) {
                     // collective, like here(): every rank at the same round; m switches at the next here()
                     Ckpt.ctrl(CtrlOptions.builder().replicas(options.ctrlReplicas()).build());

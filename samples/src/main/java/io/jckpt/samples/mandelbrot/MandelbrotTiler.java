@@ -22,8 +22,9 @@ import mpi.Status;
  * to whichever worker is free (dynamic load balancing, so the assignment differs from run to run).
  * A round ends when all its results are in: no message is in flight, which makes the end of a round
  * a synchronized point. Every {@code --ckpt-every} rounds the master tells the workers to checkpoint,
- * and all ranks call {@link Ckpt#here()}. After a failure the master rolls the mosaic back and
- * continues from the first tile of the next round; the workers roll their counters back.
+ * and all ranks call {@link Ckpt#here(long)} with the round. After a failure registering restores the
+ * master's mosaic and the workers' counters in place, and the master continues from the first tile of
+ * the next round.
  *
  * <p><b>Determinism.</b> A tile's counts depend only on its pixels, so the image, and the printed
  * {@code checksum %016x} (CRC32C of the counts, row-major), equal
@@ -70,26 +71,21 @@ public final class MandelbrotTiler {
             }
             Ckpt.open(ckpt.build());
         }
-        if (options.checkpointing() && Ckpt.isRecovery()) {
-            Ckpt.rollback("stats", stats);
+        if (rank == MASTER) {
+            mosaic = new Mosaic(problem, options.preallocate());
+        }
+        if (options.checkpointing()) {
+            Ckpt.register("stats", stats); // after a failure: restored in place, here
             if (rank == MASTER) {
-                mosaic = Ckpt.rollbackObject("mosaic", Mosaic.class);
+                Ckpt.register("mosaic", mosaic);
+            }
+            if (Ckpt.isRecovery() && rank == MASTER) {
                 if (!mosaic.isOf(problem)) {
                     throw new IllegalStateException("the checkpointed mosaic is of a different image or tile size;"
                             + " the options changed since the checkpoint");
                 }
                 System.out.println("rolled back to round " + mosaic.rounds() + ", " + mosaic.computed() + " of "
                         + problem.tileCount() + " tiles (checkpoint round " + Ckpt.round() + ")");
-            }
-        } else {
-            if (rank == MASTER) {
-                mosaic = new Mosaic(problem, options.preallocate());
-            }
-            if (options.checkpointing()) {
-                Ckpt.register("stats", stats);
-                if (rank == MASTER) {
-                    Ckpt.register("mosaic", mosaic);
-                }
             }
         }
 
@@ -168,9 +164,9 @@ public final class MandelbrotTiler {
             // not after the last round: nothing would be left to save
             if (options.checkpointing() && mosaic.rounds() % options.checkpointEvery() == 0 && end < total) {
                 for (int worker = 1; worker < size; worker++) {
-                    send(order, CHECKPOINT, 0, worker);
+                    send(order, CHECKPOINT, mosaic.rounds(), worker); // the step every rank passes to here()
                 }
-                Ckpt.here(); // between rounds: no tile out, no result in flight
+                Ckpt.here(mosaic.rounds()); // between rounds: no tile out, no result in flight
             }
         }
         for (int worker = 1; worker < size; worker++) {
@@ -191,7 +187,7 @@ public final class MandelbrotTiler {
                     System.arraycopy(counts, 0, result, 1, counts.length);
                     MPI.COMM_WORLD.Send(result, 0, 1 + counts.length, MPI.INT, MASTER, TAG_RESULT);
                 }
-                case CHECKPOINT -> Ckpt.here();
+                case CHECKPOINT -> Ckpt.here(order[1]);
                 case DONE -> {
                     return;
                 }

@@ -27,17 +27,12 @@ public final class Main {
         double[] next = new double[cells + 2];
         int[] step = {0};
 
-        Ckpt.open(); // the job's settings: launcher options, -Djckpt.*, JCKPT_*, defaults
-        if (Ckpt.isRecovery()) {
-            Ckpt.rollback("u", u); // restored in place
-            Ckpt.rollback("step", step);
-        } else {
-            for (int i = 1; i <= cells; i++) {
-                u[i] = Math.sin((double) (rank * cells + i) / (size * cells) * Math.PI) * 100;
-            }
-            Ckpt.register("u", u);
-            Ckpt.register("step", step);
+        for (int i = 1; i <= cells; i++) {
+            u[i] = Math.sin((double) (rank * cells + i) / (size * cells) * Math.PI) * 100;
         }
+        Ckpt.open(); // the job's settings: launcher options, -Djckpt.*, JCKPT_*, defaults
+        Ckpt.register("u", u); // after a failure: u and step restored in place, here
+        Ckpt.register("step", step);
         int left = (rank - 1 + size) % size; // a ring: the rod's ends touch
         int right = (rank + 1) % size;
         while (step[0] < steps) {
@@ -48,7 +43,7 @@ public final class Main {
             }
             System.arraycopy(next, 1, u, 1, cells);
             step[0]++;
-            Ckpt.here(); // a synchronized point: no message in flight
+            Ckpt.here(step[0]); // a synchronized point: no message in flight; the step is compared across ranks
         }
         // gather a checksum of every rank's cells on rank 0
         CRC32 crc = new CRC32();
