@@ -75,8 +75,8 @@ public final class LocalRankCollective implements RankCollective {
     }
 
     @Override
-    public String failure() {
-        return group.failure();
+    public CkptException failure() {
+        return group.failure(rank);
     }
 
     /** The shared state of one world: one slot per rank and a generation count. */
@@ -159,11 +159,11 @@ public final class LocalRankCollective implements RankCollective {
             }
         }
 
-        String failure() {
+        CkptException failure(int rank) {
             lock.lock();
             try {
-                return brokenMismatch != null ? brokenMismatch
-                        : brokenMissing != null ? "ranks " + brokenMissing + " did not arrive in time" : null;
+                return brokenMismatch != null ? new CollectiveMismatchException(rank, brokenSequence, brokenMismatch)
+                        : brokenMissing != null ? new ExchangeTimeoutException(rank, null, brokenMissing) : null;
             } finally {
                 lock.unlock();
             }

@@ -1,5 +1,7 @@
 package io.jckpt.spi;
 
+import io.jckpt.CkptException;
+
 import java.time.Duration;
 
 /**
@@ -30,11 +32,13 @@ public interface RankCollective {
     byte[][] allgather(Collective call, byte[] mine, Duration timeout);
 
     /**
-     * @return why an exchange of this world failed (ranks called different collectives, or did not
-     *         arrive), so that a rank whose peer left after such a failure can say why; {@code null}
-     *         while none failed
+     * @return what the failed exchange of this world threw on every rank (a
+     *         {@link io.jckpt.CollectiveMismatchException} when ranks called different collectives, an
+     *         {@link io.jckpt.ExchangeTimeoutException} when some did not arrive), made anew for this rank,
+     *         so that a rank whose peer left after such a failure throws what the others threw;
+     *         {@code null} while none failed
      */
-    default String failure() {
+    default CkptException failure() {
         return null;
     }
 }

@@ -95,8 +95,8 @@ final class CollectiveClose {
             return false;
         } catch (IOException e) {
             // a ring a peer closed after the ranks' calls failed: say why, as every rank does
-            throw new CkptException("rank " + rank + ": replication of round " + round + " failed: " + e.getMessage()
-                    + LayoutSwitcher.collectiveFailure(exchange), e);
+            throw LayoutSwitcher.ringFailure(exchange, "rank " + rank + ": replication of round " + round + " failed: "
+                    + e.getMessage(), e);
         }
     }
 }

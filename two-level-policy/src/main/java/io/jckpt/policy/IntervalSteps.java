@@ -182,8 +182,8 @@ final class IntervalSteps {
                 Thread.currentThread().interrupt();
                 throw new CkptException("rank " + rank + ": interrupted in here() of round " + (round + 1), e);
             } catch (IOException e) {
-                throw new CkptException("rank " + rank + ": checkpoint round " + (round + 1) + " failed: "
-                        + e.getMessage() + LayoutSwitcher.collectiveFailure(exchange), e);
+                throw LayoutSwitcher.ringFailure(exchange, "rank " + rank + ": checkpoint round " + (round + 1)
+                        + " failed: " + e.getMessage(), e);
             }
         }
         return IntervalDecision.NONE;

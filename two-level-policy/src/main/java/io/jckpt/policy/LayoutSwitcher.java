@@ -102,10 +102,18 @@ final class LayoutSwitcher {
         this.events = events;
     }
 
-    /** @return why the ranks' collective calls failed, when they did: the cause of a ring its peers closed */
-    static String collectiveFailure(RankCollective exchange) {
-        String failure = exchange.failure();
-        return failure == null ? "" : "; the ranks' collective calls had failed before: " + failure;
+    /**
+     * The error of a round whose ring failed: when an exchange of this world failed before (ranks called
+     * different collectives, or did not arrive), the peer that left did so because of it, and this rank
+     * throws what every rank of that exchange threw, with what it saw itself suppressed; else {@code what}.
+     */
+    static CkptException ringFailure(RankCollective exchange, String what, Throwable cause) {
+        CkptException failure = exchange.failure();
+        if (failure == null) {
+            return new CkptException(what, cause);
+        }
+        failure.addSuppressed(new CkptException(what, cause));
+        return failure;
     }
 
     /** @return the current store, or null before the first layout */
@@ -311,8 +319,8 @@ final class LayoutSwitcher {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank + ": interrupted in here() of round " + (r + 1), e);
         } catch (IOException e) {
-            throw new CkptException("rank " + rank + ": checkpoint round " + (r + 1) + " failed: " + e.getMessage()
-                    + collectiveFailure(exchange), e);
+            throw ringFailure(exchange, "rank " + rank + ": checkpoint round " + (r + 1) + " failed: " + e.getMessage(),
+                    e);
         }
     }
 

@@ -288,8 +288,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             Thread.currentThread().interrupt();
             throw new CkptException("rank " + rank() + ": interrupted in here() of round " + next, e);
         } catch (IOException e) {
-            throw new CkptException("rank " + rank() + ": checkpoint round " + next + " failed: " + e.getMessage()
-                    + LayoutSwitcher.collectiveFailure(exchange), e);
+            throw LayoutSwitcher.ringFailure(exchange, "rank " + rank() + ": checkpoint round " + next + " failed: "
+                    + e.getMessage(), e);
         }
         long blocked = System.nanoTime() - start;
         stats.recordHere(length, t.waitNanos(), t.writeNanos(), t.handOffNanos(), blocked);

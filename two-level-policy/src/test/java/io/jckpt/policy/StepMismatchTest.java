@@ -194,7 +194,7 @@ class StepMismatchTest {
         });
         assertEquals(N, errors.size(), errors.toString());
         for (CkptException e : errors.values()) {
-            assertInstanceOf(CollectiveMismatchException.class, e);
+            assertInstanceOf(CollectiveMismatchException.class, e, () -> e.getMessage() + " " + java.util.Arrays.toString(e.getStackTrace()));
             // named as soon as two calls differ: which others had arrived by then varies
             assertTrue(e.getMessage().contains("rank 1 called close() at round 2 (close)"), e.getMessage());
             assertTrue(e.getMessage().contains("called close() at round 3 (close)"), e.getMessage());

@@ -231,8 +231,14 @@ public final class RankControl {
      *         {@code null}
      */
     public String failure() {
+        ExchangeFrames.Failed failed = lastFailure();
+        return failed != null ? failed.message() : null;
+    }
+
+    /** @return the last exchange of the current world that the launcher failed, or {@code null} */
+    public ExchangeFrames.Failed lastFailure() {
         ExchangeFrames.Failed failed = lastFailure;
-        return failed != null && failed.epoch() == epoch ? failed.message() : null;
+        return failed != null && failed.epoch() == epoch ? failed : null;
     }
 
     /** An exchange the launcher failed on every rank. */

@@ -107,8 +107,18 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
-    public String failure() {
-        return control.failure();
+    public CkptException failure() {
+        ExchangeFrames.Failed failed = control.lastFailure();
+        return failed == null ? null : failedException(failed, null);
+    }
+
+    /** What a failed exchange throws on this rank: the ranks' different calls, or the ranks that did not arrive. */
+    private CkptException failedException(ExchangeFrames.Failed failed, Duration timeout) {
+        if (failed.mismatch()) {
+            return new CollectiveMismatchException(control.rank(), failed.sequence(), failed.message());
+        }
+        return timeout == null ? new ExchangeTimeoutException(control.rank(), null, failed.missing())
+                : new ExchangeTimeoutException(control.rank(), timeout, failed.missing(), failed.message());
     }
 
     @Override
@@ -118,11 +128,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         try {
             return control.allgather(callerEpoch, call, mine, timeout);
         } catch (RankControl.ExchangeFailedException e) {
-            ExchangeFrames.Failed failed = e.failed();
-            if (failed.mismatch()) {
-                throw new CollectiveMismatchException(control.rank(), failed.sequence(), failed.message());
-            }
-            throw new ExchangeTimeoutException(control.rank(), timeout, failed.missing(), failed.message());
+            throw failedException(e.failed(), timeout);
         } catch (TimeoutException e) {
             throw new ExchangeTimeoutException(control.rank(), timeout, List.of(), e.getMessage());
         } catch (IOException e) {
