@@ -33,6 +33,14 @@ public final class MemoryCopy {
     }
 
     /**
+     * @param arrayClass a primitive array class
+     * @return the offset of its element 0
+     */
+    public static long arrayBase(Class<?> arrayClass) {
+        return MEMORY.arrayBaseOffset(arrayClass);
+    }
+
+    /**
      * Copies {@code length} bytes between two locations (see the class comment).
      *
      * @param srcBase   source array, or null for native memory
