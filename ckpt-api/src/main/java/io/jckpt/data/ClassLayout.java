@@ -1,5 +1,6 @@
 package io.jckpt.data;
 
+import net.openhft.chronicle.core.UnsafeMemory;
 import org.objenesis.ObjenesisStd;
 import org.objenesis.instantiator.ObjectInstantiator;
 
@@ -29,6 +30,12 @@ final class ClassLayout {
     final String[] names;
     /** Per field: a JVM descriptor letter (Z B C S I J F D) or L. */
     final byte[] kinds;
+    /**
+     * Per field of a program class: its offset, for {@code Unsafe} reads and writes without reflection's
+     * per-call checks (the fields were made accessible, and a reference is type-checked before it is
+     * stored); null for a record, whose fields Unsafe does not give offsets of.
+     */
+    final long[] offsets;
     private final Constructor<?> constructor;
     private final ObjectInstantiator<?> instantiator;
 
@@ -40,6 +47,14 @@ final class ClassLayout {
         for (int i = 0; i < this.fields.length; i++) {
             names[i] = this.fields[i].getName();
             kinds[i] = (byte) kind(this.fields[i].getType());
+        }
+        if (type.isRecord()) {
+            this.offsets = null;
+        } else {
+            this.offsets = new long[this.fields.length];
+            for (int i = 0; i < this.fields.length; i++) {
+                offsets[i] = UnsafeMemory.UNSAFE.objectFieldOffset(this.fields[i]);
+            }
         }
         this.constructor = constructor;
         this.instantiator = instantiator;

@@ -71,6 +71,7 @@ final class GraphReader {
         }
     };
     private static final Object IN_CONSTRUCTION = new Object();
+    private static final sun.misc.Unsafe U = net.openhft.chronicle.core.UnsafeMemory.UNSAFE;
     private static final Object KEPT_MARKER = new Object();
     /** Purity of the value last read: a value (equal means the same), an object the program held, anything else. */
     private static final byte VALUE = 0;
@@ -447,11 +448,39 @@ final class GraphReader {
         // a new object is made in both passes, so that both give its constructor's field values as places
         Object target = bind(id, candidate, candidate == null ? l.newInstance() : null);
         Field[] fields = l.fields;
+        long[] offsets = l.offsets;
         int i = 0;
         try {
             for (; i < fields.length; i++) {
                 Field f = fields[i];
-                switch (l.kinds[i]) {
+                byte kind = l.kinds[i];
+                if (!apply && kind != 'L') {
+                    in.skip(width(kind)); // the first pass only needs to know where the next field starts
+                    continue;
+                }
+                if (offsets != null) { // a program class: Unsafe writes at the fields' offsets
+                    long at = offsets[i];
+                    switch (kind) {
+                        case 'Z' -> U.putBoolean(target, at, in.u8() != 0);
+                        case 'B' -> U.putByte(target, at, (byte) in.u8());
+                        case 'C' -> U.putChar(target, at, in.c16());
+                        case 'S' -> U.putShort(target, at, in.i16());
+                        case 'I' -> U.putInt(target, at, in.i32());
+                        case 'J' -> U.putLong(target, at, in.i64());
+                        case 'F' -> U.putFloat(target, at, in.f32());
+                        case 'D' -> U.putDouble(target, at, in.f64());
+                        default -> {
+                            Object current = U.getObject(target, at);
+                            Object v = readValue(current);
+                            checkAssignable(f.getType(), v, lastType); // before the store: Unsafe does not check
+                            if (apply && v != current) {
+                                U.putObject(target, at, v);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                switch (kind) {
                     case 'Z' -> {
                         boolean v = in.u8() != 0;
                         if (apply) {
@@ -516,6 +545,15 @@ final class GraphReader {
             throw new GraphRefusal("field " + l.names[i] + " of " + l.type.getName() + " cannot be set: " + e.getMessage());
         }
         return finish(id);
+    }
+
+    private static int width(byte kind) {
+        return switch (kind) {
+            case 'Z', 'B' -> 1;
+            case 'C', 'S' -> 2;
+            case 'I', 'F' -> 4;
+            default -> 8;
+        };
     }
 
     private Object readPrimitiveArray(StreamClass c, int id, Object candidate) {
@@ -795,12 +833,15 @@ final class GraphReader {
 
     private Object[] readSequence(JdkType jdk, int n, Collection<?> held) {
         Object[] current = held == null ? null : held.toArray();
-        Object[] values = new Object[n];
+        Object[] values = apply ? new Object[n] : null;
         int i = 0;
         try {
             for (; i < n; i++) {
-                values[i] = readValue(current != null && i < current.length ? current[i] : null);
-                nonNull(jdk, values[i]);
+                Object v = readValue(current != null && i < current.length ? current[i] : null);
+                nonNull(jdk, v);
+                if (apply) {
+                    values[i] = v;
+                }
             }
         } catch (GraphRefusal e) {
             throw e.at("[" + i + "]");

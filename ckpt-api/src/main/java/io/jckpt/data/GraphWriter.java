@@ -43,6 +43,7 @@ import static io.jckpt.data.StateGraphDescriptor.*;
  */
 final class GraphWriter {
     private static final int IN_PROGRESS = -2;
+    private static final sun.misc.Unsafe U = net.openhft.chronicle.core.UnsafeMemory.UNSAFE;
     private final IdentityIntMap ids = new IdentityIntMap();
     private int nextId;
     private int[] classIndex = new int[64];
@@ -244,8 +245,26 @@ final class GraphWriter {
     private void writeFields(Object v, ClassLayout l) {
         Field[] fields = l.fields;
         byte[] kinds = l.kinds;
+        long[] offsets = l.offsets;
         int i = 0;
         try {
+            if (offsets != null) { // a program class: Unsafe reads at the fields' offsets
+                for (; i < offsets.length; i++) {
+                    long at = offsets[i];
+                    switch (kinds[i]) {
+                        case 'Z' -> out.u8(U.getBoolean(v, at) ? 1 : 0);
+                        case 'B' -> out.u8(U.getByte(v, at));
+                        case 'C' -> out.c16(U.getChar(v, at));
+                        case 'S' -> out.i16(U.getShort(v, at));
+                        case 'I' -> out.i32(U.getInt(v, at));
+                        case 'J' -> out.i64(U.getLong(v, at));
+                        case 'F' -> out.f32(U.getFloat(v, at));
+                        case 'D' -> out.f64(U.getDouble(v, at));
+                        default -> writeValue(U.getObject(v, at));
+                    }
+                }
+                return;
+            }
             for (; i < fields.length; i++) {
                 Field f = fields[i];
                 switch (kinds[i]) {
