@@ -112,6 +112,8 @@ final class GraphReader {
     private int classCount;
     private Object[] objects = new Object[64];
     private byte[] purities = new byte[64];
+    /** Per id, what the first pass decided: restored into the program's object (true) or a new one. */
+    private boolean[] inPlace = new boolean[64];
     private Class<?>[] types = new Class<?>[64];
     private int count;
     private byte purity;
@@ -393,6 +395,7 @@ final class GraphReader {
         if (count == objects.length) {
             objects = Arrays.copyOf(objects, count * 2);
             purities = Arrays.copyOf(purities, count * 2);
+            inPlace = Arrays.copyOf(inPlace, count * 2);
             types = Arrays.copyOf(types, count * 2);
         }
         objects[count] = IN_CONSTRUCTION;
@@ -402,8 +405,13 @@ final class GraphReader {
 
     /** Binds an object's id to the program's object (claimed) or to a new one. */
     private Object bind(int id, Object held, Object made) {
+        if (!apply) {
+            inPlace[id] = held != null;
+        }
         if (held != null) {
-            claimed.put(held, id);
+            if (!apply) {
+                claimed.put(held, id);
+            }
             objects[id] = held;
             purities[id] = HELD;
             return held;
@@ -422,8 +430,18 @@ final class GraphReader {
     private Object readObject(Object held) {
         StreamClass c = classRef();
         int id = reserve(c.type);
-        Object candidate = held != null && claimed.get(held) < 0
-                && (held.getClass() == c.type || c.jdk == JdkType.BYTES && held instanceof Bytes) ? held : null;
+        // the second pass takes the first one's decision: the same object is at this place, so no claim is looked up
+        boolean fits = held != null && (held.getClass() == c.type || c.jdk == JdkType.BYTES && held instanceof Bytes);
+        Object candidate;
+        if (apply) {
+            if (inPlace[id] && !fits) { // the program's constructors made other objects this time
+                throw new IllegalStateException("the object at this place changed between the check and the restore: "
+                        + held + " where the check found a " + c.type.getName());
+            }
+            candidate = inPlace[id] ? held : null;
+        } else {
+            candidate = fits && claimed.get(held) < 0 ? held : null;
+        }
         if (id == 0 && rootTarget != null && candidate == null) {
             throw GraphRefusal.mismatch("an object of class " + c.type.getName(), "an object of class "
                     + rootTarget.getClass().getName());
