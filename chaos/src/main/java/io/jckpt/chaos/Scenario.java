@@ -34,7 +34,7 @@ enum Scenario {
     LAUNCHER_WIPE("launcher-wipe", "SIGKILL of the launcher, every store wiped, the job restarted with the same"
             + " --job-id (from disk, or a clear error before the first generation)", 1, 1, 1),
     DISK_FULL("diskfull", "the disk directory on a tiny tmpfs (full), and a node loss", 1, 1, 0),
-    KRYO_UNREGISTERED("kryo-unreg", "Kryo with kryoRegistrationRequired(false), and a node loss", 1, 1, 0);
+    KRYO_UNREGISTERED("kryo-unreg", "the journal not registered with Kryo (the state graph saves it), and a node loss", 1, 1, 0);
 
     final String label;
     final String description;
