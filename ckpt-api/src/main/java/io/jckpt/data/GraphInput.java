@@ -1,30 +1,32 @@
 package io.jckpt.data;
 
 /**
- * Reads what {@link GraphOutput} wrote, every read checked against the payload's end: a length is
- * checked against the bytes left before anything is allocated for it, so a malformed payload is a
- * {@link GraphRefusal} naming the offset, never a huge allocation or a read past the end.
+ * Reads what {@link GraphOutput} wrote, straight from where the payload lies (the image's store, native
+ * memory or a heap array: a location as in {@link MemoryCopy}, base and offset), without copying it
+ * first. Every read is checked against the payload's end: a length is checked against the bytes left
+ * before anything is allocated for it, so a malformed payload is a {@link GraphRefusal} naming the
+ * offset, never a huge allocation or a read past the end.
  */
 final class GraphInput {
-    private final byte[] buffer;
+    private static final sun.misc.Unsafe U = net.openhft.chronicle.core.UnsafeMemory.UNSAFE;
+    private final Object base;
+    private final long start;
     private final int limit;
     private int position;
 
-    GraphInput(byte[] buffer, int limit) {
-        this.buffer = buffer;
+    /**
+     * @param base   an array, or null for native memory
+     * @param start  the payload's offset or address
+     * @param limit  its length
+     */
+    GraphInput(Object base, long start, int limit) {
+        this.base = base;
+        this.start = start;
         this.limit = limit;
-    }
-
-    byte[] buffer() {
-        return buffer;
     }
 
     int position() {
         return position;
-    }
-
-    void position(int p) {
-        position = p;
     }
 
     int remaining() {
@@ -35,57 +37,46 @@ final class GraphInput {
         return new GraphRefusal("the saved object graph is malformed at byte " + position + " of " + limit + ": " + what);
     }
 
-    private void need(long n) {
+    private long need(long n) {
         if (n < 0 || n > limit - position) {
             throw malformed("needs " + n + " more bytes, " + (limit - position) + " left");
         }
+        long at = start + position;
+        position += (int) n;
+        return at;
+    }
+
+    /** @return the next byte without reading it, or -1 at the end */
+    int peek() {
+        return position < limit ? U.getByte(base, start + position) & 0xFF : -1;
     }
 
     int u8() {
-        need(1);
-        return buffer[position++] & 0xFF;
+        return U.getByte(base, need(1)) & 0xFF;
     }
 
     short i16() {
-        need(2);
-        short v = (short) GraphOutput.SHORT.get(buffer, position);
-        position += 2;
-        return v;
+        return U.getShort(base, need(2));
     }
 
     char c16() {
-        need(2);
-        char v = (char) GraphOutput.CHAR.get(buffer, position);
-        position += 2;
-        return v;
+        return U.getChar(base, need(2));
     }
 
     int i32() {
-        need(4);
-        int v = (int) GraphOutput.INT.get(buffer, position);
-        position += 4;
-        return v;
+        return U.getInt(base, need(4));
     }
 
     long i64() {
-        need(8);
-        long v = (long) GraphOutput.LONG.get(buffer, position);
-        position += 8;
-        return v;
+        return U.getLong(base, need(8));
     }
 
     float f32() {
-        need(4);
-        float v = (float) GraphOutput.FLOAT.get(buffer, position);
-        position += 4;
-        return v;
+        return U.getFloat(base, need(4));
     }
 
     double f64() {
-        need(8);
-        double v = (double) GraphOutput.DOUBLE.get(buffer, position);
-        position += 8;
-        return v;
+        return U.getDouble(base, need(8));
     }
 
     long varint() {
@@ -128,16 +119,26 @@ final class GraphInput {
     byte[] bytes() {
         int n = count(1);
         byte[] b = new byte[n];
-        System.arraycopy(buffer, position, b, 0, n);
-        position += n;
+        copy(b, MemoryCopy.BYTE_ARRAY_BASE, n);
         return b;
     }
 
-    /** Checks that {@code length} bytes are left and returns where they start, skipping them. */
-    int skip(long length) {
+    /** Skips {@code length} bytes, checked to be there. */
+    void skip(long length) {
         need(length);
-        int at = position;
-        position += (int) length;
-        return at;
+    }
+
+    /**
+     * Copies the next bytes in bulk.
+     *
+     * @param dstBase   an array, or null for native memory
+     * @param dstOffset the destination's offset or address
+     * @param length    bytes
+     */
+    void copy(Object dstBase, long dstOffset, long length) {
+        long at = need(length);
+        if (length > 0) {
+            MemoryCopy.copy(base, at, dstBase, dstOffset, length);
+        }
     }
 }

@@ -90,24 +90,25 @@ final class GraphReader {
     }
 
     /**
-     * @param buffer the payload
+     * @param base   the payload's array, or null for native memory
+     * @param offset its offset or address
      * @param length its length
      * @param target the registered object to restore into, or null for a new graph
      * @return the target, or the new root
      * @throws GraphRefusal   when the payload does not fit (nothing was changed)
      * @throws PartialRestore when the second pass failed
      */
-    Object restore(byte[] buffer, int length, Object target) {
-        pass(buffer, length, target, false);
+    Object restore(Object base, long offset, int length, Object target) {
+        pass(base, offset, length, target, false);
         try {
-            return pass(buffer, length, target, true);
+            return pass(base, offset, length, target, true);
         } catch (RuntimeException e) {
             throw new PartialRestore(e);
         }
     }
 
-    private Object pass(byte[] buffer, int length, Object target, boolean apply) {
-        this.in = new GraphInput(buffer, length);
+    private Object pass(Object base, long offset, int length, Object target, boolean apply) {
+        this.in = new GraphInput(base, offset, length);
         this.apply = apply;
         this.rootTarget = target;
         claimed.clear();
@@ -119,7 +120,7 @@ final class GraphReader {
             if (in.u8() != MAGIC || in.u8() != VERSION) {
                 throw in.malformed("not a state graph of format version " + VERSION);
             }
-            if (target != null && buffer.length > 2 && buffer[2] != OBJECT) {
+            if (target != null && in.peek() != OBJECT) {
                 throw in.malformed("the root is not an object");
             }
             Object root = readValue(target);
@@ -551,9 +552,10 @@ final class GraphReader {
                 + n + " is needed)");
         Object target = bind(id, fits ? candidate : null, apply && !fits ? Array.newInstance(c.type.getComponentType(), n) : null);
         long bytes = (long) n * c.elementSize;
-        int at = in.skip(bytes);
         if (apply) {
-            MemoryCopy.copy(in.buffer(), MemoryCopy.BYTE_ARRAY_BASE + at, target, MemoryCopy.arrayBase(c.type), bytes);
+            in.copy(target, MemoryCopy.arrayBase(c.type), bytes);
+        } else {
+            in.skip(bytes);
         }
         return finish(id);
     }

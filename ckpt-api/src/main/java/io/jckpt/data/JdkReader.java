@@ -314,7 +314,7 @@ final class JdkReader {
         Object saved;
         Class<?> savedType = null;
         try {
-            if (r.in.remaining() > 0 && r.in.buffer()[r.in.position()] == KEPT) {
+            if (r.in.peek() == KEPT) {
                 r.in.u8();
                 saved = KEPT_MARKER;
             } else {
@@ -559,14 +559,12 @@ final class JdkReader {
                     Object made = !r.apply || fits ? null : jdk == JdkType.DIRECT_BYTE_BUFFER ? ByteBuffer.allocateDirect(n)
                             : ByteBuffer.allocate(n);
                     ByteBuffer target = (ByteBuffer) r.bind(id, fits ? candidate : null, made);
-                    int at = r.in.skip(n);
-                    if (r.apply && n > 0) {
-                        if (target.isDirect()) {
-                            MemoryCopy.copy(r.in.buffer(), MemoryCopy.BYTE_ARRAY_BASE + at, null, Jvm.address(target), n);
-                        } else {
-                            MemoryCopy.copy(r.in.buffer(), MemoryCopy.BYTE_ARRAY_BASE + at, target.array(),
-                                    MemoryCopy.BYTE_ARRAY_BASE + target.arrayOffset(), n);
-                        }
+                    if (!r.apply) {
+                        r.in.skip(n);
+                    } else if (target.isDirect()) {
+                        r.in.copy(null, n == 0 ? 0 : Jvm.address(target), n);
+                    } else {
+                        r.in.copy(target.array(), MemoryCopy.BYTE_ARRAY_BASE + target.arrayOffset(), n);
                     }
                 }
                 case BYTES -> {
@@ -576,10 +574,13 @@ final class JdkReader {
                     r.rootFits(id, fits, "a Bytes of " + n + " bytes", "a fixed-capacity Bytes that cannot hold them");
                     Bytes<?> target = (Bytes<?>) r.bind(id, fits ? held : null,
                             r.apply && !fits ? Bytes.allocateElasticOnHeap(Math.max(64, n)) : null);
-                    int at = r.in.skip(n);
                     if (r.apply) {
+                        byte[] bytes = new byte[n];
+                        r.in.copy(bytes, MemoryCopy.BYTE_ARRAY_BASE, n);
                         target.clear();
-                        target.write(r.in.buffer(), at, n);
+                        target.write(bytes, 0, n);
+                    } else {
+                        r.in.skip(n);
                     }
                 }
                 default -> throw r.in.malformed("a " + c.name + " as an object");

@@ -138,7 +138,8 @@ public final class MemoryCopy {
         }
     }
 
-    private static Object heapArrayOf(BytesStore<?, ?> store) {
+    /** @return the array behind a heap store */
+    static Object heapArrayOf(BytesStore<?, ?> store) {
         Object u = store.underlyingObject();
         if (u instanceof byte[]) {
             return u;
@@ -150,7 +151,8 @@ public final class MemoryCopy {
                 + ": neither native memory nor backed by an accessible byte[]");
     }
 
-    private static long heapOffsetOf(BytesStore<?, ?> store, long offset, long length) {
+    /** @return the offset of a heap store's {@code offset} in its array, the range checked */
+    static long heapOffsetOf(BytesStore<?, ?> store, long offset, long length) {
         checkRange(store, offset, length);
         Object u = store.underlyingObject();
         long arrayOffset = u instanceof ByteBuffer ? ((ByteBuffer) u).arrayOffset() : 0;

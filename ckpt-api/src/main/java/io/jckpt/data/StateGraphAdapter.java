@@ -88,7 +88,7 @@ public final class StateGraphAdapter implements DataAdapter<Object> {
     @Override
     public Object restore(SavedEntry saved, BytesStore<?, ?> store, Object target) {
         long length = saved.byteLength();
-        if (length > GraphOutput.MAX_LENGTH) {
+        if (length > GraphOutput.MAX_LENGTH || length < 3) {
             throw new UnsupportedDataException(saved.tag(), saved.rank(), "object graph of " + length + " bytes is too large");
         }
         if (target != null) {
@@ -98,10 +98,12 @@ public final class StateGraphAdapter implements DataAdapter<Object> {
             }
             useClassLoaderOf(target.getClass());
         }
-        byte[] staging = new byte[(int) length];
-        MemoryCopy.fromStore(store, saved.payloadOffset(), staging, MemoryCopy.BYTE_ARRAY_BASE, length);
+        // read where the payload lies: no copy of it, no allocation of its size
+        Object base = store.isDirectMemory() ? null : MemoryCopy.heapArrayOf(store);
+        long address = store.isDirectMemory() ? MemoryCopy.addressOf(store, saved.payloadOffset(), length, false)
+                : MemoryCopy.heapOffsetOf(store, saved.payloadOffset(), length);
         try {
-            return reader.restore(staging, (int) length, target);
+            return reader.restore(base, address, (int) length, target);
         } catch (GraphRefusal e) {
             String at = e.path().isEmpty() ? "" : " at " + saved.tag() + e.path();
             if (e.isMismatch()) {
