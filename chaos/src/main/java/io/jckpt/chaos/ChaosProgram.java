@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 /**
  * The rank program of the fault campaign ({@link Campaign}, {@code bin/chaos}), run by
  * {@code bin/ckpt-run}: every data type the library checkpoints (double[], int[], long[], a direct
- * ByteBuffer, a Kryo object of its own class that grows every iteration, a long[1] counter), a
+ * ByteBuffer, an object of its own class that grows every iteration, a long[1] counter), a
  * Sendrecv around the ring and an Allreduce every iteration (so failures land inside
  * communication), {@link Ckpt#here()} every {@code --every} iterations. Rank 0 prints one line,
  * {@code chaos checksum %016x ...}, which equals {@link ChaosState#reference} after any recoverable
@@ -22,10 +22,11 @@ import picocli.CommandLine.Option;
  *
  * <p>Options: {@code --iterations N} (60), {@code --every K} (2), {@code --replicas m} (1),
  * {@code --disk DIR} (none: memory only), {@code --disk-ratio R} (4), {@code --sleep MS} per
- * iteration (40), {@code --elements E} per array (4096), {@code --kryo-unregistered} (Kryo with
- * {@code kryoRegistrationRequired(false)} and no configurer, instead of the journal's classes
- * registered through {@code kryoConfigurer}), {@code --grow BYTES} (0: the state grows by that much
- * more per iteration, so the node-local slots grow again and again); {@code --help}. Read by picocli ({@link CommandLines}:
+ * iteration (40), {@code --elements E} per array (4096), {@code --kryo-unregistered} (no Kryo
+ * configurer: the journal goes to the state graph codec, which saves class names and restores it in
+ * place, instead of Kryo with the journal's classes registered through {@code kryoConfigurer}),
+ * {@code --grow BYTES} (0: the state grows by that much more per iteration, so the node-local slots
+ * grow again and again); {@code --help}. Read by picocli ({@link CommandLines}:
  * {@code --opt=value} too).
  */
 public final class ChaosProgram {
@@ -60,8 +61,8 @@ public final class ChaosProgram {
             @Option(names = "--elements", paramLabel = "E", description = "elements per array, at most 2^27 (default:"
                     + " ${DEFAULT-VALUE})")
             int elements = 4096;
-            @Option(names = "--kryo-unregistered", description = "Kryo without registration and without the journal's"
-                    + " configurer")
+            @Option(names = "--kryo-unregistered", description = "no Kryo configurer: the journal is saved by the"
+                    + " state graph codec (by class name)")
             boolean kryoUnregistered;
             @Option(names = "--grow", paramLabel = "BYTES", description = "the state grows by this many bytes more per"
                     + " iteration (padding in the journal's entries, a multiple of 8; default: ${DEFAULT-VALUE})")

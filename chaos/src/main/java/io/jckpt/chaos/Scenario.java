@@ -34,7 +34,7 @@ enum Scenario {
     LAUNCHER_WIPE("launcher-wipe", "SIGKILL of the launcher, every store wiped, the job restarted with the same"
             + " --job-id (from disk, or a clear error before the first generation)", 1, 1, 1),
     DISK_FULL("diskfull", "the disk directory on a tiny tmpfs (full), and a node loss", 1, 1, 0),
-    KRYO_UNREGISTERED("kryo-unreg", "Kryo with kryoRegistrationRequired(false), and a node loss", 1, 1, 0),
+    KRYO_UNREGISTERED("kryo-unreg", "the journal not registered with Kryo (the state graph saves it), and a node loss", 1, 1, 0),
     GROW("grow", "the state growing by 3/4 x elements bytes per iteration (--grow): SIGKILL of one rank (half the"
             + " runs with its store wiped) one to three rounds after the first slot growth, so that the slots grow"
             + " again after the recovery, once the restored round's slot was written again", 1, 1, 0);

@@ -4,7 +4,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 
 /**
  * Captures and restores one kind of data. Built-ins cover the primitive arrays, ByteBuffer, Chronicle
- * Bytes, arrays of primitive arrays, the atomics and (as the fallback for any other object) Kryo; an application adds its own through
+ * Bytes, arrays of primitive arrays, the atomics, Kryo (for classes the program registers with it) and,
+ * for any other object, the state graph ({@link StateGraphAdapter}); an application adds its own through
  * {@link DataAdapters.Builder#add(DataAdapter)} with a {@link TypeCode#custom custom type code}.
  * Adapters must copy in bulk (see {@link MemoryCopy}).
  *

@@ -17,17 +17,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * Chooses the {@link DataAdapter} for an object: the application's adapters first (in the order added),
  * then the primitive arrays, arrays of primitive arrays (any depth), the atomics ({@code AtomicInteger},
  * {@code AtomicLong}, {@code AtomicBoolean}, {@code AtomicIntegerArray}, {@code AtomicLongArray}),
- * ByteBuffer, Chronicle Bytes, and Kryo for any other object. Refuses null, non-byte NIO buffers (use
- * the backing array or a ByteBuffer), classes Kryo would refuse, and objects rollback could not restore
- * in place (boxed primitives, String, enums, records, unmodifiable collections, other JDK classes: see
- * {@link KryoAdapter}), each with what to register instead. One instance per checkpointer: it owns the
- * Kryo instance, so use it from one thread.
+ * ByteBuffer, Chronicle Bytes; Kryo for an object whose class the program registered with Kryo
+ * ({@link KryoConfigurer}); and the state graph ({@link StateGraphAdapter}) for any other object: the
+ * program's classes, collections, maps, Random, ..., no configuration needed. Refuses null, non-byte NIO
+ * buffers (use the backing array or a ByteBuffer) and objects rollback could not restore in place
+ * (boxed primitives, String, enums, records, unmodifiable collections, ...), each with what to register
+ * instead. One instance per checkpointer: it owns the Kryo instance and the codec's tables, so use it
+ * from one thread.
  */
 public final class DataAdapters {
     private final int rank;
     private final List<DataAdapter<?>> custom;
     private final List<DataAdapter<?>> builtIns;
     private final KryoAdapter kryo;
+    private final StateGraphAdapter stateGraph = new StateGraphAdapter();
     private final Map<Byte, DataAdapter<?>> byCode = new HashMap<>();
     private final Map<Class<?>, DataAdapter<?>> byClass = new ConcurrentHashMap<>();
 
@@ -44,6 +47,7 @@ public final class DataAdapters {
             byCode.put(a.typeCode().code(), a);
         }
         byCode.put(kryo.typeCode().code(), kryo);
+        byCode.put(stateGraph.typeCode().code(), stateGraph);
         for (DataAdapter<?> a : custom) {
             DataAdapter<?> previous = byCode.put(a.typeCode().code(), a);
             if (previous != null) {
@@ -76,6 +80,22 @@ public final class DataAdapters {
     /** @return the Kryo adapter */
     public KryoAdapter kryo() {
         return kryo;
+    }
+
+    /** @return the state graph adapter */
+    public StateGraphAdapter stateGraph() {
+        return stateGraph;
+    }
+
+    /**
+     * Makes saved class names resolve through a loader that sees {@code type}, for a rank with nothing
+     * to restore into ({@code rollbackObject(tag, type)}).
+     *
+     * @param type the expected class
+     */
+    public void useClassLoaderOf(Class<?> type) {
+        kryo.useClassLoaderOf(type);
+        stateGraph.useClassLoaderOf(type);
     }
 
     /**
@@ -116,7 +136,7 @@ public final class DataAdapters {
         if (data instanceof Thread || data instanceof Class || data instanceof ClassLoader) {
             throw new UnsupportedDataException(tag, rank, data.getClass().getName() + " cannot be checkpointed");
         }
-        return kryo;
+        return kryo.registeredByProgram(data.getClass()) ? kryo : stateGraph;
     }
 
     /**

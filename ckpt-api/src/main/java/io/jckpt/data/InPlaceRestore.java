@@ -9,9 +9,11 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * How a Kryo-checkpointed root object is restored into the caller's own object, so that after
- * {@code rollback(tag, x)} {@code x} itself holds the restored state; or why it cannot be, decided
- * from the class alone at {@code register} (a refusal names what to register instead).
+ * How a Kryo-checkpointed root object (a class the program registered with Kryo) is restored into the
+ * caller's own object, so that after {@code rollback(tag, x)} {@code x} itself holds the restored state;
+ * or why it cannot be, decided from the class alone at {@code register} (a refusal names what to register
+ * instead). Its refusals of values (boxed, String, enums, records, unmodifiable collections, immutable JDK
+ * classes) also serve {@link StateGraphAdapter}'s registered objects.
  *
  * <ul>
  * <li>a modifiable {@link Collection} / {@link Map}: cleared, then the restored elements added

@@ -23,9 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Adapter for any other object, through Kryo: the payload is {@code writeClassAndObject} of the object
- * graph (references on, so shared objects and cycles survive). Each registration serializes into its
- * own reusable staging buffer, then one bulk copy goes to the store.
+ * Adapter for an object whose class the program registered with Kryo ({@link KryoConfigurer}): the
+ * payload is {@code writeClassAndObject} of the object graph (references on, so shared objects and
+ * cycles survive). Each registration serializes into its own reusable staging buffer, then one bulk
+ * copy goes to the store. Every other object goes to the {@link StateGraphAdapter}, which needs no
+ * registration and restores in place all the way down; Kryo stays for programs that chose it.
  *
  * <p><b>Rollback is in place.</b> Kryo reads a new object graph; its root's state is then copied into
  * the caller's object ({@link InPlaceRestore}: a collection's elements, an array's slots, an object's
@@ -50,6 +52,7 @@ public final class KryoAdapter implements DataAdapter<Object> {
     private final Kryo kryo;
     private final RootReferenceResolver references = new RootReferenceResolver();
     private final Map<Class<?>, InPlaceRestore.Strategy> strategies = new HashMap<>();
+    private final java.util.Set<Class<?>> kryoDefaults = new java.util.HashSet<>();
 
     /**
      * @param registrationRequired whether Kryo refuses unregistered classes
@@ -69,7 +72,22 @@ public final class KryoAdapter implements DataAdapter<Object> {
         kryo.setRegistrationRequired(registrationRequired);
         kryo.setReferences(true);
         kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        for (int id = 0; id < kryo.getNextRegistrationId(); id++) {
+            Registration r = kryo.getRegistration(id);
+            if (r != null) {
+                kryoDefaults.add(r.getType());
+            }
+        }
         configurer.configure(kryo);
+    }
+
+    /**
+     * @param type a class
+     * @return whether the program's {@link KryoConfigurer} registered it (Kryo's own defaults excluded):
+     *         such objects are checkpointed through Kryo
+     */
+    public boolean registeredByProgram(Class<?> type) {
+        return !kryoDefaults.contains(type) && kryo.getClassResolver().getRegistration(type) != null;
     }
 
     /** @return the Kryo instance (for inspection; configure it through the options) */
@@ -98,8 +116,9 @@ public final class KryoAdapter implements DataAdapter<Object> {
     }
 
     /**
-     * Checks at registration that the object's class can be written (registered, when registration is
-     * required). Classes reached from it are checked at the first checkpoint.
+     * Checks at registration that the object can be restored in place (its class is registered: the
+     * program's configurer registered it, which is why this adapter was chosen). Classes reached from it
+     * are checked at the first checkpoint.
      *
      * @param tag  the tag
      * @param rank the rank
@@ -108,11 +127,6 @@ public final class KryoAdapter implements DataAdapter<Object> {
     void checkRegistered(String tag, int rank, Object data) {
         strategy(tag, rank, data.getClass());
         useClassLoaderOf(data.getClass());
-        if (kryo.isRegistrationRequired() && kryo.getClassResolver().getRegistration(data.getClass()) == null) {
-            throw new UnsupportedDataException(tag, rank, "class " + data.getClass().getName()
-                    + " is not registered with Kryo: register it in CkptOptions.kryoConfigurer (kryo.register("
-                    + data.getClass().getSimpleName() + ".class)), or set kryoRegistrationRequired(false)");
-        }
     }
 
     /**

@@ -33,6 +33,14 @@ public final class MemoryCopy {
     }
 
     /**
+     * @param arrayClass a primitive array class
+     * @return the offset of its element 0
+     */
+    public static long arrayBase(Class<?> arrayClass) {
+        return MEMORY.arrayBaseOffset(arrayClass);
+    }
+
+    /**
      * Copies {@code length} bytes between two locations (see the class comment).
      *
      * @param srcBase   source array, or null for native memory
@@ -130,7 +138,8 @@ public final class MemoryCopy {
         }
     }
 
-    private static Object heapArrayOf(BytesStore<?, ?> store) {
+    /** @return the array behind a heap store */
+    static Object heapArrayOf(BytesStore<?, ?> store) {
         Object u = store.underlyingObject();
         if (u instanceof byte[]) {
             return u;
@@ -142,7 +151,8 @@ public final class MemoryCopy {
                 + ": neither native memory nor backed by an accessible byte[]");
     }
 
-    private static long heapOffsetOf(BytesStore<?, ?> store, long offset, long length) {
+    /** @return the offset of a heap store's {@code offset} in its array, the range checked */
+    static long heapOffsetOf(BytesStore<?, ?> store, long offset, long length) {
         checkRange(store, offset, length);
         Object u = store.underlyingObject();
         long arrayOffset = u instanceof ByteBuffer ? ((ByteBuffer) u).arrayOffset() : 0;

@@ -5,9 +5,9 @@ import java.util.Objects;
 /**
  * The one-byte code an image stores for each tag's data type, with what rollback needs to check a
  * target: the element size, and whether the element count must match ({@link #fixedSize()}: arrays and
- * ByteBuffers, atomics) or may differ (Chronicle Bytes, Kryo objects, arrays of arrays, whose adapter
- * checks the shape). Codes 1-63 are the built-in types below (12-17 came later within the same image
- * format version: images written before stay readable);
+ * ByteBuffers, atomics) or may differ (Chronicle Bytes, object graphs, Kryo objects, arrays of arrays,
+ * whose adapter checks the shape). Codes 1-63 are the built-in types below (12-18 came later within the
+ * same image format version: images written before stay readable);
  * codes 64-127 are for application adapters ({@link #custom(int, String, int, boolean)}).
  */
 public final class TypeCode {
@@ -53,10 +53,15 @@ public final class TypeCode {
     public static final TypeCode ATOMIC_INTEGER_ARRAY = new TypeCode(16, "AtomicIntegerArray", 4, true);
     /** {@link java.util.concurrent.atomic.AtomicLongArray}. */
     public static final TypeCode ATOMIC_LONG_ARRAY = new TypeCode(17, "AtomicLongArray", 8, true);
+    /**
+     * An object graph saved by {@link StateGraphAdapter} (layout: {@link StateGraphDescriptor}), restored
+     * into the program's objects all the way down.
+     */
+    public static final TypeCode STATE_GRAPH = new TypeCode(18, "object graph", 0, false);
 
     private static final TypeCode[] BUILT_IN = {null, BYTE_ARRAY, SHORT_ARRAY, CHAR_ARRAY, INT_ARRAY, LONG_ARRAY,
             FLOAT_ARRAY, DOUBLE_ARRAY, BOOLEAN_ARRAY, BYTE_BUFFER, CHRONICLE_BYTES, KRYO_OBJECT, NESTED_ARRAY,
-            ATOMIC_INTEGER, ATOMIC_LONG, ATOMIC_BOOLEAN, ATOMIC_INTEGER_ARRAY, ATOMIC_LONG_ARRAY};
+            ATOMIC_INTEGER, ATOMIC_LONG, ATOMIC_BOOLEAN, ATOMIC_INTEGER_ARRAY, ATOMIC_LONG_ARRAY, STATE_GRAPH};
 
     private final byte code;
     private final String name;

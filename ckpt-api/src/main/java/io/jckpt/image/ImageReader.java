@@ -5,7 +5,6 @@ import io.jckpt.DataMismatchException;
 import io.jckpt.UnknownTagException;
 import io.jckpt.data.DataAdapter;
 import io.jckpt.data.DataAdapters;
-import io.jckpt.data.KryoAdapter;
 import io.jckpt.data.SavedEntry;
 import io.jckpt.data.Tags;
 import io.jckpt.data.TypeCode;
@@ -214,9 +213,7 @@ public final class ImageReader {
             throw new DataMismatchException(tag, rank, saved.describe(), "a " + type.getName() + " (no adapter for type code "
                     + saved.typeCode() + " is registered)");
         }
-        if (adapter instanceof KryoAdapter kryo) {
-            kryo.useClassLoaderOf(type);
-        }
+        adapters.useClassLoaderOf(type);
         Object restored = adapter.restore(saved, store, null);
         if (!type.isInstance(restored)) {
             throw new DataMismatchException(tag, rank, saved.describe() + " restored as "

@@ -70,20 +70,65 @@ class DataAdaptersTest {
                 "tag 'ib' on rank 2", "HeapIntBuffer is not supported", "backing array");
         contains(assertThrows(UnsupportedDataException.class, () -> reg.register("t", Thread.currentThread())),
                 "cannot be checkpointed");
-        contains(assertThrows(UnsupportedDataException.class, () -> reg.register("o", new NotRegistered())),
-                "tag 'o' on rank 2", "NotRegistered is not registered with Kryo", "kryoConfigurer");
         assertEquals(0, reg.size());
+        // a class the program did not register with Kryo is no error: the state graph saves it (issue 28)
+        assertEquals(TypeCode.STATE_GRAPH, reg.register("o", new NotRegistered()).typeCode());
+        assertEquals(TypeCode.KRYO_OBJECT, reg.register("k", new Registered()).typeCode());
     }
 
     @Test
-    void kryoFailureAtCheckpointNamesTheTag() {
+    void kryoFailureAtCheckpointNamesTheTagAndRegisteringTheReachedClassWorks() {
         ArrayList<Object> list = new ArrayList<>();
         DataAdapters lenient = DataAdapters.builder().rank(2).kryoConfigurer(k -> k.register(ArrayList.class)).build();
         TagRegistry r = new TagRegistry(lenient);
         list.add(new NotRegistered());
         r.register("list", list);
         contains(assertThrows(UnsupportedDataException.class, () -> new ImageWriter().prepare(r.entries())),
-                "tag 'list' on rank 2", "Kryo cannot serialize", "ArrayList");
+                "tag 'list' on rank 2", "Kryo cannot serialize", "ArrayList",
+                "register the classes it reaches in CkptOptions.kryoConfigurer");
+        // what the message says: the reached class registered too
+        DataAdapters both = DataAdapters.builder().rank(2).kryoConfigurer(k -> {
+            k.register(ArrayList.class);
+            k.register(NotRegistered.class);
+        }).build();
+        reg = new TagRegistry(both);
+        ((NotRegistered) list.get(0)).y = 4;
+        reg.register("list", list);
+        assertEquals(TypeCode.KRYO_OBJECT, reg.get("list").typeCode());
+        ImageReader image = image();
+        list.clear();
+        assertSame(list, image.restore("list", list, both));
+        assertEquals(4, ((NotRegistered) list.get(0)).y);
+    }
+
+    /** A class registered with Kryo that extends a JDK class with private state, and the advice's form. */
+    static final class Dice extends java.util.Random {
+        private static final long serialVersionUID = 1L;
+    }
+
+    static final class DiceHolder {
+        java.util.Random random = new java.util.Random(5);
+    }
+
+    @Test
+    void aKryoRegisteredClassExtendingAJdkClassIsRefusedAndAFieldWorks() {
+        DataAdapters kryo = DataAdapters.builder().rank(2).kryoConfigurer(k -> {
+            k.register(Dice.class);
+            k.register(DiceHolder.class);
+            k.register(java.util.Random.class);
+            k.register(java.util.concurrent.atomic.AtomicLong.class);
+        }).build();
+        reg = new TagRegistry(kryo);
+        contains(assertThrows(UnsupportedDataException.class, () -> reg.register("d", new Dice())),
+                "superclass java.util.Random keeps state private to the JDK", "keep that state in a field instead of extending it");
+        DiceHolder h = new DiceHolder();
+        reg.register("d", h);
+        assertEquals(TypeCode.KRYO_OBJECT, reg.get("d").typeCode());
+        ImageReader image = image();
+        long next = new java.util.Random(5).nextLong();
+        h.random.nextLong();
+        assertSame(h, image.restore("d", h, kryo));
+        assertEquals(next, h.random.nextLong());
     }
 
     @Test
@@ -130,7 +175,7 @@ class DataAdaptersTest {
         contains(assertThrows(DataMismatchException.class, () -> r.restore("bb", new byte[8], adapters)),
                 "saved ByteBuffer of capacity 8 but the target is byte[8]");
         contains(assertThrows(DataMismatchException.class, () -> r.restore("k", new Registered[0], adapters)),
-                "saved an object of class io.jckpt.data.DataAdaptersTest$Registered", "[Lio.jckpt");
+                "saved object (Kryo)", "the target is object of class [Lio.jckpt.data.DataAdaptersTest$Registered");
         contains(assertThrows(DataMismatchException.class, () -> r.restoreObject("u", int[].class, adapters)),
                 "restored as [D", "a [I");
         contains(assertThrows(DataMismatchException.class, () -> r.restoreObject("k", String.class, adapters)),

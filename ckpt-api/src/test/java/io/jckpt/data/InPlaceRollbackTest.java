@@ -57,7 +57,7 @@ class InPlaceRollbackTest {
     enum Color { RED, GREEN }
 
     private final BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(1 << 20);
-    private final DataAdapters adapters = DataAdapters.builder().rank(3).kryoRegistrationRequired(false).build();
+    private final DataAdapters adapters = DataAdapters.builder().rank(3).kryoRegistrationRequired(false).build(); // no Kryo class: the state graph
     private final TagRegistry reg = new TagRegistry(adapters);
 
     @AfterEach
@@ -182,7 +182,7 @@ class InPlaceRollbackTest {
     }
 
     @Test
-    void kryoObjectsRestoreIntoTheRegisteredObject() {
+    void objectsRestoreIntoTheRegisteredObject() {
         State s = new State(3);
         s.values[1] = 2.5;
         s.step = 41;

@@ -23,7 +23,7 @@ import java.util.concurrent.Executors;
  * baselines of this machine in the same run and writes a Markdown report.
  *
  * <pre>
- * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval,hosts]
+ * bin/bench [--quick] [--only baselines,jmh,micro,scaling,table2,table1,diskrounds,heat,handwritten,recovery,interval,hosts,objects]
  *           [--out FILE] [--help]        (options: {@link BenchOptions})
  * </pre>
  *
@@ -37,7 +37,7 @@ public final class BenchSuite {
     static final int MB32 = 32 << 20;
     static final int MB64 = 64 << 20;
     static final List<String> ALL = List.of("baselines", "jmh", "micro", "scaling", "table2", "table1",
-            "diskrounds", "heat", "handwritten", "recovery", "interval", "hosts");
+            "diskrounds", "heat", "handwritten", "recovery", "interval", "hosts", "objects");
 
     static final String TABLE_SETUP = "4 ranks as threads of one JVM through the real `TwoLevelCheckpointer` "
             + "(own node-local store under /dev/shm per rank, real loopback sockets, in-process status exchange); "
@@ -414,6 +414,28 @@ public final class BenchSuite {
                     HostsBench.Result result = new HostsBench(repo, disk).run(quick);
                     HostsBench.report(report, result);
                     HostsBench.keyFigures(result);
+                }
+            }
+            if (only.contains("objects")) {
+                section("objects");
+                int[] sizes = quick ? new int[] {10_000} : new int[] {1_000, 10_000, 100_000};
+                Map<Integer, Map<String, JmhSection.Score>> scores = ObjectsSection.run(sizes, quick);
+                Map<Integer, Map<String, JmhSection.Score>> interleaved = ObjectsSection.interleaved(sizes, quick);
+                report.heading(2, "13. Objects: the state graph codec vs Kryo and vs primitive arrays");
+                ObjectsSection.report(report, scores, quick);
+                ObjectsSection.reportInterleaved(report, interleaved, quick);
+                for (Map.Entry<Integer, Map<String, JmhSection.Score>> e : interleaved.entrySet()) {
+                    Map<String, JmhSection.Score> at = e.getValue();
+                    String graph = String.format(Locale.ROOT, "%,d", e.getKey()) + " particles + HashMap + Random, "
+                            + Samples.size((long) at.get("bytes").median()) + "; p10 of calls, interleaved";
+                    key("objects: write + restore in place (" + graph + ")", at.get("graphRoundTrip").min(),
+                            "Kryo write + read of the same graph", at.get("kryoRoundTrip").min(), "13");
+                    if (e.getKey() == 10_000) {
+                        key("objects: write, what here() does (" + graph + ")", at.get("graphWrite").min(),
+                                "Kryo write of the same graph", at.get("kryoWrite").min(), "13");
+                        key("objects: write + restore in place (" + graph + ")", at.get("graphRoundTrip").min(),
+                                "a double[] of the same bytes, write + restore", at.get("arrayRoundTrip").min(), "13");
+                    }
                 }
             }
             endSection();

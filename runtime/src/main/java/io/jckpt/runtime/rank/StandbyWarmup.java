@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that are threads of the standby (open, register, here() with ring replication and a disk
  * generation, close, then a recovery in which one rank lost its store and receives its copy,
  * rollback, close), all in a scratch directory of its own that it deletes afterwards. It loads
- * and initialises the library's classes (Chronicle Bytes, Kryo, the in-memory and disk levels)
- * and gives the JIT a first look at the paths a replacement rank runs, so that the rank it later
+ * and initialises the library's classes (Chronicle Bytes, the object graph codec, the in-memory and
+ * disk levels) and gives the JIT a first look at the paths a replacement rank runs, so that the rank it later
  * becomes does not pay for them on the recovery's critical path. It never touches the job's
  * stores, its status exchange or the launcher.
  */
