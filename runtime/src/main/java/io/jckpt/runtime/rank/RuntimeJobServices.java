@@ -116,7 +116,10 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         // numbered in the calling thread's world: a thread of an abandoned world is refused at once
         int callerEpoch = RankServices.threadEpoch();
         try {
-            return control.allgather(callerEpoch, call, mine, timeout);
+            TestHooks.beforeExchange(control.rank(), callerEpoch, call.kind());
+            byte[][] all = control.allgather(callerEpoch, call, mine, timeout);
+            TestHooks.afterExchange(control.rank(), callerEpoch, call.kind());
+            return all;
         } catch (RankControl.ExchangeFailedException e) {
             ExchangeFrames.Failed failed = e.failed();
             if (failed.mismatch()) {
