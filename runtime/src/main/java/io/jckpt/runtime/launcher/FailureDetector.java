@@ -35,7 +35,8 @@ public interface FailureDetector {
 
         /**
          * @return whether the rank's current process connected to the launcher; before that its silence
-         *         counts from its start, and it sends nothing yet (a JVM still starting)
+         *         counts from its start, and it sends nothing yet (a JVM still starting). A rank is heard
+         *         at its connection before it counts as joined: read this before {@link #lastHeardNanos}
          */
         default boolean joined(int rank) {
             return true;

@@ -53,13 +53,16 @@ final class HeartbeatDetector implements FailureDetector {
         Map<Integer, String> failed = new HashMap<>();
         long now = System.nanoTime();
         for (int rank = 0; rank < view.worldSize(); rank++) {
+            // whether it joined before when it was last heard: a rank that connects in between is then
+            // either not joined yet (and running: skipped) or heard at its connection, never a starting
+            // JVM's silence taken for a connected rank's
+            boolean joined = view.joined(rank);
             long silent = now - view.lastHeardNanos(rank);
             if (!view.expectedAlive(rank) || silent <= timeoutNanos) {
                 continue;
             }
             char state = processState(view.localPid(rank));
             boolean stopped = state == 'T' || state == 't';
-            boolean joined = view.joined(rank);
             if (!joined && !stopped) {
                 continue; // a JVM still starting: the start timeout bounds it
             }

@@ -95,6 +95,56 @@ class HeartbeatDetectorTest {
         }
     }
 
+    @Test
+    void aRankThatConnectsWhileItIsPolledIsNotTakenForASilentOne() throws Exception {
+        // a JVM that took 20 s to start (a loaded host) connects between the detector's two reads of it
+        HeartbeatDetector detector = new HeartbeatDetector(1000);
+        Process process = new ProcessBuilder("sleep", "60").start();
+        try {
+            long spawned = System.nanoTime() - 20_000_000_000L;
+            java.util.concurrent.atomic.AtomicLong connectedAt = new java.util.concurrent.atomic.AtomicLong();
+            FailureDetector.View connecting = new FailureDetector.View() {
+                /** The rank connects right after the detector's first look at it, whichever that is. */
+                private void look() {
+                    connectedAt.compareAndSet(0, System.nanoTime()); // heard at its connection, then joined
+                }
+
+                @Override
+                public int worldSize() {
+                    return 1;
+                }
+
+                @Override
+                public long lastHeardNanos(int rank) {
+                    long heard = connectedAt.get() != 0 ? connectedAt.get() : spawned;
+                    look();
+                    return heard;
+                }
+
+                @Override
+                public boolean expectedAlive(int rank) {
+                    return true;
+                }
+
+                @Override
+                public long localPid(int rank) {
+                    return process.pid();
+                }
+
+                @Override
+                public boolean joined(int rank) {
+                    boolean joined = connectedAt.get() != 0;
+                    look();
+                    return joined;
+                }
+            };
+            assertTrue(detector.poll(connecting).isEmpty(), "a starting JVM's silence counted against a connected rank");
+        } finally {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
     /** SIGSTOP, and (bounded) until the kernel shows the process stopped. */
     private static void stop(Process process) throws Exception {
         new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
