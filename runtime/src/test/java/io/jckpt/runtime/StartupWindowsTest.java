@@ -18,28 +18,31 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A rank stopped (SIGSTOP) at a moment of the job's start-up, held there by the rank JVM's latch
  * ({@code -Djckpt.test.hooks}), never a sleep: before it connected to the launcher (it had sent no
- * heartbeat yet). It must be detected at the heartbeat timeout and recovered, and the first checkpoint
- * must follow at once: the start timeout and the library's exchange and replication timeouts are 600 s,
- * so a world that waited any of them out fails the test's 60 s bounds. Before the fix it stalled the job
- * until the start timeout ("MPJ port exchange failed: Accept timed out").
+ * heartbeat yet), and in Ckpt.open right after the open exchange (the other ranks go on to join the
+ * replication ring and wait for it). Either must be detected at the heartbeat timeout and recovered, and
+ * the first checkpoint must follow at once: the start timeout and the library's exchange and replication
+ * timeouts are 600 s, so a world that waited any of them out fails the test's 120 s bounds. Before the
+ * fixes, the first stalled the job until the start timeout ("MPJ port exchange failed: Accept timed
+ * out"), the second held the survivors' new world until the abandoned open's ring join timed out.
  */
 class StartupWindowsTest {
     private static final String PROGRAM = "io.jckpt.runtime.programs.CheckpointUntil";
     private static final Pattern DONE = Pattern.compile("loop done at round ([0-9]+) sum ([0-9]+)");
-    private static final long RUN_MILLIS = 60_000;
+    /** Every wait of the test: a fifth of the timeouts below, and room for rank JVMs starting on 2 loaded cores. */
+    private static final long RUN_MILLIS = 120_000;
     private static final String TIMEOUT_SECONDS = "600";
 
     @TempDir
     Path hooks;
 
     @ParameterizedTest(name = "rank {1} stopped at {0}")
-    @CsvSource({"before-connect, 2"})
+    @CsvSource({"before-connect, 2", "after-exchange-open, 0"})
     void aRankStoppedDuringStartUpIsReplacedAndTheFirstCheckpointFollowsAtOnce(String point, int rank) throws Exception {
         String latch = point + "-rank-" + rank + "-epoch-0";
         Files.createFile(hooks.resolve("hold-" + latch));
         Path stop = hooks.resolve("stop");
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0",
-                "--detector", "heartbeat:1000", "--start-timeout", TIMEOUT_SECONDS,
+                "--detector", "heartbeat:2000", "--start-timeout", TIMEOUT_SECONDS,
                 "--jvm-opt", "-Djckpt.test.hooks=" + hooks, "--jvm-opt", "-DcheckpointUntil.timeoutSeconds=" + TIMEOUT_SECONDS,
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "5")) {
             long pid = awaitReached(hooks.resolve("reached-" + latch), job);

@@ -18,6 +18,7 @@ import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
+import io.jckpt.imem.WaitFence;
 import io.jckpt.policy.PhaseMachine.Phase;
 import io.jckpt.policy.interval.CheckpointSchedule;
 import io.jckpt.policy.interval.IntervalController;
@@ -69,6 +70,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final DataAdapters adapters;
     private final TagRegistry registry;
     private final DataEndpoint endpoint;
+    /**
+     * Ends this world's data-channel waits (ring join, rollback transfers) at once when the runtime
+     * abandons the world: a thread of the old world must not hold up the next one (open holds the
+     * process's open lock while it waits), nor wait for a peer that was stopped or killed.
+     */
+    private final WaitFence fence = new WaitFence();
+    private final RankCollective.Registration abandonment;
     /** Every rank's data endpoint in this world (from the open exchange): where the copies go, on which host. */
     private final InetSocketAddress[] endpoints;
     private final PhaseMachine phases;
@@ -106,7 +114,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         Path storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + rank);
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
                 options.maxMemoryBytes(), context.ring());
-        this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret));
+        this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret), fence);
         this.endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);
         this.agreement = new SizeAgreement(rank, context.epoch(), exchange);
@@ -118,6 +126,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
                 this.events::event);
         this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
+        // last: a world abandoned already raises the fence now, and nothing above needs undoing then
+        this.abandonment = exchange.onAbandoned(context.epoch(),
+                () -> fence.raise("MPJ world " + context.epoch() + " abandoned after a failure"));
     }
 
     /**
@@ -460,6 +471,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             disk.close(flushDisk, options.replicationTimeout());
         }
         agreement.close(); // an exchange of an abandoned world or a crash: never completes
+        abandonment.close();
         switcher.closeStores();
         for (ReplicaStore s : restore.survivors()) {
             s.close(); // no-op for the one in use; the others if open failed half-way

@@ -112,6 +112,11 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
+    public Registration onAbandoned(int epoch, Runnable action) {
+        return control.onAbandoned(epoch, action);
+    }
+
+    @Override
     public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
         // numbered in the calling thread's world: a thread of an abandoned world is refused at once
         int callerEpoch = RankServices.threadEpoch();
