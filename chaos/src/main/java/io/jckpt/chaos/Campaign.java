@@ -259,7 +259,7 @@ public final class Campaign {
 
     private double budget(Scenario scenario) {
         return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
-                + (scenario == Scenario.SIGSTOP ? HEARTBEAT_MILLIS / 1000.0 : 0);
+                + (scenario.stops() ? HEARTBEAT_MILLIS / 1000.0 : 0);
     }
 
     private Result runOne(int index, Scenario scenario, Random random, double budgetSeconds)
@@ -346,7 +346,7 @@ public final class Campaign {
     private List<String> launchArgs(Scenario scenario, String jobId, Path diskRoot) {
         List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
                 "--job-id", jobId));
-        if (scenario == Scenario.SIGSTOP) {
+        if (scenario.stops()) {
             args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
         }
         args.addAll(List.of("-cp", settings.root().resolve("chaos/target/classes").toString(),

@@ -144,7 +144,7 @@ final class Injector {
                     }
                 }
             }
-            case STARTUP -> startup(run);
+            case STARTUP, STARTUP_STOP -> startup(run, scenario == Scenario.STARTUP_STOP);
             case RECOVERY -> recovery(run);
             case FLUSH -> flush(run);
             case FLIP -> flip(run);
@@ -223,8 +223,13 @@ final class Injector {
                 join(found), join(pids), when);
     }
 
-    private void startup(LaunchedRun run) throws InterruptedException {
-        long at = run.startNanos() + (long) ((0.1 + 0.9 * u) * reference.firstRound() * 1e9);
+    /**
+     * A failure at a seeded moment of the start-up: from the launch (a JVM that has not connected yet)
+     * through MPI.Init, the port exchange, Ckpt.open's exchange, to the first here() (5 % to 115 % of
+     * the reference run's first checkpoint), SIGKILL or SIGSTOP.
+     */
+    private void startup(LaunchedRun run, boolean stop) throws IOException, InterruptedException {
+        long at = run.startNanos() + (long) ((0.05 + 1.1 * u) * reference.firstRound() * 1e9);
         if (!run.sleepUntil(at)) {
             missed("the job ended before the moment");
             return;
@@ -234,9 +239,14 @@ final class Injector {
             missed("rank " + r + " never had a process");
             return;
         }
-        JobProcesses.kill(List.of(pid));
+        if (stop) {
+            JobProcesses.signal("STOP", pid);
+            stopped.add(pid);
+        } else {
+            JobProcesses.kill(List.of(pid));
+        }
         injected++;
-        note("SIGKILL rank %d (pid %d) during start-up at %s", r, pid, since(run));
+        note("%s rank %d (pid %d) during start-up at %s", stop ? "SIGSTOP" : "SIGKILL", r, pid, since(run));
     }
 
     private void recovery(LaunchedRun run) throws InterruptedException {

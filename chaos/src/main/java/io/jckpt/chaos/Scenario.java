@@ -27,6 +27,7 @@ enum Scenario {
             + " first one", 1, 1, 0),
     SIGSTOP("sigstop", "SIGSTOP of one rank (launcher with --detector heartbeat)", 1, 1, 0),
     STARTUP("startup", "SIGKILL of one rank during start-up (before its first checkpoint)", 1, 1, 0),
+    STARTUP_STOP("startup-stop", "SIGSTOP of one rank during start-up (launcher with --detector heartbeat)", 1, 1, 0),
     RECOVERY("recovery", "SIGKILL of one rank, then of another (or the same) during the recovery", 1, 2, 0),
     FLUSH("flush", "SIGKILL of a rank while it writes a disk generation (disk ratio 1)", 1, 1, 0),
     FLIP("flip", "a flipped byte in a rank file of the newest disk generation, then total loss", 1, 1, 0),
@@ -67,6 +68,11 @@ enum Scenario {
     /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */
     boolean mayFailClearly() {
         return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP;
+    }
+
+    /** Whether the launcher runs with the campaign's heartbeat detector (a SIGSTOPped rank is found by it alone). */
+    boolean stops() {
+        return this == SIGSTOP || this == STARTUP_STOP;
     }
 
     /** The scenarios named in {@code text} ("a,b"), or every one for null. */

@@ -156,9 +156,15 @@ public final class Job {
         @Override
         public boolean expectedAlive(int rank) {
             RankHost host = currentHost.get(rank);
-            // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
-            return host != null && host.isAlive() && channels.control(rank) != null && !completed.contains(rank)
-                    && !jobCompleteSent && !triage.isPending(rank);
+            // from its process's start (channels.heard at the spawn): a rank stopped before it could connect
+            // is failed like one stopped later (the detector tells a starting JVM from a stopped one)
+            return host != null && host.isAlive() && !completed.contains(rank) && !jobCompleteSent
+                    && !triage.isPending(rank);
+        }
+
+        @Override
+        public boolean joined(int rank) {
+            return channels.control(rank) != null;
         }
     };
 

@@ -160,6 +160,35 @@ class RankControlTest {
     }
 
     @Test
+    void theWaitsOfAnAbandonedWorldAreEndedBeforeTheNewWorldStarts() throws Exception {
+        // what the library registers for its data channels: run when RECOVER moves the rank past the world
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch told = new CountDownLatch(1);
+        RankControl control = connect(0, new RankControl.Listener() {
+            @Override
+            public void recover(RecoverFrame frame) {
+                order.add("new world " + frame.epoch());
+                told.countDown();
+            }
+
+            @Override
+            public void jobComplete(int epoch) {
+            }
+        });
+        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        control.onAbandoned(0, () -> order.add("world 0's waits ended"));
+        var dropped = control.onAbandoned(0, () -> order.add("a closed registration"));
+        dropped.close();
+        control.onAbandoned(1, () -> order.add("world 1's waits ended"));
+        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(1, "conf", new int[] {3}, 0).encode());
+        assertTrue(told.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("world 0's waits ended", "new world 1"), order);
+        // a registration for a world already abandoned runs at once
+        control.onAbandoned(0, () -> order.add("late"));
+        assertEquals(List.of("world 0's waits ended", "new world 1", "late"), order);
+    }
+
+    @Test
     void anExchangeTheLauncherFailsEndsAtOnceWithItsWords() throws Exception {
         RankControl control = connect(0, RankControl.Listener.NONE);
         ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
