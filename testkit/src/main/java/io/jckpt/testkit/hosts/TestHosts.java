@@ -331,7 +331,7 @@ public final class TestHosts implements AutoCloseable {
         writeRsh();
         List<String> addresses = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            FileLock address = claim(Slots.addresses(), "a free address 127.0.0.2-254 for a test host");
+            FileLock address = claimAddress();
             locks.add(address);
             String a = slotOf(address);
             addresses.add(a);
@@ -439,6 +439,10 @@ public final class TestHosts implements AutoCloseable {
     }
 
     /** Claims the first free lock among {@code names} (files under BASE); the lock's file name is its slot. */
+    static FileLock claimAddress() throws IOException {
+        return claim(Slots.addresses(), "a free address 127.0.0.2-254 for a test host");
+    }
+
     private static FileLock claim(List<String> names, String what) throws IOException {
         Files.createDirectories(BASE);
         for (String n : names) {
