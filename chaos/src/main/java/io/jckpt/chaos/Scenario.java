@@ -38,7 +38,11 @@ enum Scenario {
     KRYO_UNREGISTERED("kryo-unreg", "the journal not registered with Kryo (the state graph saves it), and a node loss", 1, 1, 0),
     GROW("grow", "the state growing by 3/4 x elements bytes per iteration (--grow): SIGKILL of one rank (half the"
             + " runs with its store wiped) one to three rounds after the first slot growth, so that the slots grow"
-            + " again after the recovery, once the restored round's slot was written again", 1, 1, 0);
+            + " again after the recovery, once the restored round's slot was written again", 1, 1, 0),
+    CORPUS("corpus", "a user program of the corpus (io.jckpt.chaos.corpus) with the job's settings (--replicas 1, no"
+            + " disk), drawn per run, and a failure drawn per run (SIGKILL of one rank, a node loss, two non-adjacent"
+            + " node losses, or SIGSTOP of one rank with the heartbeat detector) at a random moment between the ranks"
+            + " running and the program's result; the result compared with the same program's failure-free run", 1, 1, 0);
 
     final String label;
     final String description;
