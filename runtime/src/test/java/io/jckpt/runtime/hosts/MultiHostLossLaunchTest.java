@@ -102,8 +102,7 @@ class MultiHostLossLaunchTest {
             int firstHolder = ring[1];
             TestHost a = host(hostOfRank.get(owner));
             TestHost b = host(hostOfRank.get(firstHolder));
-            a.loseNode();
-            b.loseNode();
+            hosts.loseNodes(a, b); // at the same instant: a rack, a power feed
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(4, job.linesContaining("loop done at round 40 sum " + 4L * 40 * 41 / 2).size(), job.output());
             for (TestHost lost : List.of(a, b)) {
@@ -148,8 +147,7 @@ class MultiHostLossLaunchTest {
             Map<Integer, String> hostOfRank = hostsLine(job);
             assertEquals(Map.of(0, all.get(0).address(), 1, all.get(0).address(), 2, all.get(1).address(),
                     3, all.get(1).address()), hostOfRank, job.output());
-            all.get(0).loseNode();
-            all.get(1).loseNode();
+            hosts.loseNodes(all.get(0), all.get(1));
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(4, job.linesContaining("loop done at round 30 sum " + 4L * 30 * 31 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch").size(), job.output());
