@@ -122,7 +122,7 @@ class MultiHostLossLaunchTest {
                 assertEquals(lost ? "receive" : "local", r.get("how").asText(), r + "\n" + job.output());
                 if (lost) {
                     // respawned on a surviving host's free slot
-                    List<String> moved = job.linesContaining("rank " + rank + ": host " + hostOfRank.get(rank) + " lost, restarts on ");
+                    List<String> moved = HostedJobs.moves(job, rank, hostOfRank.get(rank));
                     assertEquals(1, moved.size(), job.output());
                     Matcher target = Pattern.compile("restarts on (\\S+) \\(free slot\\)$").matcher(moved.get(0));
                     assertTrue(target.find(), moved.get(0));
@@ -163,8 +163,9 @@ class MultiHostLossLaunchTest {
             // ranks 0,1 on the first spare host, 2,3 on the second (a spare joins with its slots)
             for (int rank = 0; rank < 4; rank++) {
                 String spare = all.get(2 + rank / 2).address();
-                assertEquals(1, job.linesContaining("rank " + rank + ": host " + hostOfRank.get(rank)
-                        + " lost, restarts on spare host " + spare).size(), job.output());
+                List<String> moved = HostedJobs.moves(job, rank, hostOfRank.get(rank));
+                assertEquals(1, moved.size(), job.output());
+                assertTrue(moved.get(0).endsWith(", restarts on spare host " + spare), moved.get(0));
             }
             jobs.assertNothingLeft(job.jobId());
         }
