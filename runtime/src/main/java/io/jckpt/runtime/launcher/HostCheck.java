@@ -172,16 +172,18 @@ final class HostCheck {
     }
 
     /**
-     * Waits until every host concerned has a verdict, or, after {@link #HANG_GRACE_MILLIS}, until
+     * Waits until every host concerned has a verdict, or, after {@link #HANG_GRACE_MILLIS} from the check's
+     * beginning (and the pings' grace from this call, the pings being sent just before it), until
      * {@code placeable} (lost hosts, unanswered hosts) says the failed ranks fit on the hosts found alive;
      * bounded by the probes' bound in all. Later verdicts go to the job.
      *
      * @throws InterruptedException when interrupted (the check is closed)
      */
     synchronized Outcome await(BiPredicate<Set<String>, Set<String>> placeable) throws InterruptedException {
-        long pingGrace = startNanos + PING_GRACE_MILLIS * 1_000_000L;
-        long hangGrace = startNanos + HANG_GRACE_MILLIS * 1_000_000L;
-        long bound = startNanos + (probeMillis + PING_GRACE_MILLIS) * 1_000_000L;
+        // the pings went out just before this wait (the check may have begun earlier, with probes)
+        long pingGrace = System.nanoTime() + PING_GRACE_MILLIS * 1_000_000L;
+        long hangGrace = Math.max(startNanos + HANG_GRACE_MILLIS * 1_000_000L, pingGrace);
+        long bound = pingGrace + probeMillis * 1_000_000L; // the last probe a silent ping may start, overrun
         try {
             for (;;) {
                 long now = System.nanoTime();
@@ -201,10 +203,11 @@ final class HostCheck {
                         || (now - hangGrace >= 0 && placeable.test(lostNow(), unanswered))) {
                     return new Outcome(Map.copyOf(verdicts), Map.copyOf(lostWhy), unanswered, now - startNanos);
                 }
-                long next = Math.min(hangGrace - now > 0 ? hangGrace : bound,
-                        calls.nextDeadline(bound));
-                if (pingGrace - now > 0) {
-                    next = Math.min(next, pingGrace);
+                long next = calls.nextDeadline(bound);
+                for (long grace : new long[] {pingGrace, hangGrace}) {
+                    if (grace - now > 0 && grace - next < 0) {
+                        next = grace;
+                    }
                 }
                 long waitNanos = Math.max(1_000_000L, next - now);
                 wait(waitNanos / 1_000_000L, (int) (waitNanos % 1_000_000L));

@@ -106,6 +106,12 @@ public final class Job {
     private final java.util.Set<String> unansweredHosts = new java.util.TreeSet<>();
     /** Remote commands the launcher does not wait for: host probes, kills of failed ranks' processes. */
     private final RemoteCalls remoteCalls;
+    /**
+     * The next recovery's check of hosts, begun at its first failure across hosts: the failed rank's host is
+     * probed at once when no other rank or standby there can answer a ping, so that the coalescing window
+     * hides the probe (null between recoveries; supervisor thread).
+     */
+    private HostCheck forming;
     /** Failed ranks' processes to kill on their hosts: host -> pid -> rank (supervisor thread). */
     private final Map<String, Map<Long, Integer>> owedKills = new java.util.TreeMap<>();
     /** The job hosts' capacities and the spares left, as the last respawn plan left them (null: the mapping's). */
@@ -576,10 +582,7 @@ public final class Job {
      */
     private Integer onRankFailure(int rank, String description, boolean processFailure) {
         if (spec.remote() && processFailure) {
-            Long pid = channels.pid(rank); // its process on its host, before the connection closes
-            if (pid != null) {
-                owedKills.computeIfAbsent(rankHosts.get(rank), h -> new java.util.TreeMap<>()).put(pid, rank);
-            }
+            probeEarly(rank);
             fenceRemote(rank);
         }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
@@ -790,8 +793,9 @@ public final class Job {
         others.removeAll(lostHosts);
         boolean sessionLost = suspects.stream().anyMatch(sessionsLost::contains);
         sessionsLost.clear();
-        HostCheck check = new HostCheck(remoteCalls, spec.remoteShell().toString(), HOST_PROBE_MILLIS, events::add);
-        channels.watch(check); // before the pings: every answer counts
+        HostCheck check = forming != null ? forming : newHostCheck(); // its early probes run already
+        forming = null;
+        channels.watch(check); // before the pings: every answer from now on counts
         HostCheck.Outcome outcome;
         try {
             for (String host : suspects) {
@@ -824,6 +828,35 @@ public final class Job {
             hostLost(host, outcome.lostWhy().get(host));
         }
         return true;
+    }
+
+    /**
+     * Rank {@code rank} failed across hosts: unless another rank or a standby of its host can answer the
+     * recovery's ping, its host's probe starts now, in the check the recovery will wait on
+     * ({@link #forming}), not after the coalescing window.
+     */
+    private void probeEarly(int rank) {
+        String host = rankHosts.get(rank);
+        if (spec.device() != Device.NIODEV || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
+                || lostHosts.contains(host)) {
+            return;
+        }
+        for (int r = 0; r < spec.worldSize(); r++) {
+            if (r != rank && host.equals(rankHosts.get(r)) && !triage.isPending(r) && channels.control(r) != null) {
+                return; // it will answer the ping
+            }
+        }
+        if (standbys.connectionsByHost().containsKey(host)) {
+            return;
+        }
+        if (forming == null) {
+            forming = newHostCheck();
+        }
+        forming.ask(host, Map.of());
+    }
+
+    private HostCheck newHostCheck() {
+        return new HostCheck(remoteCalls, spec.remoteShell().toString(), HOST_PROBE_MILLIS, events::add);
     }
 
     /** "a, b answer; c lost; d not answering yet". */
