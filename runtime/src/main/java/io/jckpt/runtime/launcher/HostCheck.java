@@ -22,10 +22,13 @@ import java.util.function.Consumer;
  * probe fails or overruns its bound. The other hosts (spares without a standby) are probed once a host
  * is found lost, or at once when the caller says so (an agent ended as a lost session).
  *
- * <p>The supervisor waits ({@link #await}) until every host concerned has a verdict, or, once
- * {@link #HANG_GRACE_MILLIS} passed, until the failed ranks can be placed without the hosts still
- * silent: a host that hangs (a node gone without a reset, a partition, a stopped sshd) then costs a
- * recovery that grace instead of the probe's whole bound. Verdicts that come after the wait reach the
+ * <p>The supervisor waits ({@link #await}) until every host concerned has a verdict, or until the failed
+ * ranks can be placed without the hosts still silent: at once after the pings' grace when only failed
+ * ranks' hosts ({@link #suspect suspects}) are silent (their verdict would only let their ranks restart
+ * in place rather than on another host), else after {@link #HANG_GRACE_MILLIS} (a silent host still
+ * running ranks of the job would fail them in this recovery if it were lost). A host that hangs (a node
+ * gone without a reset, a partition, a stopped sshd) then costs a recovery that grace instead of the
+ * probe's whole bound. Verdicts that come after the wait reach the
  * job as {@link JobEvent.HostVerdict}. Thread-safe: the control reader threads report what they hear,
  * the process reaper the probes' ends, the supervisor waits.
  */
@@ -76,6 +79,7 @@ final class HostCheck {
     private final Set<String> pinged = new TreeSet<>();
     private final Set<String> probing = new TreeSet<>();
     private final Set<String> others = new TreeSet<>();
+    private final Set<String> suspects = new TreeSet<>();
     private final Map<String, Verdict> verdicts = new TreeMap<>();
     private final Map<String, String> lostWhy = new TreeMap<>();
     private boolean othersProbed;
@@ -115,6 +119,11 @@ final class HostCheck {
         } else {
             probe(host);
         }
+    }
+
+    /** {@code host} runs a failed rank: the recovery needs its verdict only to restart that rank in place. */
+    synchronized void suspect(String host) {
+        suspects.add(host);
     }
 
     /** Hosts asked only once a host is found lost (or at once: {@link #probeOthers()}), by their probe. */
@@ -172,10 +181,11 @@ final class HostCheck {
     }
 
     /**
-     * Waits until every host concerned has a verdict, or, after {@link #HANG_GRACE_MILLIS} from the check's
-     * beginning (and the pings' grace from this call, the pings being sent just before it), until
-     * {@code placeable} (lost hosts, unanswered hosts) says the failed ranks fit on the hosts found alive;
-     * bounded by the probes' bound in all. Later verdicts go to the job.
+     * Waits until every host concerned has a verdict, or until {@code placeable} (lost hosts, unanswered
+     * hosts) says the failed ranks fit on the hosts found alive: from the pings' grace on (counted from this
+     * call, the pings being sent just before it) when only suspects are silent, else from
+     * {@link #HANG_GRACE_MILLIS} after the check's beginning; bounded by the probes' bound in all. Later
+     * verdicts go to the job.
      *
      * @throws InterruptedException when interrupted (the check is closed)
      */
@@ -199,14 +209,15 @@ final class HostCheck {
                     probeOthers(); // hosts are often lost together: every other one is asked
                 }
                 Set<String> unanswered = unanswered();
+                long grace = suspects.containsAll(unanswered) ? pingGrace : hangGrace;
                 if (unanswered.isEmpty() || now - bound >= 0
-                        || (now - hangGrace >= 0 && placeable.test(lostNow(), unanswered))) {
+                        || (now - grace >= 0 && placeable.test(lostNow(), unanswered))) {
                     return new Outcome(Map.copyOf(verdicts), Map.copyOf(lostWhy), unanswered, now - startNanos);
                 }
                 long next = calls.nextDeadline(bound);
-                for (long grace : new long[] {pingGrace, hangGrace}) {
-                    if (grace - now > 0 && grace - next < 0) {
-                        next = grace;
+                for (long g : new long[] {pingGrace, hangGrace}) {
+                    if (g - now > 0 && g - next < 0) {
+                        next = g;
                     }
                 }
                 long waitNanos = Math.max(1_000_000L, next - now);

@@ -767,9 +767,10 @@ public final class Job {
      * host is found lost, or at once when a failed rank's agent ended with 255 (its session or its host is
      * gone): hosts are often lost together (a switch, a rack, a power feed) but their ranks' agents end one
      * by one, and a rank must not be placed on a host that is gone. The ranks of every lost host fail now,
-     * in this recovery. A host still silent after {@link HostCheck#HANG_GRACE_MILLIS} (one that hangs
-     * instead of refusing) does not hold the recovery when the failed ranks fit elsewhere: nothing is placed
-     * on it until its probe's verdict comes ({@link #onHostVerdict}).
+     * in this recovery. A host still silent (one that hangs instead of refusing) does not hold the recovery
+     * when the failed ranks fit elsewhere: a failed rank's own host past the pings' grace (its verdict would
+     * only keep the rank in place), another after {@link HostCheck#HANG_GRACE_MILLIS}; nothing is placed on
+     * it until its probe's verdict comes ({@link #onHostVerdict}).
      *
      * @return false when interrupted
      */
@@ -799,6 +800,7 @@ public final class Job {
         HostCheck.Outcome outcome;
         try {
             for (String host : suspects) {
+                check.suspect(host);
                 check.ask(host, connections.getOrDefault(host, Map.of()));
             }
             java.util.List<String> later = new java.util.ArrayList<>();
@@ -831,9 +833,10 @@ public final class Job {
     }
 
     /**
-     * Rank {@code rank} failed across hosts: unless another rank or a standby of its host can answer the
-     * recovery's ping, its host's probe starts now, in the check the recovery will wait on
-     * ({@link #forming}), not after the coalescing window.
+     * Rank {@code rank} failed across hosts: unless another rank of its host can answer the recovery's ping,
+     * its host's probe starts now, in the check the recovery will wait on ({@link #forming}), not after the
+     * coalescing window. A standby there does not count: it is likely gone with the rank (its connection
+     * may not have ended yet).
      */
     private void probeEarly(int rank) {
         String host = rankHosts.get(rank);
@@ -845,9 +848,6 @@ public final class Job {
             if (r != rank && host.equals(rankHosts.get(r)) && !triage.isPending(r) && channels.control(r) != null) {
                 return; // it will answer the ping
             }
-        }
-        if (standbys.connectionsByHost().containsKey(host)) {
-            return;
         }
         if (forming == null) {
             forming = newHostCheck();

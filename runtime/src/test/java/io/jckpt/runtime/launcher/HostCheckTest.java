@@ -125,6 +125,7 @@ class HostCheckTest {
 
     @Test
     void aHostThatHangsIsLeftToItsProbeWhenTheFailedRanksFitElsewhere() throws Exception {
+        // a host still running ranks of the job: 1 s, since its loss would fail them in this recovery
         ControlConnection a = rank(0, true);
         long start = System.nanoTime();
         HostCheck check = check(20_000);
@@ -144,6 +145,21 @@ class HostCheckTest {
             late = events.poll(10, TimeUnit.SECONDS);
         }
         assertEquals(new JobEvent.HostVerdict("hang", false, "it did not answer `" + FAKE_RSH + "` within 20 s"), late);
+    }
+
+    @Test
+    void aFailedRanksHostThatHangsIsLeftAfterThePingsGrace() throws Exception {
+        // only the failed rank's own host is silent: its verdict would only let the rank restart there
+        ControlConnection a = rank(0, true);
+        HostCheck check = check(20_000);
+        check.ask("a", Map.of(0, a));
+        check.suspect("hang");
+        check.ask("hang", Map.of());
+        HostCheck.Outcome outcome = check.await((lost, unanswered) -> true);
+        channels.watch(null);
+        assertEquals(Map.of("a", HostCheck.Verdict.ALIVE), outcome.verdicts());
+        assertEquals(Set.of("hang"), outcome.unanswered());
+        assertTrue(outcome.tookNanos() >= HostCheck.PING_GRACE_MILLIS * 1_000_000L, outcome.toString());
     }
 
     @Test
