@@ -28,9 +28,9 @@ import java.util.function.Consumer;
  * in place rather than on another host), else after {@link #HANG_GRACE_MILLIS} (a silent host still
  * running ranks of the job would fail them in this recovery if it were lost). A host that hangs (a node
  * gone without a reset, a partition, a stopped sshd) then costs a recovery that grace instead of the
- * probe's whole bound. Verdicts that come after the wait reach the
- * job as {@link JobEvent.HostVerdict}. Thread-safe: the control reader threads report what they hear,
- * the process reaper the probes' ends, the supervisor waits.
+ * probe's whole bound. Verdicts that come after the wait reach the job as {@link JobEvent.HostVerdict}.
+ * Thread-safe: the control reader threads report what they hear, the process reaper the probes' ends,
+ * the supervisor waits.
  */
 final class HostCheck {
     /** A host's verdict. */
@@ -42,7 +42,7 @@ final class HostCheck {
      * @param verdicts   the hosts decided, ALIVE or LOST
      * @param lostWhy    why each LOST host is lost
      * @param unanswered the hosts concerned still without a verdict (their probes go on)
-     * @param tookNanos  how long the supervisor waited
+     * @param tookNanos  from the check's beginning (the first failure's probe, or the pings) to its end
      */
     record Outcome(Map<String, Verdict> verdicts, Map<String, String> lostWhy, Set<String> unanswered,
                    long tookNanos) {
@@ -55,11 +55,6 @@ final class HostCheck {
                 }
             });
             return lost;
-        }
-
-        /** @return whether {@code host} was found alive */
-        boolean alive(String host) {
-            return verdicts.get(host) == Verdict.ALIVE;
         }
     }
 
@@ -244,13 +239,4 @@ final class HostCheck {
         return lost;
     }
 
-    /** @return the hosts concerned so far (asked or probed) */
-    synchronized Set<String> concerned() {
-        return new TreeSet<>(concerned);
-    }
-
-    /** @return how long ago the check began */
-    long ageNanos(long nowNanos) {
-        return nowNanos - startNanos;
-    }
 }
