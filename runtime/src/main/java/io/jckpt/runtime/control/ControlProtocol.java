@@ -111,6 +111,12 @@ public final class ControlProtocol {
      * some did not contribute in time); payload: {@link ExchangeFrames.Failed}.
      */
     public static final byte EXCHANGE_FAILED = 15;
+    /**
+     * launcher to a rank or standby: answer with a {@link #HEARTBEAT} now; no payload. At a recovery
+     * across hosts an answer proves that the rank's host lives (see {@code HostCheck}): a round trip on
+     * an open connection instead of a remote-shell session.
+     */
+    public static final byte PING = 16;
     /** Largest contribution of one rank to a status exchange. */
     public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 

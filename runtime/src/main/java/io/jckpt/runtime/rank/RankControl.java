@@ -342,6 +342,10 @@ public final class RankControl {
                     listener.recover(recover);
                     continue;
                 }
+                if (type == ControlProtocol.PING) {
+                    heartbeat(); // the launcher asks whether this rank's host lives
+                    continue;
+                }
                 if (type == ControlProtocol.JOB_COMPLETE) {
                     listener.jobComplete(java.nio.ByteBuffer.wrap(payload).getInt());
                     continue;

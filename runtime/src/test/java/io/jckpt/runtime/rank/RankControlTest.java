@@ -37,6 +37,7 @@ class RankControlTest {
     private final JobSecret secret = JobSecret.random();
     private final BlockingQueue<ControlConnection> connected = new LinkedBlockingQueue<>();
     private final BlockingQueue<byte[]> exchanges = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Byte> types = new LinkedBlockingQueue<>();
     private final CountDownLatch launcherGone = new CountDownLatch(1);
     /** Whether the launcher's side answers heartbeats, as the launcher's {@code RankChannels} does. */
     private final java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -55,6 +56,7 @@ class RankControlTest {
 
             @Override
             public void frame(int rank, byte type, byte[] payload) {
+                types.add(type);
                 if (type == ControlProtocol.EXCHANGE) {
                     exchanges.add(payload);
                 }
@@ -95,6 +97,20 @@ class RankControlTest {
             public void jobComplete(int epoch) {
             }
         };
+    }
+
+    @Test
+    void aPingIsAnsweredWithAHeartbeat() throws Exception {
+        // the launcher's check of hosts at a recovery: a rank that answers proves its host lives
+        connect(0, RankControl.Listener.NONE);
+        ControlConnection launcher = connected.poll(10, TimeUnit.SECONDS);
+        types.clear();
+        launcher.send(ControlProtocol.PING, new byte[0]);
+        Byte answer = types.poll(10, TimeUnit.SECONDS);
+        while (answer != null && answer != ControlProtocol.HEARTBEAT) {
+            answer = types.poll(10, TimeUnit.SECONDS); // a report of its own may come first
+        }
+        assertEquals(ControlProtocol.HEARTBEAT, answer);
     }
 
     @Test

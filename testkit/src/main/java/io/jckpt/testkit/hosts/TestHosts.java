@@ -175,6 +175,27 @@ public final class TestHosts implements AutoCloseable {
     }
 
     /**
+     * Loses several hosts at the same instant (a rack, a power feed): the init of each is SIGKILLed first,
+     * all of them before any clean-up, then each host goes as with {@link TestHost#loseNode()}. With
+     * {@code loseNode()} one after the other, a host would outlive the first by the first's clean-up.
+     *
+     * @throws IllegalStateException when one of them is already down (nothing is killed then)
+     */
+    public void loseNodes(TestHost... group) throws IOException {
+        for (TestHost h : group) {
+            if (!h.isUp()) {
+                throw new IllegalStateException(h + " is already down");
+            }
+        }
+        for (TestHost h : group) {
+            h.killInit();
+        }
+        for (TestHost h : group) {
+            h.loseNode();
+        }
+    }
+
+    /**
      * Cuts {@code group} off from every other host and from the launcher's host (the test JVM and every
      * process outside the test hosts), both ways: packets are dropped, never reset. Hosts inside the group
      * still reach one another. {@link Partition#heal()} removes it; {@link #close()} heals what is left.
