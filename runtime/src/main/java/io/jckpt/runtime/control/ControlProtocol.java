@@ -75,6 +75,13 @@ public final class ControlProtocol {
      * long pid.
      */
     public static final byte STANDBY_READY = 7;
+    /**
+     * rank to launcher: how long the program thread has waited inside a communication call (MPJ
+     * Express or a status exchange) using no CPU, sent about once a second while it does and once
+     * with 0 when it stops; payload: long milliseconds, UTF call. The launcher declares a deadlock when
+     * every rank of a world waits so ({@code DeadlockWatch}).
+     */
+    public static final byte RANK_WAIT = 8;
     /** How often a standby tells the launcher it is alive (it exits when that write fails). */
     public static final long STANDBY_HEARTBEAT_MILLIS = 1_000;
     /** Claimed rank of standby 0 in the handshake; standby k claims {@code STANDBY_CLAIM_BASE - k}. */

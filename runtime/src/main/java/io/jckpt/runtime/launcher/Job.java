@@ -375,6 +375,10 @@ public final class Job {
                     }
                 }
             }
+            String deadlock = deadlock();
+            if (deadlock != null) {
+                return fail(deadlock);
+            }
             if (triage.programErrorDue()) {
                 return failProgramError();
             }
@@ -465,6 +469,26 @@ public final class Job {
                 + (recoveries > 0 ? " after " + recoveries + " recover" + (recoveries == 1 ? "y" : "ies") : ""),
                 true, EXIT_OK, recoveries, null));
         return EXIT_OK;
+    }
+
+    /**
+     * @return why the job fails when every rank of the current world has waited in a communication call
+     *         for the deadlock timeout ({@link DeadlockWatch}), or null
+     */
+    private String deadlock() {
+        if (spec.deadlockMillis() <= 0 || recovery != null || jobCompleteSent || spec.device() != Device.NIODEV) {
+            return null;
+        }
+        String waits = channels.waits().verdict(spec.worldSize(), spec.deadlockMillis() * 1_000_000L, System.nanoTime());
+        if (waits == null) {
+            return null;
+        }
+        return "deadlock: every rank has waited at least " + spec.deadlockMillis() / 1000
+                + " s in a communication call, using no CPU: " + waits
+                + (epoch > 0 ? ". After a recovery (epoch " + epoch + "), ranks that resumed at different steps of the"
+                        + " program (a here() skipped or added on one rank before the failure) wait for each other"
+                        + " so: here(step) names such a skip at its round" : "")
+                + "; not retried (--deadlock-timeout 0 turns this check off)";
     }
 
     /** Fires the --kill and --mtbf failures that are due ({@link FailureInjector}). */

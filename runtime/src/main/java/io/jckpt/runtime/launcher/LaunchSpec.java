@@ -70,6 +70,8 @@ import java.util.Map;
  * @param noReport           whether the report page is left out ({@code --no-report}: benchmarks, where its
  *                           cost would count)
  * @param noPrefix           whether rank lines are shown without their {@code [rank r]} tag ({@code --no-prefix})
+ * @param deadlockMillis     how long every rank must have waited in a communication call, using no CPU, before
+ *                           the job fails as deadlocked ({@code --deadlock-timeout}; 0: never)
  */
 public record LaunchSpec(int worldSize, Device device, List<String> classPath, String mainClass,
         List<String> programArgs, boolean quiet, Path logFile, List<String> jvmOptions, List<String> hosts,
@@ -77,7 +79,7 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
         double mtbfSeconds, List<FailureDetector> detectors, long seed, int standbys, boolean retryProgramErrors,
         Map<JobSettings.Setting, String> settings, String logLevel, RingOrder ringOrder, Path eventsFile,
         RankMapping mapping, RemoteShell remoteShell, CopyPlacement placement, String bind, Path outputDirectory,
-        boolean noReport, boolean noPrefix) {
+        boolean noReport, boolean noPrefix, long deadlockMillis) {
     /** How ranks run; local loopback today, a hostfile later (one host per rank). */
     public static final String LOOPBACK = "127.0.0.1";
     /**
@@ -85,6 +87,11 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
      * (sent every quarter of it) for this long is declared failed.
      */
     static final int DEFAULT_HEARTBEAT_MILLIS = 3_000;
+    /**
+     * The deadlock timeout when none is given: below the status exchanges' 30 s, so that a rank waiting
+     * in Ckpt.close() while the others wait in the program's own calls is named as this deadlock.
+     */
+    static final int DEFAULT_DEADLOCK_SECONDS = 20;
     /** Most ranks a job may have. */
     static final int MAX_RANKS = 1024;
     static final String USAGE = """
@@ -126,6 +133,9 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
             + "  --no-prefix                rank lines on the console without their [rank r] tag\n"
             + "  --jvm-opt OPT              extra option for every rank JVM (repeatable)\n"
             + "  --start-timeout SECONDS    how long ranks may take to join a world (default 60)\n"
+            + "  --deadlock-timeout SECONDS fail the job when every rank has waited this long in a communication\n"
+            + "                             call (MPJ Express or Ckpt's), using no CPU: a deadlock (default 20;\n"
+            + "                             0 = off)\n"
             + "  -jar APP.jar [args...]     run APP.jar's Main-Class, its manifest Class-Path after it (instead of\n"
             + "                             -cp CLASSPATH MainClass)\n"
             + "  --cp-file FILE             append the class path in FILE (e.g. written by mvn\n"
@@ -210,6 +220,9 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
             b.logLevel(o.logLevel);
         }
         b.quiet(o.quiet).logFile(o.log == null ? null : Paths.get(o.log)).jvmOptions(o.jvmOptions);
+        if (o.deadlockTimeout != null) {
+            b.deadlockMillis(1000L * parseInt("--deadlock-timeout", o.deadlockTimeout));
+        }
         if (o.startTimeout != null) {
             b.startTimeoutMillis(1000L * parseInt("--start-timeout", o.startTimeout));
         }

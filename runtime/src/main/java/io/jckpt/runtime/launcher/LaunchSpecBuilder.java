@@ -37,6 +37,7 @@ public final class LaunchSpecBuilder {
     private Path logFile;
     private List<String> jvmOptions = List.of();
     private long startTimeoutMillis = 60_000;
+    private long deadlockMillis = LaunchSpec.DEFAULT_DEADLOCK_SECONDS * 1000L;
     private FailurePolicy onFailure = FailurePolicy.FAIL;
     private int maxRecoveries = 10;
     private final List<String> killTexts = new ArrayList<>();
@@ -108,6 +109,12 @@ public final class LaunchSpecBuilder {
     /** @param options the {@code --jvm-opt}s */
     public LaunchSpecBuilder jvmOptions(List<String> options) {
         this.jvmOptions = List.copyOf(options);
+        return this;
+    }
+
+    /** @param millis {@code --deadlock-timeout}, in milliseconds (0: no deadlock check; else at least 2 s) */
+    public LaunchSpecBuilder deadlockMillis(long millis) {
+        this.deadlockMillis = millis;
         return this;
     }
 
@@ -265,6 +272,10 @@ public final class LaunchSpecBuilder {
         if (startTimeoutMillis < 1000) {
             throw new UsageException("--start-timeout must be at least 1 second");
         }
+        if (deadlockMillis != 0 && deadlockMillis < 2000) {
+            throw new UsageException("--deadlock-timeout must be 0 (off) or at least 2 seconds (the ranks report"
+                    + " their waits once a second), got " + deadlockMillis / 1000 + " s");
+        }
         if (jobId != null && !jobId.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new UsageException("--job-id must be 1-64 letters, digits, '.', '_' or '-', got '" + jobId + "'");
         }
@@ -331,7 +342,7 @@ public final class LaunchSpecBuilder {
                 allDetectors, seed, standbyCount, retryProgramErrors, settings, level, ring,
                 eventsFile == null ? null : eventsFile.toAbsolutePath().normalize(), remote ? mapping : null, shell,
                 placement, bind, outputDirectory == null ? null : outputDirectory.toAbsolutePath().normalize(),
-                noReport, noPrefix);
+                noReport, noPrefix, deadlockMillis);
     }
 
     /** {@code --ring-order LIST}: every rank 0..np-1 once, in ring order. */

@@ -30,6 +30,7 @@ final class LauncherOptions {
     @Option(names = "--output-dir") String outputDirectory;
     @Option(names = "--jvm-opt") List<String> jvmOptions = new ArrayList<>();
     @Option(names = "--start-timeout") String startTimeout;
+    @Option(names = "--deadlock-timeout") String deadlockTimeout;
     @Option(names = "--on-failure") String onFailure;
     @Option(names = "--max-recoveries") String maxRecoveries;
     @Option(names = "--kill") List<String> kills = new ArrayList<>();

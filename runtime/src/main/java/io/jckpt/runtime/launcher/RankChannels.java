@@ -24,6 +24,7 @@ final class RankChannels implements ControlListener {
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, RankProgress> progress = new ConcurrentHashMap<>();
+    private final DeadlockWatch waits = new DeadlockWatch();
     /** Each connection's process id as its rank said (RANK_READY): on a remote host, the id there. */
     private final Map<ControlConnection, Long> pids = new ConcurrentHashMap<>();
     /** The recovery's check of hosts, while one waits for answers; hears every frame. */
@@ -81,6 +82,11 @@ final class RankChannels implements ControlListener {
         return lastHeard.getOrDefault(rank, orElse);
     }
 
+    /** The ranks' waits in communication calls, for the supervisor's deadlock check. */
+    DeadlockWatch waits() {
+        return waits;
+    }
+
     /** @return {@code rank}'s newest checkpoint round report in its current program run, or {@code null} */
     RankProgress progress(int rank) {
         return progress.get(rank);
@@ -128,6 +134,7 @@ final class RankChannels implements ControlListener {
                 // its program (re)starts: rounds it reported before belong to an abandoned world
                 // (frames of one connection arrive in order)
                 progress.remove(rank);
+                waits.forget(rank);
                 ControlConnection connection = controls.get(rank);
                 if (connection != null && payload.length >= 8) {
                     pids.put(connection, java.nio.ByteBuffer.wrap(payload).getLong());
@@ -153,6 +160,10 @@ final class RankChannels implements ControlListener {
                         // that rank is gone: its exit or the detector says so
                     }
                 }
+            } else if (type == ControlProtocol.RANK_WAIT) {
+                DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
+                long millis = in.readLong();
+                waits.report(rank, millis, in.readUTF(), System.nanoTime());
             } else if (type == ControlProtocol.RANK_EVENT) {
                 console.event(LauncherEvents.rankEvent(rank, new DataInputStream(new ByteArrayInputStream(payload)).readUTF()));
             }

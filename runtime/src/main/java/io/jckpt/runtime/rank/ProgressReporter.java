@@ -19,8 +19,13 @@ import org.agrona.concurrent.AgentRunner;
  * ({@link RankControl#launcherLost}) once nothing came from the launcher for the timeout: a rank cut
  * off from its launcher by a partition stops within the timeout plus one cycle
  * ({@value ControlProtocol#PROGRESS_MILLIS} ms, two after a progress report), whatever TCP does.
+ *
+ * <p>About once a second it samples whether the program thread waits in a communication call
+ * ({@link CommunicationWait}) and tells the launcher while it does, for its deadlock watch.
  */
 final class ProgressReporter implements Agent {
+    /** How often the program thread's wait is sampled. */
+    static final long WAIT_SAMPLE_NANOS = 1_000_000_000L;
     private final RankControl control;
     private final AgentRunner runner;
     private volatile long round = -1;
@@ -32,6 +37,9 @@ final class ProgressReporter implements Agent {
     private final long launcherTimeoutNanos;
     private long lastSentNanos = System.nanoTime();
     private long lastHeartbeatNanos = lastSentNanos;
+    private final CommunicationWait communication = new CommunicationWait();
+    private long lastWaitSampleNanos = lastSentNanos;
+    private boolean waitReported;
 
     ProgressReporter(RankControl control, long heartbeatMillis) {
         this(control, heartbeatMillis, 0);
@@ -85,6 +93,10 @@ final class ProgressReporter implements Agent {
             lastHeartbeatNanos = now;
             work = 1;
         }
+        if (now - lastWaitSampleNanos >= WAIT_SAMPLE_NANOS) {
+            lastWaitSampleNanos = now;
+            work += sampleWait(now);
+        }
         if (watched) {
             long silent = control.launcherSilentNanos(now);
             if (silent >= launcherTimeoutNanos) {
@@ -97,6 +109,22 @@ final class ProgressReporter implements Agent {
             LockSupport.parkNanos(ControlProtocol.PROGRESS_MILLIS * 1_000_000L);
         }
         return work;
+    }
+
+    /** Tells the launcher while the program thread waits in a communication call, and once when it stopped. */
+    private int sampleWait(long now) {
+        CommunicationWait.Wait wait = communication.sample(now);
+        if (wait != null) {
+            control.waiting(wait.millis(now), wait.call());
+            waitReported = true;
+            return 1;
+        }
+        if (waitReported) {
+            control.waiting(0, "");
+            waitReported = false;
+            return 1;
+        }
+        return 0;
     }
 
     /** Stops the agent (bounded); a rank's reporter otherwise lives as long as its JVM. */

@@ -173,6 +173,18 @@ public final class RankControl {
         send(ControlProtocol.RANK_ROUND, payload);
     }
 
+    /** How long the program thread has waited in {@code call} using no CPU (0: it no longer waits). */
+    void waiting(long millis, String call) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeLong(millis);
+            out.writeUTF(call.length() > 1000 ? call.substring(0, 1000) : call);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // in memory
+        }
+        send(ControlProtocol.RANK_WAIT, bytes.toByteArray());
+    }
+
     /** Alive. */
     void heartbeat() {
         send(ControlProtocol.HEARTBEAT, new byte[0]);

@@ -181,6 +181,7 @@ public final class RankMain {
         }, "jckpt-program-epoch-" + world.epoch());
         program.setContextClassLoader(loader);
         program.setDaemon(true); // an abandoned world's thread must not keep the JVM alive
+        CommunicationWait.programThread(program);
         program.start();
         if (respawn) {
             // only a recovering job ever needs another world

@@ -40,6 +40,7 @@ class LaunchSpecBuilderTest {
         assertEquals(List.of("-Xmx64m"), spec.jvmOptions());
         assertEquals(Collections.nCopies(4, LaunchSpec.LOOPBACK), spec.hosts());
         assertEquals(60_000, spec.startTimeoutMillis());
+        assertEquals(20_000, spec.deadlockMillis());
         assertEquals(FailurePolicy.FAIL, spec.onFailure());
         assertEquals(10, spec.maxRecoveries());
         assertEquals(1, spec.seed());
@@ -78,6 +79,8 @@ class LaunchSpecBuilderTest {
         assertError("-np 1025 is more than this launcher supports (1024)",
                 LaunchSpec.builder().worldSize(1025).program(PROGRAM));
         assertError("--start-timeout must be at least 1 second", four().startTimeoutMillis(999));
+        assertError("--deadlock-timeout must be 0 (off) or at least 2 seconds", four().deadlockMillis(1000));
+        assertError("--deadlock-timeout must be 0 (off) or at least 2 seconds", four().deadlockMillis(-2000));
         assertError("--job-id must be 1-64 letters, digits, '.', '_' or '-', got 'a b'", four().jobId("a b"));
         assertError("--kill 4@1s: rank 4 is not in 0..3", four().kill("4@1s"));
         assertError("--max-recoveries must not be negative, got -1", four().maxRecoveries(-1));
