@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * printed, in far less than the 30 s an exchange waiting for a missing rank would take. Covered
  * elsewhere: a skipped {@code here(step)} followed by a failure ({@code CollectiveMistakeLaunchTest} in
  * runtime), the library's side of each mistake with ranks as threads ({@code RecoveryContractTest},
- * {@code StepMismatchTest}). A skipped {@code here()} without a step followed by a failure is not a
- * clear error: see docs/api.md ("here(step)").
+ * {@code StepMismatchTest}). A skipped {@code here()} without a step followed by a failure ends in the
+ * launcher's deadlock watch, late but clear ({@code DeadlockLaunchTest}; docs/api.md, "here(step)").
  */
 class ProbeTableTest {
     private static final int RANKS = 4;
