@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class LargeArrayTest {
     private static final int SIZE = 1 << 30;
+    private static final String PREFIX = "jckpt-large-test";
 
 
     private static io.jckpt.CkptOptions options(Path nodes, int rank) {
@@ -28,12 +29,26 @@ class LargeArrayTest {
     void aOneGibArrayIsRestoredBitIdenticallyAfterItsNodeIsLost() throws Exception {
         // node-local memory, as in production: tmpfs, not the (possibly small) disk under /tmp
         Path shm = Path.of("/dev/shm");
-        Path nodes = java.nio.file.Files.createTempDirectory(java.nio.file.Files.isDirectory(shm) ? shm
-                : Path.of(System.getProperty("java.io.tmpdir")), "jckpt-large-test");
+        Path parent = java.nio.file.Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        removeLeftovers(parent);
+        Path nodes = java.nio.file.Files.createTempDirectory(parent, PREFIX);
         try {
             run(nodes);
         } finally {
             ReplicaStore.wipe(nodes);
+        }
+    }
+
+    /**
+     * The stores of an earlier run killed before its clean-up (the OOM killer takes this test first when
+     * the machine runs short): up to 10 GiB of tmpfs that would make this run short of memory in turn.
+     * One run of this test at a time on a machine is all its memory allows.
+     */
+    private static void removeLeftovers(Path parent) throws java.io.IOException {
+        try (var old = java.nio.file.Files.newDirectoryStream(parent, PREFIX + "*")) {
+            for (Path p : old) {
+                ReplicaStore.wipe(p);
+            }
         }
     }
 
