@@ -18,7 +18,7 @@ final class InMemoryCheckpointer implements Checkpointer {
     private CkptOptions options;
     private final DataAdapters adapters;
     private final TagRegistry registry;
-    private final ImageWriter writer = new ImageWriter();
+    private final ImageWriter writer = ImageSeals.writer();
     private BytesStore<?, ?> store;
     private long round;
     private boolean closed;

@@ -7,9 +7,8 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
 
 /**
  * The structural checks of an image header (magic, version, flags, byte order, lengths against the
- * bytes available), each failure said precisely. The integrity of a copy is the store's business:
- * every slot carries a CRC32C verified before the copy is trusted, so images are not sealed
- * themselves (the header's CRC field and sealed flag stay 0).
+ * bytes available), each failure said precisely. Whether the image is this job's, unaltered, is its
+ * MAC's business ({@link ImageMac}), checked before an image is opened.
  */
 final class ImageHeaders {
     private ImageHeaders() {
@@ -17,6 +16,22 @@ final class ImageHeaders {
 
     static long available(BytesStore<?, ?> store, long offset) {
         return Math.max(0, store.realCapacity() - offset);
+    }
+
+    /**
+     * @param version a header's format version
+     * @return why this library does not read it, or null for {@link CheckpointImageDescriptor#FORMAT_VERSION}
+     */
+    static String versionProblem(short version) {
+        if (version == FORMAT_VERSION) {
+            return null;
+        }
+        if (version == UNAUTHENTICATED_FORMAT_VERSION) {
+            return "format version " + version + " was written by an earlier jckpt, before checkpoints carried a MAC;"
+                    + " this library reads version " + FORMAT_VERSION + " only, so it is not read (start the job afresh,"
+                    + " or finish it with the jckpt that wrote it)";
+        }
+        return "format version " + version + " is not supported (this library reads version " + FORMAT_VERSION + ")";
     }
 
     static String at(long offset) {
@@ -41,10 +56,9 @@ final class ImageHeaders {
             throw new CorruptImageException(at(offset) + "bad magic 0x" + Integer.toHexString(magic) + ", expected 0x"
                     + Integer.toHexString(MAGIC) + " (\"JCKI\")" + hint);
         }
-        short version = store.readShort(offset + VERSION_OFFSET);
-        if (version != FORMAT_VERSION) {
-            throw new CorruptImageException(at(offset) + "format version " + version + " is not supported (this library"
-                    + " reads version " + FORMAT_VERSION + ")");
+        String version = versionProblem(store.readShort(offset + VERSION_OFFSET));
+        if (version != null) {
+            throw new CorruptImageException(at(offset) + version);
         }
         short flags = store.readShort(offset + FLAGS_OFFSET);
         if ((flags & ~KNOWN_FLAGS) != 0) {
@@ -58,9 +72,9 @@ final class ImageHeaders {
             throw new CorruptImageException(at(offset) + "header length " + headerLength + ", expected " + HEADER_LENGTH);
         }
         long total = store.readLong(offset + TOTAL_LENGTH_OFFSET);
-        if (total < HEADER_LENGTH || (total & (ALIGNMENT - 1)) != 0) {
+        if (total < MIN_IMAGE_LENGTH || (total & (ALIGNMENT - 1)) != 0) {
             throw new CorruptImageException(at(offset) + "total length " + total + " is invalid (must be >= "
-                    + HEADER_LENGTH + " and a multiple of " + ALIGNMENT + ")");
+                    + MIN_IMAGE_LENGTH + " and a multiple of " + ALIGNMENT + ")");
         }
         if (total > available) {
             throw new CorruptImageException(at(offset) + "total length " + total + " exceeds the " + available

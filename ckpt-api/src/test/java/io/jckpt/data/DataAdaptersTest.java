@@ -53,7 +53,7 @@ class DataAdaptersTest {
     }
 
     private ImageReader image() {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }
@@ -82,7 +82,7 @@ class DataAdaptersTest {
         TagRegistry r = new TagRegistry(lenient);
         list.add(new NotRegistered());
         r.register("list", list);
-        contains(assertThrows(UnsupportedDataException.class, () -> new ImageWriter().prepare(r.entries())),
+        contains(assertThrows(UnsupportedDataException.class, () -> ImageSeals.writer().prepare(r.entries())),
                 "tag 'list' on rank 2", "Kryo cannot serialize", "ArrayList");
     }
 
@@ -219,7 +219,7 @@ class DataAdaptersTest {
         Registered obj = new Registered();
         obj.x = 77;
         r.register("r", obj);
-        new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
+        ImageSeals.writer().writeImage(r.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
         ImageSeals.seal(store, 0);
         Registered back = new Registered();
         assertSame(back, ImageSeals.open(store, 0).restore("r", back, withCustom));

@@ -32,7 +32,7 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
 final class RoundWriter {
     private final RankContext context;
     private final TagRegistry registry;
-    private final ImageWriter writer = new ImageWriter();
+    private final ImageWriter writer = new ImageWriter(0); // not sealed yet: no key
     /** One reusable pointer over the slot's mapping: no allocation, no reference counting per here(). */
     private final PointerBytesStore slotView = BytesStore.nativePointer();
     private final StoreLayouts layouts;
