@@ -61,7 +61,7 @@ public class JmhBenchmarks {
                 .maxMemoryBytes(1L << 30).build();
         RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-" + size).epoch(0).build();
         ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
-                "127.0.0.1", null);
+                io.jckpt.image.ImageKey.newJobKey(), "127.0.0.1", null);
         ckpt.register("data", data);
         ckpt.here(); // the first here() of a job creates the store
     }
@@ -132,7 +132,7 @@ public class JmhBenchmarks {
                     .maxMemoryBytes(1L << 30).interval(IntervalPolicy.everySeconds(3600)).build();
             RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-interval").epoch(0).build();
             ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
-                    "127.0.0.1", null);
+                    io.jckpt.image.ImageKey.newJobKey(), "127.0.0.1", null);
             ckpt.register("x", new long[1]);
             for (int i = 0; i < 8; i++) {
                 ckpt.here(); // past the warm-up (calls 1, 2, 4, 8): the schedule holds a decided interval
