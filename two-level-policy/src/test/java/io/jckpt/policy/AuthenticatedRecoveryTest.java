@@ -212,6 +212,26 @@ class AuthenticatedRecoveryTest {
     }
 
     @Test
+    void aReplacedKeyFileMakesTheJobsFilesUnreadableAndTheErrorNamesEach() throws Exception {
+        String job = "auth-rotated";
+        Path disk = tmp.resolve("disk");
+        run(RankGroup.open(2, job, 0, options(1, disk), r -> false), 2, 1);
+        long own = newestCommitted(disk.resolve(job));
+        ReplicaStore.wipe(nodes);
+        Path file = disk.resolve(job).resolve(JobKeyFile.NAME);
+        Files.delete(file);
+        JobKeyFile.readOrCreate(file, ImageKey.newJobKey()); // rotated while its checkpoints are kept
+        READ.clear();
+        NotRecoverableException e = assertThrows(NotRecoverableException.class,
+                () -> RankGroup.open(2, job, 1, options(1, disk), r -> true));
+        String expected = "round " + own + ": rank 0 DAMAGED (file " + disk.resolve(job).resolve(
+                String.format("round-%019d.rank-%06d.jckpt", own, 0)) + ": NOT_AUTHENTIC: rank 0's image of round " + own
+                + " refused before it is read: it was written with another key";
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertTrue(READ.isEmpty(), READ.toString());
+    }
+
+    @Test
     void memoryCopiesUnderAnotherKeyAreRefusedAndRanksWithDifferentKeysDoNotOpen() throws Exception {
         String job = "auth-memory-key";
         run(RankGroup.openWithKey(2, job, 0, options(1, null), r -> false, ImageKey.newJobKey()), 2, 1);
