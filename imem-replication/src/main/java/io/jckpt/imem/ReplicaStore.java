@@ -23,10 +23,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.agrona.concurrent.Agent;
@@ -65,8 +61,7 @@ import org.slf4j.LoggerFactory;
  * out) checks the MAC and that the image is the round of the owner its slot names: a copy this job did
  * not write, or altered by one byte, is reported not intact (the plan then uses another copy or round)
  * and never handed out. A rank without a ring agent (m = 0) hands its own writes to
- * {@link #commitInBackground}: a named agent ({@code jckpt-store-seal-r<rank>}) seals and commits them,
- * so here() only copies.
+ * {@link #commitInBackground}: its {@link OwnCopySealer} seals and commits them, so here() only copies.
  *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
  * owner (the caller for its own rank, the replication agent for the others).
@@ -91,12 +86,8 @@ public final class ReplicaStore implements AutoCloseable {
     private final AgentRunner preparer;
     /** The slots a reader outside the store (a disk flush) still reads: never written into meanwhile. */
     private final SlotRetention retention = new SlotRetention();
-    /** The own writes handed to {@link #commitInBackground} and not committed yet; guarded by {@link #sealLock}. */
-    private final LinkedBlockingQueue<ReplicaWrite> toSeal = new LinkedBlockingQueue<>();
-    private final ReentrantLock sealLock = new ReentrantLock();
-    private final Condition sealed = sealLock.newCondition();
-    private int sealsPending;
-    private AgentRunner sealer;
+    /** Completes the own writes of a rank without replication agent ({@link #commitInBackground}). */
+    private final OwnCopySealer sealer;
     private volatile boolean closing;
     private boolean closed;
 
@@ -115,6 +106,7 @@ public final class ReplicaStore implements AutoCloseable {
             }
         }
         this.preparer = anyUnprepared ? AgentThreads.start(new Preparer()) : null;
+        this.sealer = new OwnCopySealer(config.rank());
     }
 
     /**
@@ -628,11 +620,11 @@ public final class ReplicaStore implements AutoCloseable {
     }
 
     /**
-     * Hands an own write, filled, to the store's sealing agent ({@code jckpt-store-seal-r<rank>}, started
-     * at the first call): it seals the image (its MAC, with the job's key), computes its CRC32C and marks
-     * it COMPLETE, off the caller's thread. Until then a crash of this process loses this round's copy
-     * (the previous version stays intact); {@link #awaitCommitted} waits for it. For a rank without a
-     * replication agent (m = 0), whose agent does this otherwise.
+     * Hands an own write, filled, to the store's sealing agent ({@link OwnCopySealer}, thread
+     * {@code jckpt-store-seal-r<rank>}): it seals the image (its MAC, with the job's key), computes its
+     * CRC32C and marks it COMPLETE, off the caller's thread. Until then a crash of this process loses this
+     * round's copy (the previous version stays intact); {@link #awaitCommitted} waits for it. For a rank
+     * without a replication agent (m = 0), whose agent does this otherwise.
      *
      * @param write an own write from {@link #beginWrite}, filled; the agent's from now on
      * @throws IllegalStateException if the store is closed
@@ -641,17 +633,7 @@ public final class ReplicaStore implements AutoCloseable {
         if (write.owner() != config.rank()) {
             throw new IllegalArgumentException("rank " + config.rank() + ": not an own write: rank " + write.owner());
         }
-        sealLock.lock();
-        try {
-            requireOpen();
-            if (sealer == null) {
-                sealer = AgentThreads.start(new Sealer(), org.agrona.concurrent.NoOpIdleStrategy.INSTANCE);
-            }
-            sealsPending++;
-            toSeal.add(write);
-        } finally {
-            sealLock.unlock();
-        }
+        sealer.submit(write);
     }
 
     /**
@@ -662,63 +644,7 @@ public final class ReplicaStore implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitCommitted(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        sealLock.lock();
-        try {
-            while (sealsPending > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                sealed.awaitNanos(left);
-            }
-            return true;
-        } finally {
-            sealLock.unlock();
-        }
-    }
-
-    /** The sealing agent: commits the own writes handed over, in order; at close it commits what is left, then ends. */
-    private final class Sealer implements Agent {
-        @Override
-        public String roleName() {
-            return "jckpt-store-seal-r" + config.rank();
-        }
-
-        @Override
-        public int doWork() throws InterruptedException {
-            ReplicaWrite w = toSeal.poll(100, TimeUnit.MILLISECONDS); // the bounded wait for work is the idle
-            if (w == null) {
-                return 0;
-            }
-            seal(w);
-            return 1;
-        }
-
-        @Override
-        public void onClose() {
-            for (ReplicaWrite w; (w = toSeal.poll()) != null; ) {
-                seal(w); // complete in memory: kept
-            }
-        }
-
-        private void seal(ReplicaWrite w) {
-            try {
-                w.commit();
-            } catch (RuntimeException e) {
-                w.abort();
-                LOG.error("rank {}: the copy of round {} could not be completed: {}", config.rank(), w.round(),
-                        e.toString(), e);
-            } finally {
-                sealLock.lock();
-                try {
-                    sealsPending--;
-                    sealed.signalAll();
-                } finally {
-                    sealLock.unlock();
-                }
-            }
-        }
+        return sealer.awaitIdle(timeout);
     }
 
     /**
@@ -838,15 +764,8 @@ public final class ReplicaStore implements AutoCloseable {
         }
         closed = true;
         closing = true;
-        AgentRunner seals;
-        sealLock.lock();
-        try {
-            seals = sealer;
-        } finally {
-            sealLock.unlock();
-        }
         // the own copies handed over are complete in memory: the sealer commits them before it ends
-        if (seals != null && !AgentThreads.close(seals, 10_000)) {
+        if (!sealer.close(10_000)) {
             LOG.error("rank {}: the sealing agent did not stop within 10 s; mappings left to the GC", config.rank());
             releaseLock();
             return;
