@@ -3,13 +3,13 @@ package io.jckpt.chaos;
 import io.jckpt.cli.CommandLines;
 
 import io.jckpt.CkptOptions;
+import io.jckpt.chaos.corpus.Corpus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -47,7 +47,10 @@ import picocli.CommandLine.Option;
  * node-local store directory must be gone (<b>leftovers</b>). The table by scenario goes to
  * {@code OUT/report.md} and stdout, every run's transcript to {@code OUT/runs/}; the exit status is 1
  * when any run was wrong, slow (on a machine not overloaded), stalled, failed unexpectedly, left an
- * orphan or a store.
+ * orphan or a store. A {@link Scenario#CORPUS} run takes a program of the {@link Corpus} and a
+ * {@link CorpusFailure}, both drawn from the run's seed; its reference is that program's own
+ * failure-free run (made the first time the program is drawn), and every result line it prints must
+ * equal that run's.
  *
  * <pre>
  * bin/chaos [--runs N] [--seed S] [--scenarios a,b] [--out DIR] [--quick] [--ranks N]
@@ -61,7 +64,8 @@ public final class Campaign {
 
     /** The campaign's settings. */
     record Settings(Path root, int runs, long seed, List<Scenario> scenarios, Path out, boolean quick, int ranks,
-                    long iterations, int every, int elements, long sleepMillis, int diskRatio, double marginSeconds) {
+                    long iterations, int every, int elements, long sleepMillis, int diskRatio, double marginSeconds,
+                    List<Corpus> corpus) {
         /** The command line as picocli fills it in ({@code bin/chaos --help}); the field values are the defaults. */
         @Command(name = "bin/chaos", sortOptions = false, usageHelpWidth = 100, customSynopsis = "bin/chaos [OPTIONS]",
                 description = {"jckpt's own fault campaign: runs a program with every data type and MPJ traffic under"
@@ -100,6 +104,9 @@ public final class Campaign {
             @Option(names = "--margin", paramLabel = "SECONDS", description = "added to each run's time budget"
                     + " (default: ${DEFAULT-VALUE})")
             double margin = 10;
+            @Option(names = "--corpus", paramLabel = "a,b", description = "the corpus scenario's programs (default:"
+                    + " every one, listed below)")
+            String corpus;
             @Option(names = "--repo", paramLabel = "DIR", hidden = true, description = "the jckpt checkout") Path repo;
             @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit") boolean help;
         }
@@ -121,7 +128,8 @@ public final class Campaign {
                     Scenario.parseList(line.scenarios),
                     line.out != null ? line.out : root.resolve(quick ? "out/chaos-quick" : "out/chaos"), quick, line.ranks,
                     line.iterations != null ? line.iterations : quick ? 40 : 80, 2,
-                    line.elements != null ? line.elements : quick ? 2048 : 8192, line.sleep, 4, line.margin);
+                    line.elements != null ? line.elements : quick ? 2048 : 8192, line.sleep, 4, line.margin,
+                    Corpus.parseList(line.corpus));
         }
     }
 
@@ -140,7 +148,7 @@ public final class Campaign {
     /** One run's result. */
     record Result(int index, Scenario scenario, Outcome outcome, String injection, boolean missed, int injected,
                   double seconds, double budget, Integer exit, String detail, List<Long> orphans, boolean leftover,
-                  double load) {
+                  double load, CorpusRun corpus) {
         boolean bad() {
             return outcome == Outcome.WRONG || outcome == Outcome.STALL || outcome == Outcome.UNEXPECTED
                     || (outcome == Outcome.SLOW && !overloaded()) || !orphans.isEmpty() || leftover;
@@ -159,6 +167,8 @@ public final class Campaign {
     private final Path memoryBase = CkptOptions.defaultMemoryDirectory();
     private final String campaignId = Long.toString(ProcessHandle.current().pid(), 36);
     private Injector.Timings reference;
+    /** Per corpus program, its failure-free run (made the first time a run draws the program). */
+    private final Map<Corpus, CorpusReference> corpusReferences = new EnumMap<>(Corpus.class);
     /** The run under way and its tmpfs, for the shutdown hook (the campaign stopped by a signal). */
     private volatile Injector active;
     private volatile Path activeMount;
@@ -186,6 +196,10 @@ public final class Campaign {
             for (Scenario s : Scenario.values()) {
                 out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
             }
+            out.println("Corpus programs (--corpus):");
+            for (Corpus c : Corpus.values()) {
+                out.printf(Locale.ROOT, "  %-14s %s%n", c.label, c.style);
+            }
         }, Campaign::run);
     }
 
@@ -205,20 +219,28 @@ public final class Campaign {
         Files.createDirectories(settings.out().resolve("runs"));
         Thread cleanup = new Thread(this::stopActiveRun, "chaos-shutdown");
         Runtime.getRuntime().addShutdownHook(cleanup);
-        System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks (%d iterations, %d elements, %d ms"
-                        + " per iteration), expected checksum %s%n", settings.seed(), settings.runs(),
-                settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), settings.iterations(),
-                settings.elements(), settings.sleepMillis(), expectedHex);
-        Result ref = runOne(0, Scenario.NONE, new Random(settings.seed()), Double.MAX_VALUE);
-        System.out.println(line(ref));
-        if (ref.outcome() != Outcome.IDENTICAL || reference == null) {
-            System.out.println("chaos: the failure-free reference run was not identical to " + expectedHex
-                    + "; no campaign (transcript in " + settings.out().resolve("runs") + ")");
-            return 2;
+        boolean chaosProgram = settings.scenarios().stream().anyMatch(s -> s != Scenario.CORPUS);
+        System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks%s%n", settings.seed(), settings.runs(),
+                settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), chaosProgram
+                        ? String.format(Locale.ROOT, " (%d iterations, %d elements, %d ms per iteration), expected"
+                        + " checksum %s", settings.iterations(), settings.elements(), settings.sleepMillis(), expectedHex)
+                        : "");
+        if (settings.scenarios().contains(Scenario.CORPUS)) {
+            System.out.println("chaos: corpus programs " + settings.corpus().stream().map(c -> c.label).toList()
+                    + ", each compared with its own failure-free run (made when first drawn)");
         }
-        System.out.printf(Locale.ROOT, "chaos: failure-free run %.2f s (ranks running at %.2f s, first checkpoint at"
-                + " %.2f s, result at %.2f s)%n", reference.total(), reference.running(), reference.firstRound(),
-                reference.checksum());
+        if (chaosProgram) {
+            Result ref = runOne(0, Scenario.NONE, new Random(settings.seed()), Double.MAX_VALUE, null);
+            System.out.println(line(ref));
+            if (ref.outcome() != Outcome.IDENTICAL || reference == null) {
+                System.out.println("chaos: the failure-free reference run was not identical to " + expectedHex
+                        + "; no campaign (transcript in " + settings.out().resolve("runs") + ")");
+                return 2;
+            }
+            System.out.printf(Locale.ROOT, "chaos: failure-free run %.2f s (ranks running at %.2f s, first checkpoint at"
+                    + " %.2f s, result at %.2f s)%n", reference.total(), reference.running(), reference.firstRound(),
+                    reference.checksum());
+        }
         Random order = new Random(settings.seed());
         List<Scenario> cycle = new ArrayList<>();
         List<Result> results = new ArrayList<>();
@@ -230,11 +252,24 @@ public final class Campaign {
             Scenario scenario = cycle.remove(0);
             // mixed: java.util.Random's first values for neighbouring seeds are nearly equal
             Random random = new Random(new java.util.SplittableRandom(settings.seed() * 1_000_003L + i).nextLong());
-            Result result = runOne(i, scenario, random, budget(scenario));
+            Result result;
+            if (scenario == Scenario.CORPUS) {
+                // drawn first, so that the injector's draws stay the same whatever program comes
+                CorpusRun run = new CorpusRun(settings.corpus().get(random.nextInt(settings.corpus().size())),
+                        CorpusFailure.values()[random.nextInt(CorpusFailure.values().length)]);
+                CorpusReference ref = corpusReference(run.program());
+                result = ref.result() == null
+                        ? new Result(i, scenario, Outcome.UNEXPECTED, run.label(), true, 0, 0, 0, null,
+                                "no failure-free run of " + run.program().label + ": " + ref.failure(), List.of(), false,
+                                loadAverage(), run)
+                        : runOne(i, scenario, random, budget(run, ref), run);
+            } else {
+                result = runOne(i, scenario, random, budget(scenario), null);
+            }
             results.add(result);
             System.out.println(line(result));
         }
-        String report = report(results);
+        String report = new Report(settings, reference, expectedHex, corpusReferences).markdown(results);
         Files.writeString(settings.out().resolve("report.md"), report, StandardCharsets.UTF_8);
         System.out.println();
         System.out.print(report);
@@ -257,14 +292,44 @@ public final class Campaign {
         }
     }
 
-    private double budget(Scenario scenario) {
-        return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
-                + (scenario == Scenario.SIGSTOP ? HEARTBEAT_MILLIS / 1000.0 : 0);
+    /**
+     * The failure-free run of {@code program}, made now if it is the first run to draw it: its result line
+     * (null with the reason when it failed) and its timings, which place and bound its failure runs.
+     */
+    private CorpusReference corpusReference(Corpus program) throws IOException, InterruptedException {
+        CorpusReference known = corpusReferences.get(program);
+        if (known != null) {
+            return known;
+        }
+        Result ref = runOne(0, Scenario.CORPUS, new Random(settings.seed()), Double.MAX_VALUE,
+                new CorpusRun(program, null));
+        System.out.println(line(ref));
+        CorpusReference made = corpusReferences.get(program);
+        if (made == null) {
+            made = new CorpusReference(null, null, ref.outcome().label + " " + ref.detail());
+            corpusReferences.put(program, made);
+        }
+        return made;
     }
 
-    private Result runOne(int index, Scenario scenario, Random random, double budgetSeconds)
+    private double budget(CorpusRun run, CorpusReference ref) {
+        return ref.timings().total() + 5.0 * (run.failure() == CorpusFailure.NODE2 ? 2 : 1) + settings.marginSeconds()
+                + (run.failure() == CorpusFailure.SIGSTOP ? HEARTBEAT_MILLIS / 1000.0 : 0);
+    }
+
+    private double budget(Scenario scenario) {
+        return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
+                + (scenario.stops() ? HEARTBEAT_MILLIS / 1000.0 : 0);
+    }
+
+    /**
+     * One run. {@code corpus} is the program and failure of a {@link Scenario#CORPUS} run (its failure
+     * null: the program's failure-free run, which then becomes its reference), else null.
+     */
+    private Result runOne(int index, Scenario scenario, Random random, double budgetSeconds, CorpusRun corpus)
             throws IOException, InterruptedException {
-        String jobId = "chaos-" + campaignId + "-" + index;
+        String jobId = "chaos-" + campaignId + "-" + (index == 0 && corpus != null ? "ref-" + corpus.program().label
+                : Integer.toString(index));
         Path diskRoot = settings.out().resolve("disk").resolve("run-" + index).toAbsolutePath();
         Path storeJobDir = memoryBase.resolve(jobId);
         deleteTree(storeJobDir);
@@ -276,22 +341,25 @@ public final class Campaign {
         long hardNanos = budgetSeconds == Double.MAX_VALUE ? 600_000_000_000L : (long) ((3 * budgetSeconds + 30) * 1e9);
         long startNanos = System.nanoTime();
         long deadline = startNanos + hardNanos;
-        Injector injector = new Injector(scenario, settings.ranks(), rounds, settings.iterations(), reference, jobId,
-                diskRoot.resolve(jobId), storeJobDir, random, deadline);
+        CorpusReference corpusRef = corpus == null ? null : corpusReferences.get(corpus.program());
+        Injector injector = new Injector(scenario, settings.ranks(), rounds, settings.iterations(),
+                corpusRef != null ? corpusRef.timings() : reference, jobId, diskRoot.resolve(jobId), storeJobDir, random,
+                deadline, corpus == null ? null : corpus.failure());
         StringBuilder log = new StringBuilder();
         try {
             if (scenario == Scenario.DISK_FULL) {
                 String why = mountTinyDisk(diskRoot, injector.fraction());
                 if (why != null) {
                     return new Result(index, scenario, Outcome.SKIPPED, "skipped: " + why, true, 0, 0, budgetSeconds,
-                            null, "", List.of(), false, loadAverage());
+                            null, "", List.of(), false, loadAverage(), null);
                 }
                 mounted = true;
                 activeMount = diskRoot;
             }
             active = injector;
-            List<String> args = launchArgs(scenario, jobId, diskRoot);
+            List<String> args = corpus != null ? corpusArgs(corpus, jobId) : launchArgs(scenario, jobId, diskRoot);
             log.append("scenario ").append(scenario.label).append(": ").append(scenario.description).append('\n')
+                    .append(corpus == null ? "" : "corpus: " + corpus.label() + " (" + corpus.program().style + ")\n")
                     .append("bin/ckpt-run ").append(String.join(" ", args)).append('\n');
             LaunchedRun first = LaunchedRun.start(settings.root(), jobId, args, "run-" + index);
             injector.inject(first, () -> LaunchedRun.start(settings.root(), jobId, args, "run-" + index + "-restart"));
@@ -307,9 +375,17 @@ public final class Campaign {
             log.append(last.transcript());
             if (scenario == Scenario.NONE && exit != null && exit == 0) {
                 // every failure-free run refreshes the timings: moments and budgets follow the machine's load
-                Injector.Timings measured = timings(last, seconds);
+                Injector.Timings measured = timings(last, seconds, t -> t.contains("chaos checksum "));
                 if (measured != null) {
                     reference = measured;
+                }
+            }
+            if (corpus != null && corpus.failure() == null && exit != null && exit == 0) {
+                String result = corpus.program().result(last.texts());
+                Injector.Timings measured = timings(last, seconds,
+                        t -> t.contains("[rank 0] " + corpus.program().resultPrefix));
+                if (result != null && measured != null) {
+                    corpusReferences.put(corpus.program(), new CorpusReference(result, measured, null));
                 }
             }
             List<String> texts = new ArrayList<>(first.texts());
@@ -327,14 +403,16 @@ public final class Campaign {
             }
             boolean leftover = exit != null && exit == 0 && Files.exists(storeJobDir);
             Result result = classify(index, scenario, injector, last.texts(), texts, exit, seconds, budgetSeconds,
-                    hardNanos / 1e9, orphans, leftover);
+                    hardNanos / 1e9, orphans, leftover, corpus);
             log.append("--- ").append(line(result)).append('\n');
             return result;
         } finally {
             active = null;
             activeMount = null;
-            Files.writeString(settings.out().resolve("runs").resolve(String.format(Locale.ROOT, "run-%04d-%s.log", index,
-                    scenario.label)), log, StandardCharsets.UTF_8);
+            String name = corpus == null ? String.format(Locale.ROOT, "run-%04d-%s.log", index, scenario.label)
+                    : corpus.failure() == null ? "reference-" + corpus.program().label + ".log"
+                    : String.format(Locale.ROOT, "run-%04d-%s-%s.log", index, scenario.label, corpus.program().label);
+            Files.writeString(settings.out().resolve("runs").resolve(name), log, StandardCharsets.UTF_8);
             deleteTree(storeJobDir);
             if (mounted) {
                 unmount(diskRoot);
@@ -346,7 +424,7 @@ public final class Campaign {
     private List<String> launchArgs(Scenario scenario, String jobId, Path diskRoot) {
         List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
                 "--job-id", jobId));
-        if (scenario == Scenario.SIGSTOP) {
+        if (scenario.stops()) {
             args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
         }
         args.addAll(List.of("-cp", settings.root().resolve("chaos/target/classes").toString(),
@@ -364,9 +442,24 @@ public final class Campaign {
         return args;
     }
 
+    /** A corpus run's command line: the job's settings (m = 1, no disk), as issue 28's probe ran. */
+    private List<String> corpusArgs(CorpusRun corpus, String jobId) {
+        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
+                "--replicas", "1", "--job-id", jobId));
+        if (corpus.failure() == CorpusFailure.SIGSTOP) {
+            args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
+        }
+        args.addAll(List.of("-cp", settings.root().resolve("chaos/target/classes").toString(), corpus.program().mainClass));
+        args.addAll(corpus.program().args());
+        return args;
+    }
+
     private Result classify(int index, Scenario scenario, Injector injector, List<String> finalTexts,
                             List<String> allTexts, Integer exit, double seconds, double budget, double hardLimit,
-                            List<Long> orphans, boolean leftover) {
+                            List<Long> orphans, boolean leftover, CorpusRun corpus) {
+        if (corpus != null) {
+            return classifyCorpus(index, injector, allTexts, exit, seconds, budget, hardLimit, orphans, leftover, corpus);
+        }
         String checksum = null;
         for (String text : finalTexts) {
             int at = text.indexOf("chaos checksum ");
@@ -417,7 +510,46 @@ public final class Campaign {
         }
         return new Result(index, scenario, outcome, injector.notes() + (restored.isEmpty() ? "" : "; restored "
                 + restored), injector.missed, injector.injected, seconds,
-                budget, exit, detail, orphans, leftover, loadAverage());
+                budget, exit, detail, orphans, leftover, loadAverage(), null);
+    }
+
+    /**
+     * A corpus run: identical when it exits 0 and every result line it printed (a rank killed after the
+     * result prints it again) equals the program's failure-free one; wrong when any differs, or exit 0
+     * without one; no clear error is acceptable (m = 1 survives every corpus failure).
+     */
+    private Result classifyCorpus(int index, Injector injector, List<String> allTexts, Integer exit, double seconds,
+                                  double budget, double hardLimit, List<Long> orphans, boolean leftover, CorpusRun corpus) {
+        List<String> results = corpus.program().results(allTexts);
+        CorpusReference ref = corpusReferences.get(corpus.program());
+        String expected = ref == null || corpus.failure() == null ? null : ref.result();
+        List<String> differing = expected == null ? List.of() : results.stream().filter(r -> !r.equals(expected)).toList();
+        Outcome outcome;
+        String detail;
+        if (exit == null) {
+            outcome = Outcome.STALL;
+            detail = String.format(Locale.ROOT, "still running after %.1f s; stopped. ", hardLimit) + details(allTexts);
+        } else if (!differing.isEmpty()) {
+            outcome = Outcome.WRONG;
+            detail = "result '" + differing.get(0) + "', expected '" + expected + "' (exit " + exit + ")";
+        } else if (exit == 0 && !results.isEmpty()) {
+            outcome = Outcome.IDENTICAL;
+            detail = "";
+        } else if (exit == 0) {
+            outcome = Outcome.WRONG;
+            detail = "exit 0 without a result line";
+        } else {
+            outcome = Outcome.UNEXPECTED;
+            detail = "exit " + exit + ": " + details(allTexts);
+        }
+        if (seconds > budget && outcome == Outcome.IDENTICAL) {
+            detail = String.format(Locale.ROOT, "identical after %.1f s, over the budget of %.1f s", seconds, budget);
+            outcome = Outcome.SLOW;
+        }
+        String notes = injector.notes();
+        return new Result(index, Scenario.CORPUS, outcome, corpus.label() + (notes.isEmpty() ? "" : ": " + notes),
+                injector.missed && corpus.failure() != null, injector.injected, seconds, budget, exit, detail, orphans,
+                leftover, loadAverage(), corpus);
     }
 
     /** The 1-minute load average (0 when unknown). */
@@ -458,11 +590,12 @@ public final class Campaign {
         return t.length() > 300 ? t.substring(0, 300) + "..." : t;
     }
 
-    private static Injector.Timings timings(LaunchedRun run, double total) throws InterruptedException {
+    private static Injector.Timings timings(LaunchedRun run, double total, java.util.function.Predicate<String> result)
+            throws InterruptedException {
         long now = System.nanoTime();
         LaunchedRun.Line running = run.await(t -> t.contains("ranks running (pids"), now);
         LaunchedRun.Line round = run.await(t -> t.contains("checkpoint round "), now);
-        LaunchedRun.Line checksum = run.await(t -> t.contains("chaos checksum "), now);
+        LaunchedRun.Line checksum = run.await(result, now);
         if (running == null || round == null || checksum == null) {
             return null;
         }
@@ -518,88 +651,22 @@ public final class Campaign {
 
     private static String line(Result r) {
         return String.format(Locale.ROOT, "run %4d %-13s %-11s %6.1f s of %s (load %.1f)%s%s%s%s", r.index(),
-                r.scenario().label, r.outcome().label, r.seconds(), r.budget() == Double.MAX_VALUE ? "-"
+                r.corpus() != null && r.corpus().failure() == null ? "ref " + r.corpus().program().label
+                        : r.scenario().label, r.outcome().label, r.seconds(), r.budget() == Double.MAX_VALUE ? "-"
                         : String.format(Locale.ROOT, "%.1f", r.budget()), r.load(),
                 r.injection().isEmpty() ? "" : "  [" + r.injection() + "]",
                 r.detail().isEmpty() ? "" : "  " + r.detail(), r.orphans().isEmpty() ? "" : "  ORPHANS " + r.orphans(),
                 r.leftover() ? "  LEFTOVER STORE" : "");
     }
 
-    private String report(List<Result> results) {
-        Map<Scenario, List<Result>> by = new EnumMap<>(Scenario.class);
-        for (Result r : results) {
-            by.computeIfAbsent(r.scenario(), s -> new ArrayList<>()).add(r);
+    /** A corpus run's draw: the program and its failure (null: the program's failure-free reference run). */
+    record CorpusRun(Corpus program, CorpusFailure failure) {
+        String label() {
+            return program.label + "/" + (failure == null ? "none" : failure.label);
         }
-        StringBuilder md = new StringBuilder();
-        md.append("## Fault campaign: ").append(results.size()).append(" runs, seed ").append(settings.seed())
-                .append(settings.quick() ? " (quick)" : "").append('\n').append('\n');
-        md.append(String.format(Locale.ROOT, "%s; %d ranks, %d iterations, %d elements per array, %d ms per iteration,"
-                        + " here() every %d, disk ratio %d; latest failure-free run %.1f s; checksum %s; Java %s.%n%n",
-                Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC", settings.ranks(), settings.iterations(),
-                settings.elements(), settings.sleepMillis(), settings.every(), settings.diskRatio(), reference.total(),
-                expectedHex, System.getProperty("java.version")));
-        md.append("| scenario | runs | identical | clear error | wrong | slow | stall | unexpected | orphans | leftovers"
-                + " | not injected | skipped | longest / budget (s) |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        int[] total = new int[11];
-        for (Map.Entry<Scenario, List<Result>> e : by.entrySet()) {
-            int[] c = counts(e.getValue());
-            for (int i = 0; i < c.length; i++) {
-                total[i] += c[i];
-            }
-            Result longest = e.getValue().stream().max(Comparator.comparingDouble(Result::seconds)).orElseThrow();
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f / %.1f |%n",
-                    e.getKey().label, c[0], c[1], c[2], c[3], c[10], c[4], c[5], c[6], c[7], c[8], c[9], longest.seconds(),
-                    longest.budget()));
-        }
-        md.append(String.format(Locale.ROOT, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | |%n%n",
-                total[0], total[1], total[2], total[3], total[10], total[4], total[5], total[6], total[7], total[8],
-                total[9]));
-        long overloaded = results.stream().filter(r -> r.outcome() == Outcome.SLOW && r.overloaded()).count();
-        if (overloaded > 0) {
-            md.append(overloaded).append(" slow run(s) ended with a load average above 1.5 per core (other work on"
-                    + " the machine): listed, not counted against the verdict.\n\n");
-        }
-        long bad = results.stream().filter(Result::bad).count();
-        md.append(bad == 0 ? "Verdict: **pass** (no wrong result, slow run, stall, unexpected failure, orphan or leftover store).\n"
-                : "Verdict: **FAIL**: " + bad + " bad run(s).\n");
-        List<Result> notIdentical = results.stream().filter(r -> r.outcome() != Outcome.IDENTICAL || r.bad()).toList();
-        if (!notIdentical.isEmpty()) {
-            md.append("\n| run | scenario | outcome | injected | time / budget (s), load | what happened |\n"
-                    + "|---|---|---|---|---|---|\n");
-            for (Result r : notIdentical) {
-                md.append(String.format(Locale.ROOT, "| %d | %s | %s%s%s | %s | %.1f / %.1f, %.1f | %s |%n", r.index(),
-                        r.scenario().label, r.outcome().label, r.orphans().isEmpty() ? "" : ", orphans " + r.orphans(),
-                        r.leftover() ? ", leftover store" : "", r.injection().replace("|", "/"), r.seconds(), r.budget(),
-                        r.load(), r.detail().replace("|", "/")));
-            }
-        }
-        md.append("\nScenarios: ");
-        for (Scenario s : settings.scenarios()) {
-            md.append("`").append(s.label).append("` ").append(s.description).append("; ");
-        }
-        md.setLength(md.length() - 2);
-        md.append(".\n");
-        return md.toString();
     }
 
-    private static int[] counts(List<Result> results) {
-        int[] c = new int[11];
-        for (Result r : results) {
-            c[0]++;
-            switch (r.outcome()) {
-                case IDENTICAL -> c[1]++;
-                case CLEAR_ERROR -> c[2]++;
-                case WRONG -> c[3]++;
-                case STALL -> c[4]++;
-                case UNEXPECTED -> c[5]++;
-                case SKIPPED -> c[9]++;
-                case SLOW -> c[10]++;
-            }
-            c[6] += r.orphans().isEmpty() ? 0 : 1;
-            c[7] += r.leftover() ? 1 : 0;
-            c[8] += r.missed() && r.outcome() != Outcome.SKIPPED ? 1 : 0;
-        }
-        return c;
+    /** A corpus program's failure-free run: its result (null when it failed, then why) and its timings. */
+    record CorpusReference(String result, Injector.Timings timings, String failure) {
     }
 }

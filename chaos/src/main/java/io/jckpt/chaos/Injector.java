@@ -27,7 +27,10 @@ import java.util.regex.Pattern;
  * random numbers (drawn up front, so the same seed gives the same scenario and moments whatever the
  * timing of earlier runs). Moments are relative to the launcher's "all N ranks running" event (to
  * {@code startup}'s launch), scaled by the failure-free reference run's timings. Records what it did,
- * how many failures really landed, and whether a clear error is acceptable for what landed.
+ * how many failures really landed, and whether a clear error is acceptable for what landed. A
+ * {@link Scenario#CORPUS} run places its failure by time instead (its programs print no progress of
+ * the campaign's kind): a seeded fraction of the program's own failure-free run, from "ranks running"
+ * to its result, after this run's "ranks running" (the opening, Ckpt.open and the computation alike).
  */
 final class Injector {
     private static final Pattern RANK_FILE = Pattern.compile("round-(\\d+)\\.rank-(\\d+)\\.jckpt(\\.tmp)?");
@@ -62,6 +65,8 @@ final class Injector {
     private final double v;
     private final int r;
     private final int r2;
+    /** The failure of a {@link Scenario#CORPUS} run (null: none, the program's failure-free run). */
+    private final CorpusFailure corpusFailure;
     private final StringBuilder notes = new StringBuilder();
     private final List<Long> stopped = new ArrayList<>();
     /** Processes of the killed launcher's job still alive 5 s after it died (then SIGKILLed). */
@@ -75,6 +80,13 @@ final class Injector {
 
     Injector(Scenario scenario, int ranks, long rounds, long iterations, Timings reference, String jobId,
              Path diskJobDir, Path storeJobDir, Random random, long deadlineNanos) {
+        this(scenario, ranks, rounds, iterations, reference, jobId, diskJobDir, storeJobDir, random, deadlineNanos, null);
+    }
+
+    /** As above, for a {@link Scenario#CORPUS} run whose failure is {@code corpusFailure} (null: none). */
+    Injector(Scenario scenario, int ranks, long rounds, long iterations, Timings reference, String jobId,
+             Path diskJobDir, Path storeJobDir, Random random, long deadlineNanos, CorpusFailure corpusFailure) {
+        this.corpusFailure = corpusFailure;
         this.jobId = jobId;
         this.rounds = rounds;
         this.iterations = iterations;
@@ -133,23 +145,61 @@ final class Injector {
             }
             case SIGSTOP -> {
                 if (atMoment(run)) {
-                    long pid = run.rankPid(r);
-                    if (pid > 0) {
-                        JobProcesses.signal("STOP", pid);
-                        stopped.add(pid);
-                        injected++;
-                        note("SIGSTOP rank %d (pid %d) at %s", r, pid, since(run));
-                    } else {
-                        missed("rank " + r + " has no process");
-                    }
+                    stop(run, r);
                 }
             }
-            case STARTUP -> startup(run);
+            case STARTUP, STARTUP_STOP -> startup(run, scenario == Scenario.STARTUP_STOP);
             case RECOVERY -> recovery(run);
             case FLUSH -> flush(run);
             case FLIP -> flip(run);
             case LAUNCHER, LAUNCHER_WIPE -> launcher(run, restart);
             case GROW -> afterGrowth(run);
+            case CORPUS -> corpus(run);
+        }
+    }
+
+    private void corpus(LaunchedRun run) throws IOException, InterruptedException {
+        if (corpusFailure == null || !atTime(run)) {
+            return;
+        }
+        switch (corpusFailure) {
+            case KILL -> kill(run, false, r);
+            case NODE -> kill(run, true, r);
+            case NODE2 -> kill(run, true, r, (r + 2) % ranks);
+            case SIGSTOP -> stop(run, r);
+        }
+    }
+
+    /**
+     * Waits for a {@link Scenario#CORPUS} run's moment: after this run's "ranks running", a seeded
+     * fraction (up to 0.75, so that a run faster than the reference still gets its failure) of the time
+     * from "ranks running" to the result line in the program's failure-free run; false when the job
+     * ended first.
+     */
+    private boolean atTime(LaunchedRun run) throws InterruptedException {
+        LaunchedRun.Line running = run.await(t -> t.contains("ranks running (pids"), deadlineNanos);
+        if (running == null) {
+            missed("the ranks were never all running");
+            return false;
+        }
+        double window = Math.max(0.5, reference.checksum() - reference.running());
+        long at = running.nanos() + (long) (u * 0.75 * window * 1e9);
+        if (!run.sleepUntil(Math.min(at, deadlineNanos)) || run.ended()) {
+            missed("the job ended before the moment");
+            return false;
+        }
+        return true;
+    }
+
+    private void stop(LaunchedRun run, int target) throws IOException, InterruptedException {
+        long pid = run.rankPid(target);
+        if (pid > 0) {
+            JobProcesses.signal("STOP", pid);
+            stopped.add(pid);
+            injected++;
+            note("SIGSTOP rank %d (pid %d) at %s", target, pid, since(run));
+        } else {
+            missed("rank " + target + " has no process");
         }
     }
 
@@ -223,8 +273,13 @@ final class Injector {
                 join(found), join(pids), when);
     }
 
-    private void startup(LaunchedRun run) throws InterruptedException {
-        long at = run.startNanos() + (long) ((0.1 + 0.9 * u) * reference.firstRound() * 1e9);
+    /**
+     * A failure at a seeded moment of the start-up: from the launch (a JVM that has not connected yet)
+     * through MPI.Init, the port exchange, Ckpt.open's exchange, to the first here() (5 % to 115 % of
+     * the reference run's first checkpoint), SIGKILL or SIGSTOP.
+     */
+    private void startup(LaunchedRun run, boolean stop) throws IOException, InterruptedException {
+        long at = run.startNanos() + (long) ((0.05 + 1.1 * u) * reference.firstRound() * 1e9);
         if (!run.sleepUntil(at)) {
             missed("the job ended before the moment");
             return;
@@ -234,9 +289,14 @@ final class Injector {
             missed("rank " + r + " never had a process");
             return;
         }
-        JobProcesses.kill(List.of(pid));
+        if (stop) {
+            JobProcesses.signal("STOP", pid);
+            stopped.add(pid);
+        } else {
+            JobProcesses.kill(List.of(pid));
+        }
         injected++;
-        note("SIGKILL rank %d (pid %d) during start-up at %s", r, pid, since(run));
+        note("%s rank %d (pid %d) during start-up at %s", stop ? "SIGSTOP" : "SIGKILL", r, pid, since(run));
     }
 
     private void recovery(LaunchedRun run) throws InterruptedException {

@@ -27,6 +27,7 @@ enum Scenario {
             + " first one", 1, 1, 0),
     SIGSTOP("sigstop", "SIGSTOP of one rank (launcher with --detector heartbeat)", 1, 1, 0),
     STARTUP("startup", "SIGKILL of one rank during start-up (before its first checkpoint)", 1, 1, 0),
+    STARTUP_STOP("startup-stop", "SIGSTOP of one rank during start-up (launcher with --detector heartbeat)", 1, 1, 0),
     RECOVERY("recovery", "SIGKILL of one rank, then of another (or the same) during the recovery", 1, 2, 0),
     FLUSH("flush", "SIGKILL of a rank while it writes a disk generation (disk ratio 1)", 1, 1, 0),
     FLIP("flip", "a flipped byte in a rank file of the newest disk generation, then total loss", 1, 1, 0),
@@ -37,7 +38,11 @@ enum Scenario {
     KRYO_UNREGISTERED("kryo-unreg", "the journal not registered with Kryo (the state graph saves it), and a node loss", 1, 1, 0),
     GROW("grow", "the state growing by 3/4 x elements bytes per iteration (--grow): SIGKILL of one rank (half the"
             + " runs with its store wiped) one to three rounds after the first slot growth, so that the slots grow"
-            + " again after the recovery, once the restored round's slot was written again", 1, 1, 0);
+            + " again after the recovery, once the restored round's slot was written again", 1, 1, 0),
+    CORPUS("corpus", "a user program of the corpus (io.jckpt.chaos.corpus) with the job's settings (--replicas 1, no"
+            + " disk), drawn per run, and a failure drawn per run (SIGKILL of one rank, a node loss, two non-adjacent"
+            + " node losses, or SIGSTOP of one rank with the heartbeat detector) at a random moment between the ranks"
+            + " running and the program's result; the result compared with the same program's failure-free run", 1, 1, 0);
 
     final String label;
     final String description;
@@ -67,6 +72,11 @@ enum Scenario {
     /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */
     boolean mayFailClearly() {
         return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP;
+    }
+
+    /** Whether the launcher runs with the campaign's heartbeat detector (a SIGSTOPped rank is found by it alone). */
+    boolean stops() {
+        return this == SIGSTOP || this == STARTUP_STOP;
     }
 
     /** The scenarios named in {@code text} ("a,b"), or every one for null. */

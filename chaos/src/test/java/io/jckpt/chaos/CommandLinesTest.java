@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.chaos.corpus.Corpus;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,9 @@ class CommandLinesTest {
         assertEquals(2.5, s.marginSeconds());
         assertEquals(6, s.ranks());
         assertEquals(500, Campaign.Settings.parse(new String[0]).runs());
+        assertEquals(List.of(Corpus.values()), Campaign.Settings.parse(new String[0]).corpus());
+        assertEquals(List.of(Corpus.GRAPH, Corpus.TEMPLATE), Campaign.Settings.parse(
+                new String[] {"--scenarios=corpus", "--corpus", "graph,template"}).corpus());
     }
 
     @Test
@@ -43,6 +47,9 @@ class CommandLinesTest {
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> Campaign.Settings.parse(new String[] {"--scenarios", "kil1"})).getMessage()
                 .startsWith("unknown scenario 'kil1'"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Campaign.Settings.parse(new String[] {"--corpus", "grpah"})).getMessage()
+                .startsWith("unknown corpus program 'grpah'; known: particles,montecarlo,graph,"));
         assertEquals(2, Campaign.run(new String[] {"--seed"}));
     }
 
@@ -61,10 +68,11 @@ class CommandLinesTest {
         assertEquals(0, status, help);
         assertTrue(help.startsWith("Usage: bin/chaos [OPTIONS]"), help);
         for (String option : new String[] {"--runs", "--seed", "--scenarios", "--out", "--quick", "--ranks", "--iterations",
-                "--elements", "--sleep", "--margin"}) {
+                "--elements", "--sleep", "--margin", "--corpus"}) {
             assertTrue(help.contains(option), option + " in\n" + help);
         }
-        assertTrue(help.contains("Scenarios:") && help.contains("kill2adj"), help);
+        assertTrue(help.contains("Scenarios:") && help.contains("kill2adj") && help.contains("corpus "), help);
+        assertTrue(help.contains("Corpus programs (--corpus):") && help.contains("montecarlo"), help);
         assertTrue(!help.contains("--repo"), "an internal option stays hidden: " + help);
     }
 

@@ -22,7 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Like a {@link java.util.concurrent.CyclicBarrier}, a group is broken by the first timeout or
  * interrupt: the waiting ranks and every later call fail at once with an
  * {@link ExchangeTimeoutException} naming the ranks that were missing, so ranks cannot drift into
- * different rounds. Model a recovery with a fresh group, as the runtime builds a fresh world.
+ * different rounds. Model a recovery with a fresh group, as the runtime builds a fresh world, after
+ * {@link #abandonWorld()} on the old one (the runtime's order to recover: the old world's exchanges and
+ * {@link #onAbandoned} waits end at once).
  */
 public final class LocalRankCollective implements RankCollective {
     private final Group group;
@@ -79,6 +81,21 @@ public final class LocalRankCollective implements RankCollective {
         return group.failure(rank);
     }
 
+    /** The group is one world: {@code epoch} is the caller's, which this group serves. */
+    @Override
+    public Registration onAbandoned(int epoch, Runnable action) {
+        return group.onAbandoned(action);
+    }
+
+    /**
+     * Abandons this endpoint's world, as the runtime does when a failure elsewhere starts a new one:
+     * every rank's exchange waiting now or called later fails at once with a {@link CkptStateException},
+     * and every {@link #onAbandoned} action runs (on this thread).
+     */
+    public void abandonWorld() {
+        group.abandon();
+    }
+
     /** The shared state of one world: one slot per rank and a generation count. */
     private static final class Group {
         private final int size;
@@ -92,6 +109,8 @@ public final class LocalRankCollective implements RankCollective {
         private List<Integer> brokenMissing;
         private String brokenMismatch;
         private long brokenSequence;
+        private boolean abandoned;
+        private final List<Runnable> onAbandoned = new ArrayList<>();
 
         Group(int size) {
             this.size = size;
@@ -106,6 +125,9 @@ public final class LocalRankCollective implements RankCollective {
                 }
                 if (brokenMissing != null) {
                     throw new ExchangeTimeoutException(rank, null, brokenMissing);
+                }
+                if (abandoned) {
+                    throw abandonedError(rank);
                 }
                 if (slots[rank] != null) {
                     throw new CkptStateException("rank " + rank + " called allgather twice in one exchange"
@@ -133,7 +155,7 @@ public final class LocalRankCollective implements RankCollective {
                     return copy(lastResult);
                 }
                 long nanos = timeout.toNanos();
-                while (generation == myGeneration && brokenMissing == null && brokenMismatch == null) {
+                while (generation == myGeneration && brokenMissing == null && brokenMismatch == null && !abandoned) {
                     if (nanos <= 0) {
                         breakGroup();
                         throw new ExchangeTimeoutException(rank, timeout, brokenMissing);
@@ -153,10 +175,52 @@ public final class LocalRankCollective implements RankCollective {
                 if (brokenMismatch != null) {
                     throw new CollectiveMismatchException(rank, brokenSequence, brokenMismatch);
                 }
+                if (abandoned) {
+                    throw abandonedError(rank);
+                }
                 throw new ExchangeTimeoutException(rank, null, brokenMissing);
             } finally {
                 lock.unlock();
             }
+        }
+
+        Registration onAbandoned(Runnable action) {
+            lock.lock();
+            try {
+                if (!abandoned) {
+                    onAbandoned.add(action);
+                    return () -> {
+                        lock.lock();
+                        try {
+                            onAbandoned.remove(action);
+                        } finally {
+                            lock.unlock();
+                        }
+                    };
+                }
+            } finally {
+                lock.unlock();
+            }
+            action.run(); // already abandoned
+            return () -> { };
+        }
+
+        void abandon() {
+            List<Runnable> actions;
+            lock.lock();
+            try {
+                abandoned = true;
+                completed.signalAll();
+                actions = List.copyOf(onAbandoned);
+                onAbandoned.clear();
+            } finally {
+                lock.unlock();
+            }
+            actions.forEach(Runnable::run);
+        }
+
+        private static CkptStateException abandonedError(int rank) {
+            return new CkptStateException("rank " + rank + ": the status exchange's world was abandoned after a failure");
         }
 
         CkptException failure(int rank) {

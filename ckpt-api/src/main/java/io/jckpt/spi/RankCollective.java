@@ -41,4 +41,27 @@ public interface RankCollective {
     default CkptException failure() {
         return null;
     }
+
+    /**
+     * Runs {@code action} once the world {@code epoch} is abandoned for a newer one after a failure (the
+     * runtime's order to recover), or at once when it already is. The exchanges of an abandoned world
+     * fail by themselves; the library's other waits of that world (its data channels: the ring join,
+     * rollback transfers) end with this, so that a thread of the abandoned world never holds up the next
+     * one. Runs on the thread that learns of the new world: it must not block. Default: never (a world
+     * that is never replaced).
+     *
+     * @param epoch  the world the caller belongs to
+     * @param action what ends its waits; non-blocking
+     * @return the registration, closed once the action is no longer wanted
+     */
+    default Registration onAbandoned(int epoch, Runnable action) {
+        return () -> { };
+    }
+
+    /** An {@link #onAbandoned} registration; closing it drops the action (idempotent, never throws). */
+    @FunctionalInterface
+    interface Registration extends AutoCloseable {
+        @Override
+        void close();
+    }
 }

@@ -124,4 +124,30 @@ class LocalRankCollectiveTest {
                 3, Collective.of(Collective.Kind.OPEN))));
         assertEquals(Collective.of(Collective.Kind.CLOSE, 7), Collective.decode(Collective.of(Collective.Kind.CLOSE, 7).encode()));
     }
+
+    @Test
+    void anAbandonedWorldEndsItsExchangesAndRunsItsActionsAtOnce() throws Exception {
+        List<LocalRankCollective> group = LocalRankCollective.group(2);
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        group.get(0).onAbandoned(0, () -> ran.add("rank 0's"));
+        RankCollective.Registration dropped = group.get(1).onAbandoned(0, () -> ran.add("dropped"));
+        dropped.close();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            // rank 0 waits for rank 1, which never comes (stopped); an hour's timeout
+            Future<?> waiting = pool.submit(() -> group.get(0).allgather(T, new byte[0], Duration.ofHours(1)));
+            group.get(1).abandonWorld();
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> waiting.get(20, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof io.jckpt.CkptStateException, e.toString());
+            assertTrue(e.getCause().getMessage().contains("abandoned"), e.getCause().getMessage());
+            assertEquals(List.of("rank 0's"), ran);
+            // and every later call or registration: at once
+            assertThrows(io.jckpt.CkptStateException.class, () -> group.get(1).allgather(T, new byte[0], Duration.ofHours(1)));
+            group.get(1).onAbandoned(0, () -> ran.add("late"));
+            assertEquals(List.of("rank 0's", "late"), ran);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -34,11 +34,13 @@ final class ChannelHandshake {
         private final int purpose;
         private final int me;
         private final int peer;
+        private final WaitFence fence;
         private final byte[] nonce = JobSecret.nonce(NONCE);
         private byte[] serverNonce;
 
-        Client(SocketChannel ch, JobSecret secret, int purpose, int me, int peer) {
+        Client(SocketChannel ch, JobSecret secret, int purpose, int me, int peer, WaitFence fence) {
             this.ch = ch;
+            this.fence = fence;
             this.secret = secret;
             this.purpose = purpose;
             this.me = me;
@@ -47,12 +49,12 @@ final class ChannelHandshake {
 
         void sendHello(long deadline) throws IOException {
             ByteBuffer b = ByteBuffer.allocate(HELLO).putInt(MAGIC).putInt(purpose).putInt(me).putInt(peer).put(nonce);
-            ChannelIo.writeFully(ch, b.flip(), deadline, "rank " + me + " hello to rank " + peer);
+            ChannelIo.writeFully(ch, b.flip(), deadline, fence, "rank " + me + " hello to rank " + peer);
         }
 
         void verifyServerAndProve(long deadline) throws IOException {
             ByteBuffer b = ByteBuffer.allocate(NONCE + MAC);
-            ChannelIo.readFully(ch, b, deadline, "rank " + me + " awaiting rank " + peer + "'s proof (wrong job secret?)");
+            ChannelIo.readFully(ch, b, deadline, fence, "rank " + me + " awaiting rank " + peer + "'s proof (wrong job secret?)");
             serverNonce = new byte[NONCE];
             byte[] mac = new byte[MAC];
             b.flip().get(serverNonce).get(mac);
@@ -61,12 +63,12 @@ final class ChannelHandshake {
                         + "'s address failed authentication (not this job's process)");
             }
             ChannelIo.writeFully(ch, ByteBuffer.wrap(transcript(secret, "client", purpose, me, peer, nonce, serverNonce)),
-                    deadline, "rank " + me + " proof to rank " + peer);
+                    deadline, fence, "rank " + me + " proof to rank " + peer);
         }
 
         void awaitOk(long deadline) throws IOException {
             ByteBuffer b = ByteBuffer.allocate(1);
-            ChannelIo.readFully(ch, b, deadline, "rank " + me + " awaiting rank " + peer + "'s acceptance (wrong job secret?)");
+            ChannelIo.readFully(ch, b, deadline, fence, "rank " + me + " awaiting rank " + peer + "'s acceptance (wrong job secret?)");
             if (b.get(0) != 1) {
                 throw new ReplicationException("rank " + peer + " rejected rank " + me + "'s connection");
             }
@@ -82,9 +84,11 @@ final class ChannelHandshake {
         private final byte[] nonce = JobSecret.nonce(NONCE);
         private byte[] clientNonce;
         private int peer = -1;
+        private final WaitFence fence;
 
-        Server(SocketChannel ch, JobSecret secret, int purpose, int me) {
+        Server(SocketChannel ch, JobSecret secret, int purpose, int me, WaitFence fence) {
             this.ch = ch;
+            this.fence = fence;
             this.secret = secret;
             this.purpose = purpose;
             this.me = me;
@@ -102,7 +106,7 @@ final class ChannelHandshake {
          */
         void answerHello(long deadline, int expectedPeer) throws IOException {
             ByteBuffer b = ByteBuffer.allocate(HELLO);
-            ChannelIo.readFully(ch, b, deadline, "rank " + me + " awaiting a hello");
+            ChannelIo.readFully(ch, b, deadline, fence, "rank " + me + " awaiting a hello");
             b.flip();
             int magic = b.getInt();
             int p = b.getInt();
@@ -117,17 +121,17 @@ final class ChannelHandshake {
             b.get(clientNonce);
             ByteBuffer out = ByteBuffer.allocate(NONCE + MAC).put(nonce)
                     .put(transcript(secret, "server", purpose, client, me, clientNonce, nonce));
-            ChannelIo.writeFully(ch, out.flip(), deadline, "rank " + me + " proof to rank " + client);
+            ChannelIo.writeFully(ch, out.flip(), deadline, fence, "rank " + me + " proof to rank " + client);
         }
 
         void verifyClient(long deadline) throws IOException {
             ByteBuffer b = ByteBuffer.allocate(MAC);
-            ChannelIo.readFully(ch, b, deadline, "rank " + me + " awaiting rank " + peer + "'s proof (wrong job secret?)");
+            ChannelIo.readFully(ch, b, deadline, fence, "rank " + me + " awaiting rank " + peer + "'s proof (wrong job secret?)");
             if (!JobSecret.equal(b.array(), transcript(secret, "client", purpose, peer, me, clientNonce, nonce))) {
                 throw new ReplicationException("rank " + me + ": connection claiming rank " + peer
                         + " failed authentication (not this job's process)");
             }
-            ChannelIo.writeFully(ch, ByteBuffer.wrap(new byte[] {1}), deadline, "rank " + me + " ok to rank " + peer);
+            ChannelIo.writeFully(ch, ByteBuffer.wrap(new byte[] {1}), deadline, fence, "rank " + me + " ok to rank " + peer);
         }
     }
 

@@ -18,11 +18,13 @@ public final class DataEndpoint implements AutoCloseable {
     private final ServerSocketChannel server;
     private final int rank;
     private final JobSecret secret;
+    private final WaitFence fence;
 
-    private DataEndpoint(ServerSocketChannel server, int rank, JobSecret secret) {
+    private DataEndpoint(ServerSocketChannel server, int rank, JobSecret secret, WaitFence fence) {
         this.server = server;
         this.rank = rank;
         this.secret = secret;
+        this.fence = fence;
     }
 
     /**
@@ -33,11 +35,28 @@ public final class DataEndpoint implements AutoCloseable {
      * @throws IOException if binding fails
      */
     public static DataEndpoint bind(InetAddress host, int rank, JobSecret secret) throws IOException {
+        return bind(host, rank, secret, WaitFence.NEVER);
+    }
+
+    /**
+     * As {@link #bind(InetAddress, int, JobSecret)}, every wait of this endpoint's ring join and rollback
+     * transfers (both sides, their handshakes) ended at once when {@code fence} is raised (the world it
+     * serves abandoned after a failure).
+     *
+     * @param host   the local address to bind
+     * @param rank   this rank
+     * @param secret the job secret
+     * @param fence  ends this endpoint's waits
+     * @return a bound endpoint
+     * @throws IOException if binding fails
+     */
+    public static DataEndpoint bind(InetAddress host, int rank, JobSecret secret, WaitFence fence) throws IOException {
+        java.util.Objects.requireNonNull(fence, "fence");
         ServerSocketChannel s = ServerSocketChannel.open();
         try {
             s.bind(new InetSocketAddress(host, 0), 64);
             s.configureBlocking(false);
-            return new DataEndpoint(s, rank, secret);
+            return new DataEndpoint(s, rank, secret, fence);
         } catch (IOException e) {
             s.close();
             throw e;
@@ -70,6 +89,11 @@ public final class DataEndpoint implements AutoCloseable {
 
     JobSecret secret() {
         return secret;
+    }
+
+    /** @return what ends this endpoint's waits at once */
+    WaitFence fence() {
+        return fence;
     }
 
     /**
@@ -109,20 +133,22 @@ public final class DataEndpoint implements AutoCloseable {
         long deadline = ChannelIo.deadline(timeout);
         int nextRank = ring.next(rank);
         int prevRank = ring.previous(rank);
-        SocketChannel out = ChannelIo.connect(next, deadline, "rank " + rank + " connecting to rank " + nextRank + " at " + next);
+        SocketChannel out = ChannelIo.connect(next, deadline, fence, "rank " + rank + " connecting to rank " + nextRank + " at " + next);
         SocketChannel in = null;
         try {
-            ChannelHandshake.Client client = new ChannelHandshake.Client(out, secret, ChannelHandshake.PURPOSE_RING, rank, nextRank);
+            ChannelHandshake.Client client = new ChannelHandshake.Client(out, secret, ChannelHandshake.PURPOSE_RING, rank, nextRank,
+                    fence);
             client.sendHello(deadline);
             ChannelHandshake.Server srv = null;
             while (srv == null) {
-                in = ChannelIo.accept(server, deadline, "rank " + rank + " awaiting rank " + prevRank);
-                ChannelHandshake.Server s = new ChannelHandshake.Server(in, secret, ChannelHandshake.PURPOSE_RING, rank);
+                in = ChannelIo.accept(server, deadline, fence, "rank " + rank + " awaiting rank " + prevRank);
+                ChannelHandshake.Server s = new ChannelHandshake.Server(in, secret, ChannelHandshake.PURPOSE_RING, rank,
+                        fence);
                 try {
                     s.answerHello(deadline, prevRank);
                     srv = s;
                 } catch (ReplicationException e) {
-                    if (e.getMessage().startsWith("timed out")) {
+                    if (e.getMessage().startsWith("timed out") || fence.raised()) {
                         throw e;
                     }
                     in.close(); // a stranger or a stale connection: keep waiting for the real one
@@ -150,15 +176,16 @@ public final class DataEndpoint implements AutoCloseable {
      */
     Accepted acceptTransfer(long deadline) throws IOException {
         for (;;) {
-            SocketChannel ch = ChannelIo.accept(server, deadline, "rank " + rank + " awaiting a rollback transfer");
-            ChannelHandshake.Server s = new ChannelHandshake.Server(ch, secret, ChannelHandshake.PURPOSE_TRANSFER, rank);
+            SocketChannel ch = ChannelIo.accept(server, deadline, fence, "rank " + rank + " awaiting a rollback transfer");
+            ChannelHandshake.Server s = new ChannelHandshake.Server(ch, secret, ChannelHandshake.PURPOSE_TRANSFER, rank,
+                    fence);
             try {
                 s.answerHello(deadline, -1);
                 s.verifyClient(deadline);
                 return new Accepted(ch, s.peer());
             } catch (ReplicationException e) {
                 ch.close();
-                if (e.getMessage().startsWith("timed out")) {
+                if (e.getMessage().startsWith("timed out") || fence.raised()) {
                     throw e;
                 }
             }
@@ -169,9 +196,11 @@ public final class DataEndpoint implements AutoCloseable {
      * Connects to a rank for a rollback transfer, authenticated.
      */
     SocketChannel connectTransfer(int peer, InetSocketAddress to, long deadline) throws IOException {
-        SocketChannel ch = ChannelIo.connect(to, deadline, "rank " + rank + " connecting to rank " + peer + " at " + to);
+        SocketChannel ch = ChannelIo.connect(to, deadline, fence, "rank " + rank + " connecting to rank " + peer + " at "
+                + to);
         try {
-            ChannelHandshake.Client c = new ChannelHandshake.Client(ch, secret, ChannelHandshake.PURPOSE_TRANSFER, rank, peer);
+            ChannelHandshake.Client c = new ChannelHandshake.Client(ch, secret, ChannelHandshake.PURPOSE_TRANSFER, rank, peer,
+                    fence);
             c.sendHello(deadline);
             c.verifyServerAndProve(deadline);
             c.awaitOk(deadline);

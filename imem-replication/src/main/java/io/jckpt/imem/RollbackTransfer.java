@@ -188,14 +188,14 @@ public final class RollbackTransfer {
         String what = "rank " + rank + " sending rank " + owner + "'s round " + round + " to rank " + target;
         try (SocketChannel ch = endpoint.connectTransfer(target, to, deadline)) {
             ByteBuffer header = encode(allocateHeader(), TYPE_DATA, owner, 0, round, slot.length(), slot.crc32c());
-            ChannelIo.writeFully(ch, header, deadline, what);
+            ChannelIo.writeFully(ch, header, deadline, endpoint.fence(), what);
             for (long at = 0; at < slot.length(); ) { // in mapping-window views: images may exceed 2 GiB
                 ByteBuffer part = slot.region(at, slot.length() - at);
                 at += part.remaining();
-                ChannelIo.writeFully(ch, part, deadline, what);
+                ChannelIo.writeFully(ch, part, deadline, endpoint.fence(), what);
             }
             ByteBuffer ack = allocateHeader();
-            ChannelIo.readFully(ch, ack, deadline, what + ": awaiting the ack");
+            ChannelIo.readFully(ch, ack, deadline, endpoint.fence(), what + ": awaiting the ack");
             if (ack.getInt(MAGIC_OFFSET) != MAGIC || ack.getInt(TYPE_OFFSET) != TYPE_ACK || ack.getInt(OWNER_OFFSET) != owner
                     || ack.getLong(ROUND_OFFSET) != round) {
                 throw new ReplicationException(what + ": bad ack");
@@ -224,7 +224,7 @@ public final class RollbackTransfer {
             try (SocketChannel ch = a.channel()) {
                 String what = "rank " + rank + " receiving round " + round + " from rank " + a.peer();
                 ByteBuffer header = allocateHeader();
-                ChannelIo.readFully(ch, header, deadline, what);
+                ChannelIo.readFully(ch, header, deadline, endpoint.fence(), what);
                 int owner = header.getInt(OWNER_OFFSET);
                 Incoming in = null;
                 for (Incoming e : left) {
@@ -246,7 +246,7 @@ public final class RollbackTransfer {
                 ReplicaSlot held = store.find(owner, round);
                 if (held != null && held.length() == in.length() && held.crc32c() == in.crc32c()) {
                     // planned from a status that showed a newer copy only (discarded since): this one is intact
-                    drain(ch, in.length(), deadline, what);
+                    drain(ch, in.length(), deadline, endpoint.fence(), what);
                 } else {
                     ReplicaWrite w = store.beginWrite(owner, round, in.length());
                     try {
@@ -254,7 +254,7 @@ public final class RollbackTransfer {
                         for (long at = 0; at < w.length(); ) { // 1 MiB at a time, CRC32C while in cache
                             ByteBuffer part = w.region(at, Math.min(1 << 20, w.length() - at));
                             at += part.remaining();
-                            ChannelIo.readFully(ch, part, deadline, what);
+                            ChannelIo.readFully(ch, part, deadline, endpoint.fence(), what);
                             crc.update(part.flip());
                         }
                         w.commitComputed((int) crc.getValue(), in.crc32c());
@@ -271,7 +271,8 @@ public final class RollbackTransfer {
                     }
                     bytes += in.length();
                 }
-                ChannelIo.writeFully(ch, encode(allocateHeader(), TYPE_ACK, owner, 0, round, 0, 0), deadline, what);
+                ChannelIo.writeFully(ch, encode(allocateHeader(), TYPE_ACK, owner, 0, round, 0, 0), deadline,
+                        endpoint.fence(), what);
                 left.remove(in);
             }
         }
@@ -279,11 +280,12 @@ public final class RollbackTransfer {
     }
 
     /** Reads and drops {@code length} bytes (a copy this rank already holds intact). */
-    private static void drain(SocketChannel ch, long length, long deadline, String what) throws IOException {
+    private static void drain(SocketChannel ch, long length, long deadline, WaitFence fence, String what)
+            throws IOException {
         ByteBuffer sink = ByteBuffer.allocate((int) Math.min(length, 64 << 10));
         for (long at = 0; at < length; ) {
             sink.clear().limit((int) Math.min(sink.capacity(), length - at));
-            ChannelIo.readFully(ch, sink, deadline, what);
+            ChannelIo.readFully(ch, sink, deadline, fence, what);
             at += sink.limit();
         }
     }

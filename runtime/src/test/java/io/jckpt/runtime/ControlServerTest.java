@@ -71,6 +71,30 @@ class ControlServerTest {
     }
 
     @Test
+    void aRankSlowToAnswerTheNonceIsStillAdmitted() throws Exception {
+        // a JVM starting on 2 cores at a load of 40-50 took more than 5 s to answer (its first HMAC), was
+        // refused and halted; the slowness itself is what this test feeds in, so it waits 6 s
+        JobSecret secret = JobSecret.random();
+        try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, listener);
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
+            assertEquals(ControlProtocol.MAGIC, in.readInt());
+            assertEquals(ControlProtocol.VERSION, in.readShort());
+            byte[] nonce = new byte[ControlProtocol.NONCE_LENGTH];
+            in.readFully(nonce);
+            Thread.sleep(6_000);
+            out.writeInt(2);
+            out.writeUTF("job1");
+            out.write(ControlProtocol.answer(secret, nonce, 2));
+            out.flush();
+            assertEquals(ControlProtocol.ACCEPTED, in.readByte());
+            assertEquals("connected 2", heard.poll(5, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void secretRoundTripsThroughItsHexForm() {
         JobSecret secret = JobSecret.random();
         byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * {@link AssertionError} carrying the output so far.
  */
 public final class LaunchedJob implements AutoCloseable {
-    private static final Pattern JOB_ID = Pattern.compile("job ([0-9a-f]{12}):");
+    private static final Pattern JOB_ID = Pattern.compile("job ([0-9a-f]{12}): [0-9]+ ranks of ");
     private static final Pattern PIDS = Pattern.compile("ranks running \\(pids ([0-9 ]+)\\)");
     /** A launcher line's time stamp: seconds since the job started, as its events' {@code t}. */
     private static final Pattern STAMP = Pattern.compile("^\\[ckpt-run +([0-9]+\\.[0-9]+)s\\] ");

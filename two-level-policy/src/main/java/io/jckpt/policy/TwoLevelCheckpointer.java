@@ -20,6 +20,7 @@ import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.JobSecret;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
+import io.jckpt.imem.WaitFence;
 import io.jckpt.policy.PhaseMachine.Phase;
 import io.jckpt.policy.interval.CheckpointSchedule;
 import io.jckpt.policy.interval.IntervalController;
@@ -76,6 +77,13 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final DataAdapters adapters;
     private final TagRegistry registry;
     private final DataEndpoint endpoint;
+    /**
+     * Ends this world's data-channel waits (ring join, rollback transfers) at once when the runtime
+     * abandons the world: a thread of the old world must not hold up the next one (open holds the
+     * process's open lock while it waits), nor wait for a peer that was stopped or killed.
+     */
+    private final WaitFence fence = new WaitFence();
+    private final RankCollective.Registration abandonment;
     /** Every rank's data endpoint in this world (from the open exchange): where the copies go, on which host. */
     private final InetSocketAddress[] endpoints;
     private final PhaseMachine phases;
@@ -127,7 +135,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         Path storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + rank);
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
                 options.maxMemoryBytes(), context.ring(), imageKey);
-        this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret));
+        this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret), fence);
         this.endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);
         this.agreement = new SizeAgreement(rank, context.epoch(), exchange);
@@ -140,6 +148,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats, imageKey);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
         this.restoreCheck = new RestoreCheck(rank, exchange, restored);
+        // last: a world abandoned already raises the fence now, and nothing above needs undoing then
+        this.abandonment = exchange.onAbandoned(context.epoch(),
+                () -> fence.raise("MPJ world " + context.epoch() + " abandoned after a failure"));
     }
 
     /**
@@ -530,6 +541,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         }
         agreement.close(); // an exchange of an abandoned world or a crash: never completes
         restored.release(); // gives its slot back before the stores close
+        abandonment.close();
         switcher.closeStores();
         for (ReplicaStore s : restore.survivors()) {
             s.close(); // no-op for the one in use; the others if open failed half-way

@@ -11,6 +11,7 @@ import java.net.Socket;
 
 /** The rank's end of the control channel: connects and authenticates with the job secret. */
 public final class ControlClient {
+    /** The TCP connection only (the kernel completes it from the listen backlog); the handshake has its own bound. */
     private static final int CONNECT_TIMEOUT_MS = 5_000;
 
     private ControlClient() {
@@ -23,7 +24,7 @@ public final class ControlClient {
         try {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
-            socket.setSoTimeout(CONNECT_TIMEOUT_MS);
+            socket.setSoTimeout(ControlProtocol.HANDSHAKE_MILLIS);
             DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
             if (in.readInt() != ControlProtocol.MAGIC) {
@@ -45,6 +46,10 @@ public final class ControlClient {
             }
             socket.setSoTimeout(0);
             return new ControlConnection(socket, in, out);
+        } catch (java.io.EOFException e) {
+            socket.close();
+            throw new IOException("the launcher at " + host + ":" + port + " closed the connection during the handshake"
+                    + " (it waits " + ControlProtocol.HANDSHAKE_MILLIS + " ms for an answer)", e);
         } catch (IOException e) {
             socket.close();
             throw e;

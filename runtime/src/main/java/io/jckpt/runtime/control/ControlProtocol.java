@@ -29,6 +29,14 @@ public final class ControlProtocol {
         return secret.mac(nonce, java.nio.ByteBuffer.allocate(4).putInt(rank).array());
     }
 
+    /**
+     * How long either side of the handshake waits for the other (ms). A handshake is part of a rank
+     * JVM's start, which only the start timeout bounds (60 s by default): on 2 cores at a load of 40-50
+     * a starting JVM answered the nonce more than the 5 s it once had after it (its first HMAC), was
+     * refused, halted, and its job failed at start.
+     */
+    public static final int HANDSHAKE_MILLIS = 60_000;
+
     /** "JCKC". */
     public static final int MAGIC = 0x4A434B43;
     public static final short VERSION = 1;
@@ -103,6 +111,12 @@ public final class ControlProtocol {
      * some did not contribute in time); payload: {@link ExchangeFrames.Failed}.
      */
     public static final byte EXCHANGE_FAILED = 15;
+    /**
+     * launcher to a rank or standby: answer with a {@link #HEARTBEAT} now; no payload. At a recovery
+     * across hosts an answer proves that the rank's host lives (see {@code HostCheck}): a round trip on
+     * an open connection instead of a remote-shell session.
+     */
+    public static final byte PING = 16;
     /** Largest contribution of one rank to a status exchange. */
     public static final int MAX_EXCHANGE_BYTES = 64 * 1024;
 

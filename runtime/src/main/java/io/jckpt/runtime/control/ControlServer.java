@@ -36,7 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
-    private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
     /** Longest wait of one acceptor cycle in {@code accept}. */
     static final int ACCEPT_POLL_MS = 500;
     private static final long CLOSE_WAIT_MS = 1_000;
@@ -122,7 +121,7 @@ public final class ControlServer implements AutoCloseable {
         public void onStart() {
             try {
                 socket.setTcpNoDelay(true);
-                socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+                socket.setSoTimeout(ControlProtocol.HANDSHAKE_MILLIS); // a starting JVM may be slow to answer
                 DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
                 DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
                 byte[] nonce = JobSecret.nonce(ControlProtocol.NONCE_LENGTH);

@@ -139,7 +139,7 @@ public record RemoteShell(List<String> agent) {
     }
 
     /** @return {@code word} in single quotes for a POSIX shell */
-    static String quote(String word) {
+    public static String quote(String word) {
         return "'" + word.replace("'", "'\\''") + "'";
     }
 

@@ -15,7 +15,9 @@ import java.util.TreeSet;
 /**
  * Decides where failed ranks restart (pure): a rank whose host lives restarts there; a rank whose host is
  * lost restarts on another live job host with a free slot, else on the first live spare host (which then
- * joins the job with its slots, so that further ranks of the same loss can follow it there). Among hosts
+ * joins the job with its slots, so that further ranks of the same loss can follow it there). A host that
+ * has not answered yet (its probe still runs: it may hang) is treated as lost for this plan only: its
+ * ranks move and nothing is placed on it, but it keeps its slots for the next plan. Among hosts
  * with a free slot it prefers the one running the fewest of the rank's ring neighbours within m (its
  * holders and the ranks it holds for), so that its copies stay off its host; then the most free slots;
  * then host order. Ranks are placed in ascending order, so the result is deterministic.
@@ -38,6 +40,20 @@ public final class RespawnPlanner {
      */
     public static RespawnPlan plan(List<String> hostOfRank, Map<String, Integer> capacities, List<Host> spares,
             Set<String> lostHosts, Collection<Integer> failedRanks, RingOrder ring, int replicas) {
+        return plan(hostOfRank, capacities, spares, lostHosts, Set.of(), failedRanks, ring, replicas);
+    }
+
+    /**
+     * As {@link #plan(List, Map, List, Set, Collection, RingOrder, int)}, with hosts that have not answered yet.
+     *
+     * @param unanswered hosts not known to live nor to be lost (their probes still run): no rank restarts
+     *                   on them now, their own ranks move; unlike lost hosts they stay job hosts (or spares)
+     */
+    public static RespawnPlan plan(List<String> hostOfRank, Map<String, Integer> capacities, List<Host> spares,
+            Set<String> lostHosts, Set<String> unanswered, Collection<Integer> failedRanks, RingOrder ring,
+            int replicas) {
+        Set<String> away = new HashSet<>(lostHosts);
+        away.addAll(unanswered);
         int n = hostOfRank.size();
         if (ring.size() != n) {
             throw new IllegalArgumentException("a ring of " + ring.size() + " ranks for " + n + " ranks");
@@ -65,22 +81,23 @@ public final class RespawnPlanner {
         List<RespawnTarget> targets = new ArrayList<>();
         Map<Integer, String> unplaced = new TreeMap<>();
         List<Host> spareLeft = new ArrayList<>();
+        List<Host> spareWaiting = new ArrayList<>(); // not answered yet: a spare still, for the next plan
         for (Host s : spares) {
-            if (!lostHosts.contains(s.name()) && !capacity.containsKey(s.name())) {
-                spareLeft.add(s);
+            if (!capacity.containsKey(s.name()) && !lostHosts.contains(s.name())) {
+                (unanswered.contains(s.name()) ? spareWaiting : spareLeft).add(s);
             }
         }
         Set<String> takenSpares = new HashSet<>();
         for (int r : failed) {
             String from = hostOfRank.get(r);
-            if (!lostHosts.contains(from)) {
+            if (!away.contains(from)) {
                 occupied.merge(from, 1, Integer::sum);
                 targets.add(new RespawnTarget(r, from, from, RespawnTarget.Reason.SAME_HOST));
             }
         }
         for (int r : failed) {
             String from = hostOfRank.get(r);
-            if (!lostHosts.contains(from)) {
+            if (!away.contains(from)) {
                 continue;
             }
             String best = null;
@@ -89,7 +106,7 @@ public final class RespawnPlanner {
             for (Map.Entry<String, Integer> e : capacity.entrySet()) {
                 String h = e.getKey();
                 int free = e.getValue() - occupied.get(h);
-                if (lostHosts.contains(h) || free <= 0) {
+                if (away.contains(h) || free <= 0) {
                     continue;
                 }
                 int neighbours = neighboursOn(h, r, now, ring, replicas);
@@ -108,7 +125,7 @@ public final class RespawnPlanner {
                 best = spare.name();
             }
             if (best == null) {
-                unplaced.put(r, noHost(r, from, capacity, occupied, lostHosts, spares));
+                unplaced.put(r, noHost(r, from, capacity, occupied, lostHosts, unanswered, spares));
                 continue;
             }
             if (takenSpares.contains(best)) {
@@ -116,7 +133,7 @@ public final class RespawnPlanner {
             }
             occupied.merge(best, 1, Integer::sum);
             now.set(r, best);
-            targets.add(new RespawnTarget(r, from, best, reason));
+            targets.add(new RespawnTarget(r, from, best, reason, !lostHosts.contains(from)));
         }
         targets.sort((a, b) -> Integer.compare(a.rank(), b.rank()));
         Map<String, Integer> after = new LinkedHashMap<>();
@@ -126,7 +143,13 @@ public final class RespawnPlanner {
                 after.put(h, c);
             }
         });
-        return new RespawnPlan(targets, unplaced, now, after, spareLeft);
+        List<Host> sparesAfter = new ArrayList<>();
+        for (Host s : spares) {
+            if (spareLeft.contains(s) || spareWaiting.contains(s)) {
+                sparesAfter.add(s); // in their order
+            }
+        }
+        return new RespawnPlan(targets, unplaced, now, after, sparesAfter);
     }
 
     /** How many of rank r's ring neighbours within m (holders and owners it holds for) run on host h. */
@@ -145,12 +168,12 @@ public final class RespawnPlanner {
     }
 
     private static String noHost(int r, String from, Map<String, Integer> capacity, Map<String, Integer> occupied,
-            Set<String> lostHosts, List<Host> spares) {
+            Set<String> lostHosts, Set<String> unanswered, List<Host> spares) {
         StringBuilder b = new StringBuilder("rank ").append(r).append(" (host ").append(from)
-                .append(" lost): no live host has a free slot (");
+                .append(lostHosts.contains(from) ? " lost" : " not answering").append("): no live host has a free slot (");
         boolean first = true;
         for (Map.Entry<String, Integer> e : capacity.entrySet()) {
-            if (lostHosts.contains(e.getKey())) {
+            if (lostHosts.contains(e.getKey()) || unanswered.contains(e.getKey())) {
                 continue;
             }
             b.append(first ? "" : ", ").append(e.getKey()).append(": ").append(occupied.get(e.getKey()))

@@ -7,13 +7,19 @@ package io.jckpt.runtime.hosts;
  * @param from   the host it ran on
  * @param host   the host it restarts on
  * @param reason which rule chose the host
+ * @param fromUnanswered whether it left {@code from} because that host had not answered yet (not known lost)
  */
-public record RespawnTarget(int rank, String from, String host, Reason reason) {
+public record RespawnTarget(int rank, String from, String host, Reason reason, boolean fromUnanswered) {
+    /** A target whose rank, if it moved, left a host known lost. */
+    public RespawnTarget(int rank, String from, String host, Reason reason) {
+        this(rank, from, host, reason, false);
+    }
+
     /** The rules, in the order they are tried. */
     public enum Reason {
         /** Its host lives: it restarts there, in its own slot. */
         SAME_HOST,
-        /** Its host is lost: another job host with a free slot. */
+        /** Its host is lost (or has not answered yet): another job host with a free slot. */
         FREE_SLOT,
         /** Its host is lost and no job host has a free slot: a spare host, which joins the job. */
         SPARE_HOST
@@ -21,10 +27,11 @@ public record RespawnTarget(int rank, String from, String host, Reason reason) {
 
     /** @return e.g. {@code "rank 3: host b lost, restarts on spare host d"} */
     public String describe() {
+        String left = "rank " + rank + ": host " + from + (fromUnanswered ? " does not answer" : " lost");
         return switch (reason) {
             case SAME_HOST -> "rank " + rank + ": restarts on its host " + host;
-            case FREE_SLOT -> "rank " + rank + ": host " + from + " lost, restarts on " + host + " (free slot)";
-            case SPARE_HOST -> "rank " + rank + ": host " + from + " lost, restarts on spare host " + host;
+            case FREE_SLOT -> left + ", restarts on " + host + " (free slot)";
+            case SPARE_HOST -> left + ", restarts on spare host " + host;
         };
     }
 }

@@ -27,8 +27,20 @@ public interface FailureDetector {
         /** @return System.nanoTime() of the last frame of any kind heard from {@code rank} */
         long lastHeardNanos(int rank);
 
-        /** @return whether the rank is in a state where it must be heard from (running, not finishing) */
+        /**
+         * @return whether the rank is in a state where it must be heard from (its process running, not
+         *         finishing), from the moment its process exists: see {@link #joined}
+         */
         boolean expectedAlive(int rank);
+
+        /**
+         * @return whether the rank's current process connected to the launcher; before that its silence
+         *         counts from its start, and it sends nothing yet (a JVM still starting). A rank is heard
+         *         at its connection before it counts as joined: read this before {@link #lastHeardNanos}
+         */
+        default boolean joined(int rank) {
+            return true;
+        }
 
         /** @return the pid of the rank's process when it runs on this host, else -1 */
         default long localPid(int rank) {

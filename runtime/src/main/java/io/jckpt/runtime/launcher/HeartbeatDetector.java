@@ -17,6 +17,12 @@ import java.util.Map;
  * {@code /proc/PID/stat} is neither {@code T} nor {@code t}) is starved rather than gone, as on a
  * machine with more busy processes than cores: it gets up to {@link #STARVED_FACTOR} timeouts before
  * it is declared hung. A stopped one is declared failed at the timeout.
+ *
+ * <p>A rank whose process has not connected yet (a JVM starting, whose silence counts from its start)
+ * is declared failed only when its local process is stopped: one that runs is starting, however slowly
+ * on a loaded host, and the start timeout bounds it; a remote one (no process state here) likewise.
+ * So a rank stopped at any moment of its start, before it could send a heartbeat, is failed at the
+ * timeout instead of stalling its world until the start timeout.
  */
 final class HeartbeatDetector implements FailureDetector {
     /** How many timeouts a silent but running local process gets. */
@@ -47,18 +53,25 @@ final class HeartbeatDetector implements FailureDetector {
         Map<Integer, String> failed = new HashMap<>();
         long now = System.nanoTime();
         for (int rank = 0; rank < view.worldSize(); rank++) {
+            // whether it joined before when it was last heard: a rank that connects in between is then
+            // either not joined yet (and running: skipped) or heard at its connection, never a starting
+            // JVM's silence taken for a connected rank's
+            boolean joined = view.joined(rank);
             long silent = now - view.lastHeardNanos(rank);
             if (!view.expectedAlive(rank) || silent <= timeoutNanos) {
                 continue;
             }
             char state = processState(view.localPid(rank));
             boolean stopped = state == 'T' || state == 't';
+            if (!joined && !stopped) {
+                continue; // a JVM still starting: the start timeout bounds it
+            }
             if (!stopped && state != '?' && silent <= STARVED_FACTOR * timeoutNanos) {
                 continue; // running but not heard: starved of CPU, not gone
             }
-            failed.put(rank, String.format(Locale.ROOT, "rank %d silent for %d ms (heartbeat timeout %d ms%s)", rank,
-                    silent / 1_000_000L, timeoutNanos / 1_000_000L, stopped ? ", process stopped"
-                            : state == '?' ? "" : ", process running but unresponsive"));
+            failed.put(rank, String.format(Locale.ROOT, "rank %d silent for %d ms%s (heartbeat timeout %d ms%s)", rank,
+                    silent / 1_000_000L, joined ? "" : " since its start, before it connected", timeoutNanos / 1_000_000L,
+                    stopped ? ", process stopped" : state == '?' ? "" : ", process running but unresponsive"));
         }
         return failed;
     }

@@ -45,9 +45,11 @@ import java.util.concurrent.TimeUnit;
  * start and teardown), {@link RankChannels} (what the control threads hear), {@link FailureTriage}
  * (which failures go together, which program errors are echoes), {@link FailureInjector} (--kill,
  * --mtbf), {@link RecoveryReport}, {@link RankProgress}, {@link ExchangeCoordinator},
- * {@link StandbyPool}. What is left is the loop's own state and decisions: the next seam is the
- * current world (epoch, port exchange, which process hosts each rank and for which epoch, the
- * catch-up of a late replacement) with the respawn of {@code recover()}.
+ * {@link StandbyPool}, {@link HostCheck} and {@link RemoteCalls} (which hosts live at a recovery across
+ * hosts, the remote commands not waited for). What is left is the loop's own state and decisions: the
+ * next seams are the current world (epoch, port exchange, which process hosts each rank and for which
+ * epoch, the catch-up of a late replacement) with the respawn of {@code recover()}, and the job's hosts
+ * (where each rank runs, lost and silent hosts, kills owed on them, the respawn plan).
  */
 public final class Job {
     /** Every rank completed. */
@@ -100,6 +102,18 @@ public final class Job {
     private final java.util.Set<String> lostHosts = new java.util.HashSet<>();
     /** Hosts whose rank agent ended with {@link #REMOTE_SHELL_LOST} since the last recovery's host probe. */
     private final java.util.Set<String> sessionsLost = new java.util.HashSet<>();
+    /** Hosts whose verdict a recovery's check did not wait for: no rank is placed on them until they answer. */
+    private final java.util.Set<String> unansweredHosts = new java.util.TreeSet<>();
+    /** Remote commands the launcher does not wait for: host probes, kills of failed ranks' processes. */
+    private final RemoteCalls remoteCalls;
+    /**
+     * The next recovery's check of hosts, begun at its first failure across hosts: the failed rank's host is
+     * probed at once when no other rank or standby there can answer a ping, so that the coalescing window
+     * hides the probe (null between recoveries; supervisor thread).
+     */
+    private HostCheck forming;
+    /** Failed ranks' processes to kill on their hosts: host -> pid -> rank (supervisor thread). */
+    private final Map<String, Map<Long, Integer>> owedKills = new java.util.TreeMap<>();
     /** The job hosts' capacities and the spares left, as the last respawn plan left them (null: the mapping's). */
     private java.util.Map<String, Integer> hostCapacities;
     private java.util.List<io.jckpt.runtime.hosts.Host> spareHosts;
@@ -156,9 +170,15 @@ public final class Job {
         @Override
         public boolean expectedAlive(int rank) {
             RankHost host = currentHost.get(rank);
-            // silence counts from the rank's connection on: a JVM still starting is bounded by the start timeout
-            return host != null && host.isAlive() && channels.control(rank) != null && !completed.contains(rank)
-                    && !jobCompleteSent && !triage.isPending(rank);
+            // from its process's start (channels.heard at the spawn): a rank stopped before it could connect
+            // is failed like one stopped later (the detector tells a starting JVM from a stopped one)
+            return host != null && host.isAlive() && !completed.contains(rank) && !jobCompleteSent
+                    && !triage.isPending(rank);
+        }
+
+        @Override
+        public boolean joined(int rank) {
+            return channels.control(rank) != null;
         }
     };
 
@@ -179,6 +199,7 @@ public final class Job {
         this.rankHosts = new java.util.ArrayList<>(spec.hosts());
         this.logging = RankLogging.decide(spec.classPath(), home.simpleBinding(), spec.logLevel(), spec.jvmOptions());
         this.launcher = new RankLauncher(spec, home, logging, jobId, secret, console, events::add);
+        this.remoteCalls = new RemoteCalls(launcher::startOn);
         this.standbys = new StandbyPool((id, host) -> launcher.startStandby(id, epoch, host), console,
                 StandbyPool.hostsOf(spec), host -> host == null || !lostHosts.contains(host));
         this.summary = new JobSummary(console::elapsedSeconds);
@@ -239,6 +260,7 @@ public final class Job {
                 return exitStatus;
             } finally {
                 standbys.stop();
+                remoteCalls.stopAll();
                 if (exchange != null) {
                     exchange.close();
                 }
@@ -249,9 +271,12 @@ public final class Job {
                 } else if (exitStatus == EXIT_OK || spec.jobId() == null) {
                     NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
                     if (spec.remote()) {
-                        wipeRemoteStores();
+                        cleanRemoteHosts(true);
                     }
                 } else {
+                    if (spec.remote()) {
+                        cleanRemoteHosts(false); // no process of the job is left on any host, its stores are
+                    }
                     console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                             + " (ckpt-run --clean --job-id " + jobId + " removes them)");
                 }
@@ -330,6 +355,7 @@ public final class Job {
                     reportRecovered();
                 }
             }
+            remoteCalls.expireOverdue(System.nanoTime());
             for (String problem : exchanges.expireOverdue(System.nanoTime())) {
                 console.event("ERROR: " + problem);
             }
@@ -373,6 +399,10 @@ public final class Job {
                     standbys.owe(spec.standbys(), 0, () -> true);
                     standbys.replenish();
                 }
+            } else if (event instanceof JobEvent.HostVerdict verdict) {
+                onHostVerdict(verdict);
+            } else if (event instanceof JobEvent.RemoteKill kill) {
+                console.event(describeKill(kill));
             } else if (event instanceof JobEvent.StandbyReady ready) {
                 standbys.ready(ready.id(), ready.warmNanos());
             } else if (event instanceof JobEvent.RankReady) {
@@ -562,6 +592,7 @@ public final class Job {
      */
     private Integer onRankFailure(int rank, String description, boolean processFailure) {
         if (spec.remote() && processFailure) {
+            probeEarly(rank);
             fenceRemote(rank);
         }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.FAIL || spec.device() != Device.NIODEV) {
@@ -576,10 +607,16 @@ public final class Job {
     /**
      * Killing the agent of a remote rank (its ssh client) leaves the remote JVM running: closing the
      * failed rank's control connection stops it, since a rank halts as soon as its control connection
-     * ends (and, should the connection be cut instead, its epoch fences it out of the new world).
+     * ends (and, should the connection be cut instead, its epoch fences it out of the new world). A JVM
+     * that is stopped (SIGSTOP) or hung cannot halt itself: its process is also owed a kill on its host,
+     * sent once the host answers ({@link #killOwed}; the job's end kills whatever of the job is left).
      */
     private void fenceRemote(int rank) {
         ControlConnection connection = channels.control(rank);
+        Long pid = channels.pid(rank); // its process on its host, known before the connection closes
+        if (pid != null) {
+            owedKills.computeIfAbsent(rankHosts.get(rank), h -> new java.util.TreeMap<>()).put(pid, rank);
+        }
         if (connection != null) {
             connection.close();
         }
@@ -625,8 +662,8 @@ public final class Job {
         // A rank whose program threw while its process lives is, when another rank died in the same
         // window, a survivor hit by that death (MPJ Express fails sends to a dead peer): it stays and
         // re-enters the program. Alone, it failed by itself: its process is replaced.
-        if (spec.remote()) {
-            failRanksOfLostHosts();
+        if (spec.remote() && !checkHosts()) {
+            return fail("interrupted");
         }
         if (spec.onFailure() == LaunchSpec.FailurePolicy.RELAUNCH) {
             for (int r = 0; r < spec.worldSize(); r++) {
@@ -693,13 +730,20 @@ public final class Job {
                 }
             }
         }
+        if (spec.remote()) {
+            // the failed ranks' old processes on hosts that answer: a stopped or hung JVM cannot halt itself
+            for (String host : new java.util.ArrayList<>(owedKills.keySet())) {
+                if (!unansweredHosts.contains(host)) {
+                    killOwed(host);
+                }
+            }
+        }
         return -1;
     }
 
     /**
-     * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it still answers
-     * the remote shell (probed by {@link #failRanksOfLostHosts}), else a live job host with a free
-     * slot or a spare host. Moves them in {@link #rankHosts}; returns why some rank cannot be placed,
+     * Where the failed ranks restart ({@link RespawnPlanner}): their own host if it lives (found by
+     * {@link #checkHosts}), else a live job host with a free slot or a spare host. Moves them in {@link #rankHosts}; returns why some rank cannot be placed,
      * or null.
      */
     private String placeRespawns(int[] failed) {
@@ -709,7 +753,7 @@ public final class Job {
         }
         java.util.List<Integer> failedRanks = java.util.Arrays.stream(failed).boxed().toList();
         io.jckpt.runtime.hosts.RespawnPlan plan = io.jckpt.runtime.hosts.RespawnPlanner.plan(
-                java.util.List.copyOf(rankHosts), hostCapacities, spareHosts, lostHosts, failedRanks,
+                java.util.List.copyOf(rankHosts), hostCapacities, spareHosts, lostHosts, unansweredHosts, failedRanks,
                 spec.placement().ring(), spec.placement().replicas());
         if (!plan.complete()) {
             return "no host can take " + plan.unplaced();
@@ -727,51 +771,195 @@ public final class Job {
     }
 
     /**
-     * At a recovery across hosts, before the respawns are placed: asks the failed ranks' hosts whether
-     * they live (the remote shell runs {@code true}, {@link #HOST_PROBE_MILLIS}). Once one is lost, every
-     * other host of the job and every unused spare is asked too, all at once: hosts are often lost
-     * together (a switch, a rack, a power feed) but their ranks' agents end one by one, and a rank must
-     * not be placed on a host that is gone. When a failed rank's agent ended with 255 (its session or
-     * host is gone) both rounds are one, saving a remote-shell round trip on a host loss. The ranks of
-     * every lost host fail now, in this recovery.
+     * At a recovery across hosts, before the respawns are placed: which hosts live ({@link HostCheck}). The
+     * failed ranks' hosts and every job host still running a rank are asked at once, each by a PING to its
+     * ranks and standbys (a round trip on an open connection), by the remote shell ({@code true},
+     * {@link #HOST_PROBE_MILLIS}) when it has none or they stay silent; spare hosts without a standby once a
+     * host is found lost, or at once when a failed rank's agent ended with 255 (its session or its host is
+     * gone): hosts are often lost together (a switch, a rack, a power feed) but their ranks' agents end one
+     * by one, and a rank must not be placed on a host that is gone. The ranks of every lost host fail now,
+     * in this recovery. A host still silent (one that hangs instead of refusing) does not hold the recovery
+     * when the failed ranks fit elsewhere: a failed rank's own host past the pings' grace (its verdict would
+     * only keep the rank in place), another after {@link HostCheck#HANG_GRACE_MILLIS}; nothing is placed on
+     * it until its probe's verdict comes ({@link #onHostVerdict}).
+     *
+     * @return false when interrupted
      */
-    private void failRanksOfLostHosts() {
+    private boolean checkHosts() {
+        java.util.Set<Integer> pending = triage.pending().keySet();
         java.util.Set<String> suspects = new java.util.TreeSet<>();
-        for (int rank : triage.pending().keySet()) {
+        for (int rank : pending) {
             suspects.add(rankHosts.get(rank));
         }
         suspects.removeAll(lostHosts);
+        java.util.Map<String, java.util.Map<Integer, ControlConnection>> connections = standbys.connectionsByHost();
+        for (int r = 0; r < spec.worldSize(); r++) {
+            ControlConnection connection = channels.control(r);
+            if (connection != null && !pending.contains(r)) {
+                connections.computeIfAbsent(rankHosts.get(r), h -> new java.util.HashMap<>()).put(r, connection);
+            }
+        }
         java.util.Set<String> others = new java.util.TreeSet<>(rankHosts);
         spec.mapping().spares().forEach(h -> others.add(h.name()));
         others.removeAll(suspects);
         others.removeAll(lostHosts);
         boolean sessionLost = suspects.stream().anyMatch(sessionsLost::contains);
         sessionsLost.clear();
-        java.util.Set<String> lost;
-        if (sessionLost) {
-            // an agent ended with 255: its host is likely gone, so every host is asked in one round
-            java.util.Set<String> all = new java.util.TreeSet<>(suspects);
-            all.addAll(others);
-            lost = new java.util.TreeSet<>(launcher.unreachable(all, HOST_PROBE_MILLIS));
-        } else {
-            lost = new java.util.TreeSet<>(launcher.unreachable(suspects, HOST_PROBE_MILLIS));
-            if (!lost.isEmpty()) {
-                lost.addAll(launcher.unreachable(others, HOST_PROBE_MILLIS));
+        HostCheck check = forming != null ? forming : newHostCheck(); // its early probes run already
+        forming = null;
+        channels.watch(check); // before the pings: every answer from now on counts
+        HostCheck.Outcome outcome;
+        try {
+            for (String host : suspects) {
+                check.suspect(host);
+                check.ask(host, connections.getOrDefault(host, Map.of()));
             }
+            java.util.List<String> later = new java.util.ArrayList<>();
+            for (String host : others) {
+                if (connections.containsKey(host)) {
+                    check.ask(host, connections.get(host));
+                } else {
+                    later.add(host);
+                }
+            }
+            check.later(later);
+            if (sessionLost) {
+                check.probeOthers();
+            }
+            outcome = check.await(this::placeable);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the job is being stopped
+            return false;
+        } finally {
+            channels.watch(null);
         }
-        for (String host : lost) {
-            lostHosts.add(host);
-            console.event("host " + host + " lost: it does not answer `" + spec.remoteShell() + "`");
+        unansweredHosts.clear();
+        unansweredHosts.addAll(outcome.unanswered());
+        console.event(String.format(Locale.ROOT, "hosts checked in %.0f ms: %s", outcome.tookNanos() / 1e6,
+                describeHosts(outcome)));
+        for (String host : outcome.lost()) {
+            hostLost(host, outcome.lostWhy().get(host));
+        }
+        return true;
+    }
+
+    /**
+     * Rank {@code rank} failed across hosts: unless another rank of its host can answer the recovery's ping,
+     * its host's probe starts now, in the check the recovery will wait on ({@link #forming}), not after the
+     * coalescing window. A standby there does not count: it is likely gone with the rank (its connection
+     * may not have ended yet).
+     */
+    private void probeEarly(int rank) {
+        String host = rankHosts.get(rank);
+        if (spec.device() != Device.NIODEV || spec.onFailure() == LaunchSpec.FailurePolicy.FAIL
+                || lostHosts.contains(host)) {
+            return;
         }
         for (int r = 0; r < spec.worldSize(); r++) {
-            RankHost host = currentHost.get(r);
-            if (lost.contains(rankHosts.get(r)) && !triage.pending().containsKey(r) && host != null) {
-                onRankFailure(r, "rank " + r + " (pid " + host.pid() + ") lost with its host " + rankHosts.get(r), true);
-                fenceRemote(r); // a partitioned host's rank may still live: its control connection ends it
-                host.kill(); // its agent, which has not noticed yet
-                host.awaitExit(TEARDOWN_MILLIS);
+            if (r != rank && host.equals(rankHosts.get(r)) && !triage.isPending(r) && channels.control(r) != null) {
+                return; // it will answer the ping
             }
         }
+        if (forming == null) {
+            forming = newHostCheck();
+        }
+        forming.ask(host, Map.of());
+    }
+
+    private HostCheck newHostCheck() {
+        return new HostCheck(remoteCalls, spec.remoteShell().toString(), HOST_PROBE_MILLIS, events::add);
+    }
+
+    /** "a, b answer; c lost; d not answering yet". */
+    private static String describeHosts(HostCheck.Outcome outcome) {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        java.util.Set<String> alive = new java.util.TreeSet<>();
+        outcome.verdicts().forEach((h, v) -> {
+            if (v == HostCheck.Verdict.ALIVE) {
+                alive.add(h);
+            }
+        });
+        if (!alive.isEmpty()) {
+            parts.add(String.join(", ", alive) + (alive.size() == 1 ? " answers" : " answer"));
+        }
+        if (!outcome.lost().isEmpty()) {
+            parts.add(String.join(", ", outcome.lost()) + " lost");
+        }
+        if (!outcome.unanswered().isEmpty()) {
+            parts.add(String.join(", ", outcome.unanswered()) + " not answering yet");
+        }
+        return String.join("; ", parts);
+    }
+
+    /** Whether the pending failed ranks and those of {@code lost} hosts fit on hosts neither lost nor {@code unanswered}. */
+    private boolean placeable(java.util.Set<String> lost, java.util.Set<String> unanswered) {
+        java.util.Set<String> allLost = new java.util.HashSet<>(lostHosts);
+        allLost.addAll(lost);
+        java.util.Set<Integer> failedNow = new java.util.TreeSet<>(triage.pending().keySet());
+        for (int r = 0; r < spec.worldSize(); r++) {
+            if (allLost.contains(rankHosts.get(r))) {
+                failedNow.add(r);
+            }
+        }
+        return io.jckpt.runtime.hosts.RespawnPlanner.plan(java.util.List.copyOf(rankHosts),
+                hostCapacities != null ? hostCapacities : spec.mapping().capacities(),
+                spareHosts != null ? spareHosts : spec.mapping().spares(), allLost, unanswered, failedNow,
+                spec.placement().ring(), spec.placement().replicas()).complete();
+    }
+
+    /** {@code host} is lost: its live ranks fail now (in the recovery under way, or the next one). */
+    private void hostLost(String host, String why) {
+        lostHosts.add(host);
+        unansweredHosts.remove(host);
+        console.event("host " + host + " lost: " + why);
+        for (int r = 0; r < spec.worldSize(); r++) {
+            RankHost agent = currentHost.get(r);
+            if (host.equals(rankHosts.get(r)) && !triage.pending().containsKey(r) && agent != null) {
+                onRankFailure(r, "rank " + r + " (pid " + agent.pid() + ") lost with its host " + host, true);
+                fenceRemote(r); // a partitioned host's rank may still live: its control connection ends it
+                agent.kill(); // its agent, which has not noticed yet
+                agent.awaitExit(TEARDOWN_MILLIS);
+            }
+        }
+        owedKills.remove(host); // a lost host is tried once more at the job's end
+    }
+
+    /** A host's verdict came after its recovery went on without it. */
+    private void onHostVerdict(JobEvent.HostVerdict verdict) {
+        if (lostHosts.contains(verdict.host())) {
+            return;
+        }
+        if (!verdict.alive()) {
+            hostLost(verdict.host(), verdict.why());
+            return;
+        }
+        if (unansweredHosts.remove(verdict.host())) {
+            console.event("host " + verdict.host() + " answers again: ranks may be placed on it");
+        }
+        killOwed(verdict.host());
+    }
+
+    /** Kills, on {@code host} and without waiting, the processes of failed ranks it still holds. */
+    private void killOwed(String host) {
+        Map<Long, Integer> owed = owedKills.remove(host);
+        if (owed == null) {
+            return;
+        }
+        owed.forEach((pid, rank) -> remoteCalls.start(host, launcher.killCommand(pid), HOST_PROBE_MILLIS,
+                ended -> events.add(new JobEvent.RemoteKill(rank, host, pid, ended))));
+    }
+
+    private static String describeKill(JobEvent.RemoteKill kill) {
+        String what = "rank " + kill.rank() + "'s failed process on " + kill.host() + " (pid " + kill.pid() + ")";
+        if (kill.ended().ok()) {
+            return what + " killed";
+        }
+        if (!kill.ended().overdue() && kill.ended().status() == RankLauncher.KILL_GONE) {
+            return what + " had already ended";
+        }
+        return "WARNING: cannot kill " + what + " (" + (kill.ended().overdue() ? "no answer within "
+                + HOST_PROBE_MILLIS / 1000 + " s" : "exit status " + kill.ended().status())
+                + "); the job's end tries again";
     }
 
     private void reportRecovered() throws IOException {
@@ -828,28 +1016,36 @@ public final class Job {
             launcher.awaitAllExit(REMOTE_HALT_MILLIS);
         }
         launcher.tearDown();
+        remoteCalls.stopAll();
         if (spec.jobId() == null) {
             NodeLocalStores.wipeJob(settings.memoryDirectory(), jobId);
             if (spec.remote()) {
-                wipeRemoteStores();
+                cleanRemoteHosts(true);
             }
             console.event("node-local stores of job " + jobId + " deleted" + (spec.remote() ? " on every host" : ""));
         } else {
+            if (spec.remote()) {
+                cleanRemoteHosts(false);
+            }
             console.event("node-local stores of job " + jobId + " kept for a restart with --job-id " + jobId
                     + " (ckpt-run --clean --job-id " + jobId + " removes them)");
         }
         console.flush();
     }
 
-    /** Removes the job's stores on every host it used: the ranks' and the standbys' hosts, the lost ones tried too. */
-    private void wipeRemoteStores() {
-        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(rankHosts);
+    /**
+     * Ends every process of the job left on a host it used (the ranks' and the standbys' hosts, the lost
+     * ones tried too) and, when {@code removeStores}, removes its stores there.
+     */
+    private void cleanRemoteHosts(boolean removeStores) {
+        java.util.Set<String> hosts = new java.util.LinkedHashSet<>(spec.mapping().hostNames()); // ranks moved off some
+        hosts.addAll(rankHosts); // spare hosts that joined
         if (spec.standbys() > 0) {
             hosts.addAll(standbys.hosts()); // spare hosts ran standbys
         }
         hosts.removeAll(lostHosts);
-        // a lost host may be back (a healed partition) with its old ranks' stores: tried too
-        launcher.wipeRemoteStores(hosts, lostHosts, settings.memoryDirectory());
+        // a lost host may be back (a healed partition) with its old ranks and their stores: tried too
+        launcher.cleanRemoteHosts(hosts, lostHosts, settings.memoryDirectory(), removeStores);
     }
 
     /**

@@ -23,4 +23,15 @@ sealed interface JobEvent {
     /** A rank said how its program ended (before its process exits). */
     record RankReported(int rank, RankExit exit) implements JobEvent {
     }
+
+    /**
+     * A host's verdict that came after the recovery that asked went on without it ({@link HostCheck}):
+     * {@code alive}, or lost for {@code why}.
+     */
+    record HostVerdict(String host, boolean alive, String why) implements JobEvent {
+    }
+
+    /** The kill of a failed rank's process on its host ended ({@link RankLauncher#killCommand}). */
+    record RemoteKill(int rank, String host, long pid, RemoteCalls.Ended ended) implements JobEvent {
+    }
 }

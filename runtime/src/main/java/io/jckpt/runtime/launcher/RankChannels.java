@@ -24,6 +24,10 @@ final class RankChannels implements ControlListener {
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, RankProgress> progress = new ConcurrentHashMap<>();
+    /** Each connection's process id as its rank said (RANK_READY): on a remote host, the id there. */
+    private final Map<ControlConnection, Long> pids = new ConcurrentHashMap<>();
+    /** The recovery's check of hosts, while one waits for answers; hears every frame. */
+    private volatile HostCheck watching;
     private final ExchangeCoordinator exchanges;
     private final StandbyPool standbys;
     private final JobConsole console;
@@ -54,6 +58,17 @@ final class RankChannels implements ControlListener {
     /** @return how {@code rank}'s program said it ended (newest report), or {@code null} */
     RankExit report(int rank) {
         return reports.get(rank);
+    }
+
+    /** @return the process id {@code rank}'s current connection reported (on its own host), or {@code null} */
+    Long pid(int rank) {
+        ControlConnection connection = controls.get(rank);
+        return connection == null ? null : pids.get(connection);
+    }
+
+    /** From now on every frame heard is also told to {@code check} ({@code null}: to none). */
+    void watch(HostCheck check) {
+        this.watching = check;
     }
 
     /** {@code rank} was (re)started now: its silence counts from here. */
@@ -91,6 +106,10 @@ final class RankChannels implements ControlListener {
 
     @Override
     public void frame(int rank, byte type, byte[] payload) {
+        HostCheck check = watching;
+        if (check != null) {
+            check.heard(rank); // a rank's or a standby's claim: its host lives
+        }
         if (rank < 0) {
             int id = ControlProtocol.STANDBY_CLAIM_BASE - rank;
             long warmNanos = standbys.frame(id, type, payload);
@@ -109,6 +128,10 @@ final class RankChannels implements ControlListener {
                 // its program (re)starts: rounds it reported before belong to an abandoned world
                 // (frames of one connection arrive in order)
                 progress.remove(rank);
+                ControlConnection connection = controls.get(rank);
+                if (connection != null && payload.length >= 8) {
+                    pids.put(connection, java.nio.ByteBuffer.wrap(payload).getLong());
+                }
                 events.accept(new JobEvent.RankReady(rank));
             } else if (type == ControlProtocol.RANK_EXIT) {
                 RankExit exit = RankExit.decode(payload);
@@ -142,6 +165,7 @@ final class RankChannels implements ControlListener {
     public void disconnected(int rank, ControlConnection connection) {
         if (rank >= 0) {
             controls.remove(rank, connection);
+            pids.remove(connection);
         } // a standby's connection ends when it becomes a rank or dies (its process exit says which)
     }
 }

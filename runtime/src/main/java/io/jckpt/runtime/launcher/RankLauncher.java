@@ -128,75 +128,83 @@ final class RankLauncher {
     }
 
     /**
-     * Best effort, bounded: removes the job's node-local store directory on every host through the
-     * remote shell (each host's own /dev/shm; a host that is gone has nothing left to remove), all at
-     * once: 10 s for the job's hosts, {@value #LOST_HOST_WIPE_MILLIS} ms for the {@code lost} ones (one
-     * that came back, a healed partition, holds its old ranks' stores; one still down must not hold
-     * the job's end for long).
+     * Best effort, bounded, on every host at once through the remote shell: SIGKILL to every process of the
+     * job still there (its environment names the job: a rank the launcher declared failed that its host
+     * kept, stopped or cut off; the end of a failed job), then, when {@code removeStores}, the removal of
+     * the job's node-local store directory (each host's own /dev/shm; a host that is gone has nothing left).
+     * 10 s for the job's hosts, {@value #LOST_HOST_WIPE_MILLIS} ms for the {@code lost} ones (one that came
+     * back, a healed partition, holds its old ranks and their stores; one still down must not hold the
+     * job's end for long). Each process killed is named on the console.
      */
-    void wipeRemoteStores(java.util.Collection<String> hostNames, java.util.Collection<String> lost,
-                          java.nio.file.Path memoryDirectory) {
-        Map<Process, Long> cleaners = new java.util.LinkedHashMap<>();
+    void cleanRemoteHosts(java.util.Collection<String> hostNames, java.util.Collection<String> lost,
+                          java.nio.file.Path memoryDirectory, boolean removeStores) {
+        Map<String, Process> cleaners = new java.util.LinkedHashMap<>();
+        Map<String, Long> deadlines = new HashMap<>();
         String dir = memoryDirectory.resolve(jobId).toString();
+        String script = sweepScript() + (removeStores ? "; rm -rf -- " + io.jckpt.runtime.hosts.RemoteShell.quote(dir) : "");
         long start = System.nanoTime();
         java.util.Set<String> all = new java.util.LinkedHashSet<>(hostNames);
         all.addAll(lost);
         for (String host : all) {
             try {
-                Process p = startOn(host, List.of("rm", "-rf", "--", dir));
-                cleaners.put(p, start + (lost.contains(host) ? LOST_HOST_WIPE_MILLIS : 10_000L) * 1_000_000L);
+                Process p = new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(),
+                        List.of("sh", "-c", script))).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                cleaners.put(host, p);
+                deadlines.put(host, start + (lost.contains(host) ? LOST_HOST_WIPE_MILLIS : 10_000L) * 1_000_000L);
             } catch (IOException e) {
-                console.event("WARNING: cannot clean " + dir + " on " + host + ": " + e.getMessage());
+                console.event("WARNING: cannot clean up on " + host + ": " + e.getMessage());
             }
         }
-        for (Map.Entry<Process, Long> cleaner : cleaners.entrySet()) {
-            Process p = cleaner.getKey();
+        for (Map.Entry<String, Process> cleaner : cleaners.entrySet()) {
+            Process p = cleaner.getValue();
             try {
-                if (!p.waitFor(Math.max(1, (cleaner.getValue() - System.nanoTime()) / 1_000_000L),
+                if (!p.waitFor(Math.max(1, (deadlines.get(cleaner.getKey()) - System.nanoTime()) / 1_000_000L),
                         java.util.concurrent.TimeUnit.MILLISECONDS)) {
                     p.destroyForcibly();
+                    continue;
+                }
+                String killed = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                        .lines().filter(l -> l.matches("[0-9]+")).collect(java.util.stream.Collectors.joining(", "));
+                if (!killed.isEmpty()) {
+                    console.event("host " + cleaner.getKey() + ": processes of job " + jobId + " left there killed (pid "
+                            + killed + ")");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 p.destroyForcibly();
+            } catch (IOException e) {
+                // its output is lost: the clean-up itself ran
             }
         }
     }
 
     /**
-     * Asks every host for {@code true} through the remote shell, all at once.
-     *
-     * @return the hosts that did not answer (exit 0) within {@code millis}, in name order
+     * A POSIX shell script that SIGKILLs every process of this host whose environment holds this job's id
+     * (its own shell excepted) and prints each one's pid on a line.
      */
-    java.util.SortedSet<String> unreachable(java.util.Collection<String> hosts, long millis) {
-        java.util.SortedSet<String> lost = new java.util.TreeSet<>();
-        Map<String, Process> probes = new java.util.LinkedHashMap<>();
-        try {
-            for (String host : new java.util.TreeSet<>(hosts)) {
-                try {
-                    probes.put(host, startOn(host, List.of("true")));
-                } catch (IOException e) {
-                    lost.add(host);
-                }
-            }
-            long deadline = System.nanoTime() + millis * 1_000_000L;
-            for (Map.Entry<String, Process> probe : probes.entrySet()) {
-                Process p = probe.getValue();
-                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)
-                        || p.exitValue() != 0) {
-                    lost.add(probe.getKey());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the job is being stopped: no verdict on the hosts not heard from
-        } finally {
-            probes.values().forEach(Process::destroyForcibly);
-        }
-        return lost;
+    private String sweepScript() {
+        return "s=$$; for f in $(grep -lzxF -e " + io.jckpt.runtime.hosts.RemoteShell.quote(RankEnvironment.JOB_ID + "=" + jobId)
+                + " /proc/[0-9]*/environ 2>/dev/null); do p=${f#/proc/}; p=${p%/environ}; "
+                + "if [ \"$p\" != \"$s\" ] && kill -KILL \"$p\" 2>/dev/null; then echo \"$p\"; fi; done";
+    }
+
+    /** Exit status of {@link #killCommand} when the process had ended already (or is not one of the job's). */
+    static final int KILL_GONE = 3;
+
+    /**
+     * The remote command that SIGKILLs process {@code pid} of its host when its environment holds this job's
+     * id (a process id reused by another process is left alone): exit 0 when killed, {@value #KILL_GONE} when
+     * no such process of the job is there.
+     */
+    List<String> killCommand(long pid) {
+        return List.of("sh", "-c", "p=" + pid + "; if grep -qzxF -e "
+                + io.jckpt.runtime.hosts.RemoteShell.quote(RankEnvironment.JOB_ID + "=" + jobId)
+                + " /proc/$p/environ 2>/dev/null; then kill -KILL $p; else exit " + KILL_GONE + "; fi");
     }
 
     /** Starts {@code command} on {@code host} through the remote shell, no input, its output discarded. */
-    private Process startOn(String host, List<String> command) throws IOException {
+    Process startOn(String host, List<String> command) throws IOException {
         return new ProcessBuilder(spec.remoteShell().command(host, Map.of(), List.of(), command))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();

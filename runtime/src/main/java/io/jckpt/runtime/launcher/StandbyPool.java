@@ -120,6 +120,22 @@ final class StandbyPool {
         return names;
     }
 
+    /**
+     * @return the connected standbys of each remote host, by their claim on the control channel
+     *         ({@link ControlProtocol#STANDBY_CLAIM_BASE} - id): what a check of hosts can ping
+     */
+    Map<String, Map<Integer, ControlConnection>> connectionsByHost() {
+        Map<String, Map<Integer, ControlConnection>> byHost = new HashMap<>();
+        for (Standby standby : standbys.values()) {
+            ControlConnection connection = standby.connection;
+            if (standby.hostName != null && connection != null) {
+                byHost.computeIfAbsent(standby.hostName, h -> new HashMap<>())
+                        .put(ControlProtocol.STANDBY_CLAIM_BASE - standby.id, connection);
+            }
+        }
+        return byHost;
+    }
+
     /** @return the hosts standbys run on ({@code [null]}: the launcher's host) */
     List<String> hosts() {
         return hosts;

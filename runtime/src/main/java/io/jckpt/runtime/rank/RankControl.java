@@ -42,6 +42,19 @@ public final class RankControl {
     private final java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
     /** System.nanoTime() when the newest RECOVER of a new epoch arrived, -1 before one did. */
     private volatile long recoverNanos = -1;
+    /** What ends the waits of each world when it is abandoned ({@link #onAbandoned}); guarded by worldLock. */
+    private final java.util.List<Abandonment> onAbandoned = new java.util.ArrayList<>();
+
+    /** An action to run once world {@code epoch} is abandoned (identity matters: one per registration). */
+    private static final class Abandonment {
+        final int epoch;
+        final Runnable action;
+
+        Abandonment(int epoch, Runnable action) {
+            this.epoch = epoch;
+            this.action = action;
+        }
+    }
 
     /** What the launcher tells a rank besides exchange results; called on the reader thread. */
     public interface Listener {
@@ -227,6 +240,32 @@ public final class RankControl {
     }
 
     /**
+     * Runs {@code action} once world {@code worldEpoch} is abandoned (a RECOVER to a newer epoch arrived),
+     * on the control reader thread, right after that world's exchanges failed and before the rank is told
+     * to start the new world's program; at once (on this thread) when it already is.
+     *
+     * @param worldEpoch the world the caller belongs to
+     * @param action     what ends that world's waits; must not block
+     * @return the registration; closing it drops the action
+     */
+    public io.jckpt.spi.RankCollective.Registration onAbandoned(int worldEpoch, Runnable action) {
+        java.util.Objects.requireNonNull(action, "action");
+        Abandonment a = new Abandonment(worldEpoch, action);
+        synchronized (worldLock) {
+            if (worldEpoch >= epoch) {
+                onAbandoned.add(a);
+                return () -> {
+                    synchronized (worldLock) {
+                        onAbandoned.remove(a);
+                    }
+                };
+            }
+        }
+        action.run();
+        return () -> { };
+    }
+
+    /**
      * @return what the launcher said of the last exchange of the current world that failed, or
      *         {@code null}
      */
@@ -259,6 +298,7 @@ public final class RankControl {
 
     private void read() {
         String why = "the launcher closed the control connection";
+        java.util.List<Runnable> abandoned = new java.util.ArrayList<>();
         try {
             for (byte[] frame = connection.receive(); frame != null; frame = connection.receive()) {
                 lastHeardNanos = System.nanoTime();
@@ -282,8 +322,28 @@ public final class RankControl {
                         exchanges.values().forEach(f -> f.completeExceptionally(
                                 new WorldAbandonedError("world abandoned for epoch " + recover.epoch())));
                         exchanges.clear();
+                        for (java.util.Iterator<Abandonment> it = onAbandoned.iterator(); it.hasNext(); ) {
+                            Abandonment a = it.next();
+                            if (a.epoch < epoch) {
+                                abandoned.add(a.action);
+                                it.remove();
+                            }
+                        }
                     }
+                    // the abandoned worlds' other waits (data channels) end too: none holds up the new world
+                    for (Runnable action : abandoned) {
+                        try {
+                            action.run();
+                        } catch (RuntimeException e) {
+                            System.err.println("rank " + rank + ": ending the waits of an abandoned world failed: " + e);
+                        }
+                    }
+                    abandoned.clear();
                     listener.recover(recover);
+                    continue;
+                }
+                if (type == ControlProtocol.PING) {
+                    heartbeat(); // the launcher asks whether this rank's host lives
                     continue;
                 }
                 if (type == ControlProtocol.JOB_COMPLETE) {

@@ -129,11 +129,19 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
+    public Registration onAbandoned(int epoch, Runnable action) {
+        return control.onAbandoned(epoch, action);
+    }
+
+    @Override
     public byte[][] allgather(Collective call, byte[] mine, Duration timeout) {
         // numbered in the calling thread's world: a thread of an abandoned world is refused at once
         int callerEpoch = RankServices.threadEpoch();
         try {
-            return control.allgather(callerEpoch, call, mine, timeout);
+            TestHooks.beforeExchange(control.rank(), callerEpoch, call.kind());
+            byte[][] all = control.allgather(callerEpoch, call, mine, timeout);
+            TestHooks.afterExchange(control.rank(), callerEpoch, call.kind());
+            return all;
         } catch (RankControl.ExchangeFailedException e) {
             throw failedException(e.failed(), timeout);
         } catch (TimeoutException e) {

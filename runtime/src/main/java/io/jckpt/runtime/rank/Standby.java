@@ -107,7 +107,7 @@ final class Standby {
 
     /**
      * Reads the launcher's frames, one per cycle (blocked in the socket's read: the launcher sends
-     * only ASSIGN or SHUTDOWN, and its death ends the connection); ends with the assignment, halts
+     * only ASSIGN, PING or SHUTDOWN, and its death ends the connection); ends with the assignment, halts
      * the JVM when the launcher says stop or goes away.
      */
     private static final class Reader implements Agent {
@@ -140,6 +140,10 @@ final class Standby {
                 byte[] payload = Arrays.copyOfRange(frame, 1, frame.length);
                 if (type == ControlProtocol.SHUTDOWN) {
                     return halt("the launcher asked to stop");
+                }
+                if (type == ControlProtocol.PING) {
+                    connection.send(ControlProtocol.HEARTBEAT, new byte[0]); // the launcher asks whether this host lives
+                    return 1;
                 }
                 if (type == ControlProtocol.ASSIGN) {
                     DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));

@@ -102,8 +102,7 @@ class MultiHostLossLaunchTest {
             int firstHolder = ring[1];
             TestHost a = host(hostOfRank.get(owner));
             TestHost b = host(hostOfRank.get(firstHolder));
-            a.loseNode();
-            b.loseNode();
+            hosts.loseNodes(a, b); // at the same instant: a rack, a power feed
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(4, job.linesContaining("loop done at round 40 sum " + 4L * 40 * 41 / 2).size(), job.output());
             for (TestHost lost : List.of(a, b)) {
@@ -123,7 +122,7 @@ class MultiHostLossLaunchTest {
                 assertEquals(lost ? "receive" : "local", r.get("how").asText(), r + "\n" + job.output());
                 if (lost) {
                     // respawned on a surviving host's free slot
-                    List<String> moved = job.linesContaining("rank " + rank + ": host " + hostOfRank.get(rank) + " lost, restarts on ");
+                    List<String> moved = HostedJobs.moves(job, rank, hostOfRank.get(rank));
                     assertEquals(1, moved.size(), job.output());
                     Matcher target = Pattern.compile("restarts on (\\S+) \\(free slot\\)$").matcher(moved.get(0));
                     assertTrue(target.find(), moved.get(0));
@@ -148,8 +147,7 @@ class MultiHostLossLaunchTest {
             Map<Integer, String> hostOfRank = hostsLine(job);
             assertEquals(Map.of(0, all.get(0).address(), 1, all.get(0).address(), 2, all.get(1).address(),
                     3, all.get(1).address()), hostOfRank, job.output());
-            all.get(0).loseNode();
-            all.get(1).loseNode();
+            hosts.loseNodes(all.get(0), all.get(1));
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(4, job.linesContaining("loop done at round 30 sum " + 4L * 30 * 31 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch").size(), job.output());
@@ -165,8 +163,9 @@ class MultiHostLossLaunchTest {
             // ranks 0,1 on the first spare host, 2,3 on the second (a spare joins with its slots)
             for (int rank = 0; rank < 4; rank++) {
                 String spare = all.get(2 + rank / 2).address();
-                assertEquals(1, job.linesContaining("rank " + rank + ": host " + hostOfRank.get(rank)
-                        + " lost, restarts on spare host " + spare).size(), job.output());
+                List<String> moved = HostedJobs.moves(job, rank, hostOfRank.get(rank));
+                assertEquals(1, moved.size(), job.output());
+                assertTrue(moved.get(0).endsWith(", restarts on spare host " + spare), moved.get(0));
             }
             jobs.assertNothingLeft(job.jobId());
         }

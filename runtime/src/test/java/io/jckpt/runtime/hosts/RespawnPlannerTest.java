@@ -51,6 +51,31 @@ class RespawnPlannerTest {
     }
 
     @Test
+    void aHostNotAnsweringYetIsLeftForThisPlanOnlyAndKeepsItsSlots() {
+        // b has not answered (its probe still runs): its failed rank 3 moves, nothing is placed on b, but b stays
+        // a job host with its slots (rank 2, not failed, stays there); spare s2 has not answered either: s1 is taken
+        RespawnPlan plan = RespawnPlanner.plan(THREE_BY_TWO, capacities("a", 3, "b", 3, "c", 2),
+                List.of(new Host("s2", 2), new Host("s1", 2)), Set.of(), Set.of("b", "s2"), List.of(3), RING, 1);
+        assertEquals(List.of(new RespawnTarget(3, "b", "a", Reason.FREE_SLOT, true)), plan.targets());
+        assertEquals("rank 3: host b does not answer, restarts on a (free slot)", plan.targets().get(0).describe());
+        assertEquals(Map.of("a", 3, "b", 3, "c", 2), plan.capacities());
+        assertEquals(List.of(new Host("s2", 2), new Host("s1", 2)), plan.spares(), "both still spares");
+
+        // no free slot on the hosts that answered: the first spare that answered joins
+        RespawnPlan spare = RespawnPlanner.plan(THREE_BY_TWO, capacities("a", 2, "b", 2, "c", 2),
+                List.of(new Host("s2", 2), new Host("s1", 2)), Set.of(), Set.of("b", "s2"), List.of(3), RING, 1);
+        assertEquals(List.of(new RespawnTarget(3, "b", "s1", Reason.SPARE_HOST, true)), spare.targets());
+        assertEquals(List.of(new Host("s2", 2)), spare.spares());
+
+        // nowhere else: not placed now (the caller waits for b's verdict), and the reason says b did not answer
+        RespawnPlan none = RespawnPlanner.plan(THREE_BY_TWO, capacities("a", 2, "b", 2, "c", 2), List.of(), Set.of(),
+                Set.of("b"), List.of(3), RING, 1);
+        assertFalse(none.complete());
+        assertTrue(none.unplaced().get(3).startsWith("rank 3 (host b not answering): no live host has a free slot"),
+                none.unplaced().toString());
+    }
+
+    @Test
     void theHostWithFewerRingNeighboursWins() {
         // ring identity over a,b,c,d,e: rank 2 (on c, lost) has neighbours 1 (b) and 3 (d) with m = 1;
         // a and e have no neighbour of it, a comes first; with free slots only on b and e, e wins despite order.

@@ -20,7 +20,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command line and environment of a rank's JVM, built without starting one; the probe of hosts through the remote shell (a stand-in agent). */
+/**
+ * The command line and environment of a rank's JVM, built without starting one; the kill of a failed rank's
+ * process and the end-of-job clean-up on hosts through the remote shell (a stand-in agent that runs the
+ * command here), against real processes.
+ */
 class RankLauncherTest {
 
     @Test
@@ -84,19 +88,53 @@ class RankLauncherTest {
     }
 
     @Test
-    void unreachableHostsAreThoseThatDoNotAnswerTheRemoteShellInTime(@TempDir Path home) throws Exception {
-        // fake-rsh: host "unreachable" fails as ssh does (exit 255), any other runs the command here
+    void theKillOfAFailedProcessAndTheCleanUpAtTheEndTouchOnlyTheJobsProcesses(@TempDir Path home) throws Exception {
         Path fakeRsh = Path.of(System.getProperty("jckpt.repo.root", ".")).resolve("runtime/src/test/resources/hosts/fake-rsh");
-        assertEquals(new java.util.TreeSet<>(List.of("unreachable")),
-                launcher(home, fakeRsh.toString()).unreachable(List.of("b", "unreachable", "a"), 20_000));
-        // an agent that never answers: every host is lost once the bound has passed, and the probes are killed
-        long start = System.nanoTime();
-        assertEquals(new java.util.TreeSet<>(List.of("a", "b")),
-                launcher(home, "sh -c 'exec sleep 60' hang").unreachable(List.of("a", "b"), 300));
-        assertTrue(System.nanoTime() - start < 20_000_000_000L, "bounded by the wait, not by the agent");
+        String job = "kill-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        RankLauncher launcher = launcher(home, fakeRsh.toString(), job, new PrintStream(out, true));
+        Process failed = sleeper(job);
+        Process left = sleeper(job);
+        Process otherJob = sleeper(job + "0"); // an id that starts with this one's
+        try {
+            assertEquals(0, run(launcher, launcher.killCommand(failed.pid())), "killed");
+            assertTrue(failed.waitFor(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(RankLauncher.KILL_GONE, run(launcher, launcher.killCommand(failed.pid())), "already gone");
+            assertEquals(RankLauncher.KILL_GONE, run(launcher, launcher.killCommand(otherJob.pid())), "not the job's");
+            assertTrue(otherJob.isAlive());
+
+            Path memory = Files.createDirectories(home.resolve("shm"));
+            Path store = Files.createDirectories(memory.resolve(job).resolve("rank-0"));
+            Files.writeString(store.resolve("image"), "bytes");
+            launcher.cleanRemoteHosts(List.of("a"), List.of(), memory, false);
+            assertTrue(left.waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "the job's process left there is killed");
+            assertTrue(otherJob.isAlive(), "another job's process is not");
+            assertTrue(Files.exists(store.resolve("image")), "stores kept when asked");
+            assertTrue(out.toString().contains("host a: processes of job " + job + " left there killed (pid " + left.pid() + ")"),
+                    out.toString());
+            launcher.cleanRemoteHosts(List.of("a"), List.of("unreachable"), memory, true);
+            assertFalse(Files.exists(memory.resolve(job)), "stores removed");
+        } finally {
+            for (Process p : List.of(failed, left, otherJob)) {
+                p.destroyForcibly();
+            }
+        }
     }
 
-    private static RankLauncher launcher(Path home, String rsh) throws Exception {
+    /** A process whose environment names job {@code job}, as a rank's does. */
+    private static Process sleeper(String job) throws java.io.IOException {
+        ProcessBuilder b = new ProcessBuilder("sleep", "600");
+        b.environment().put(RankEnvironment.JOB_ID, job);
+        return b.start();
+    }
+
+    private static int run(RankLauncher launcher, List<String> command) throws Exception {
+        Process p = launcher.startOn("a", command);
+        assertTrue(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS), command.toString());
+        return p.exitValue();
+    }
+
+    private static RankLauncher launcher(Path home, String rsh, String jobId, PrintStream out) throws Exception {
         Files.writeString(home.resolve("jckpt-lib.classpath"), "/deps/a.jar\n");
         Files.writeString(home.resolve("jckpt-mpj.classpath"), "/mpj/mpj.jar\n");
         Files.writeString(home.resolve("jckpt-log.classpath"), "/log/slf4j-simple.jar\n");
@@ -106,8 +144,7 @@ class RankLauncherTest {
         LaunchSpec spec = LaunchSpec.parse(new String[] {"-np", "2", "--host", "a,b", "--rsh", rsh, "-cp",
                 home.resolve("app").toString(), "org.example.Main"});
         RankLogging logging = RankLogging.decide(spec.classPath(), jckpt.simpleBinding(), null, spec.jvmOptions());
-        return new RankLauncher(spec, jckpt, logging, "job1", JobSecret.random(),
-                new JobConsole(new PrintStream(OutputStream.nullOutputStream()), new PrintStream(OutputStream.nullOutputStream()),
-                        true, null), event -> { });
+        return new RankLauncher(spec, jckpt, logging, jobId, JobSecret.random(), new JobConsole(out, out, true, null),
+                event -> { });
     }
 }

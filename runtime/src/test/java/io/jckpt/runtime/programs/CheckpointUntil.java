@@ -4,6 +4,7 @@ import io.jckpt.Ckpt;
 import io.jckpt.CkptOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import mpi.MPI;
 
@@ -15,7 +16,9 @@ import mpi.MPI;
  * failure-free rounds. With a park file, every rank waits after a recovery while that file exists (polled, at
  * most two minutes) before it takes another round: a test fails a second node at a moment where the restored
  * round is the newest anywhere and no later round can be replicated meanwhile ("restored at round R" is
- * printed once the recovery, restore and refills, is done).
+ * printed once the recovery, restore and refills, is done). The system property
+ * {@code checkpointUntil.timeoutSeconds} sets the library's exchange and replication timeouts (default 30 s
+ * and 60 s), so that a test can tell a wait ended by a recovery from one waited out.
  *
  * <pre>
  * CheckpointUntil stopFile sleepMs [parkFile]
@@ -30,7 +33,12 @@ public final class CheckpointUntil {
         Path stop = Path.of(appArgs[0]);
         long sleepMs = Long.parseLong(appArgs[1]);
         Path park = appArgs.length > 2 ? Path.of(appArgs[2]) : null;
-        Ckpt.open(CkptOptions.builder().replicas(1).build());
+        CkptOptions.Builder options = CkptOptions.builder().replicas(1);
+        Long timeout = Long.getLong("checkpointUntil.timeoutSeconds");
+        if (timeout != null) {
+            options.exchangeTimeout(Duration.ofSeconds(timeout)).replicationTimeout(Duration.ofSeconds(timeout));
+        }
+        Ckpt.open(options.build());
         long[] state = new long[2]; // next round, sum
         if (Ckpt.isRecovery()) {
             Ckpt.rollback("state", state);

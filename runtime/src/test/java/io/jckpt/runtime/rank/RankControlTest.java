@@ -37,6 +37,7 @@ class RankControlTest {
     private final JobSecret secret = JobSecret.random();
     private final BlockingQueue<ControlConnection> connected = new LinkedBlockingQueue<>();
     private final BlockingQueue<byte[]> exchanges = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Byte> types = new LinkedBlockingQueue<>();
     private final CountDownLatch launcherGone = new CountDownLatch(1);
     /** Whether the launcher's side answers heartbeats, as the launcher's {@code RankChannels} does. */
     private final java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -55,6 +56,7 @@ class RankControlTest {
 
             @Override
             public void frame(int rank, byte type, byte[] payload) {
+                types.add(type);
                 if (type == ControlProtocol.EXCHANGE) {
                     exchanges.add(payload);
                 }
@@ -95,6 +97,20 @@ class RankControlTest {
             public void jobComplete(int epoch) {
             }
         };
+    }
+
+    @Test
+    void aPingIsAnsweredWithAHeartbeat() throws Exception {
+        // the launcher's check of hosts at a recovery: a rank that answers proves its host lives
+        connect(0, RankControl.Listener.NONE);
+        ControlConnection launcher = connected.poll(10, TimeUnit.SECONDS);
+        types.clear();
+        launcher.send(ControlProtocol.PING, new byte[0]);
+        Byte answer = types.poll(10, TimeUnit.SECONDS);
+        while (answer != null && answer != ControlProtocol.HEARTBEAT) {
+            answer = types.poll(10, TimeUnit.SECONDS); // a report of its own may come first
+        }
+        assertEquals(ControlProtocol.HEARTBEAT, answer);
     }
 
     @Test
@@ -157,6 +173,35 @@ class RankControlTest {
         launcherSide.send(ControlProtocol.EXCHANGE_RESULT,
                 new ExchangeFrames.Result(1, 1, new byte[][] {{5}, {1}}).encode());
         assertArrayEquals(new byte[] {1}, fresh.get(10, TimeUnit.SECONDS)[1]);
+    }
+
+    @Test
+    void theWaitsOfAnAbandonedWorldAreEndedBeforeTheNewWorldStarts() throws Exception {
+        // what the library registers for its data channels: run when RECOVER moves the rank past the world
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch told = new CountDownLatch(1);
+        RankControl control = connect(0, new RankControl.Listener() {
+            @Override
+            public void recover(RecoverFrame frame) {
+                order.add("new world " + frame.epoch());
+                told.countDown();
+            }
+
+            @Override
+            public void jobComplete(int epoch) {
+            }
+        });
+        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        control.onAbandoned(0, () -> order.add("world 0's waits ended"));
+        var dropped = control.onAbandoned(0, () -> order.add("a closed registration"));
+        dropped.close();
+        control.onAbandoned(1, () -> order.add("world 1's waits ended"));
+        launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(1, "conf", new int[] {3}, 0).encode());
+        assertTrue(told.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("world 0's waits ended", "new world 1"), order);
+        // a registration for a world already abandoned runs at once
+        control.onAbandoned(0, () -> order.add("late"));
+        assertEquals(List.of("world 0's waits ended", "new world 1", "late"), order);
     }
 
     @Test

@@ -46,7 +46,7 @@ final class Summary {
                     String text = e.path("text").asText();
                     if (text.startsWith("host ") && text.contains(" lost: ")) {
                         row(t, when("host lost", at), text.substring(0, text.indexOf(" lost: ")));
-                    } else if (text.contains(" lost, restarts on ")) {
+                    } else if (text.contains(" lost, restarts on ") || text.contains(" does not answer, restarts on ")) {
                         row(t, when("rank moved", at), text);
                     }
                 }

@@ -75,7 +75,7 @@ class DemoTest {
         assertTrue(text.matches("(?s).*\\| host lost at [0-9.]+ s \\| host " + Pattern.quote(address) + " \\|.*"), text);
         for (int rank : new int[] {2, 5}) {
             assertTrue(text.matches("(?s).*\\| rank moved at [0-9.]+ s \\| rank " + rank + ": host " + Pattern.quote(address)
-                    + " lost, restarts on 127\\.0\\.0\\.\\d+ \\(free slot\\) \\|.*"), text);
+                    + " (lost|does not answer), restarts on 127\\.0\\.0\\.\\d+ \\(free slot\\) \\|.*"), text);
             assertTrue(text.matches("(?s).*\\| rollback done at [0-9.]+ s \\| rank " + rank + " restored round \\d+ from memory "
                     + "\\(receive\\) \\|.*"), text);
         }

@@ -118,6 +118,20 @@ public final class HostedJobs implements AutoCloseable {
         return Files.write(file, lines);
     }
 
+    /**
+     * The launcher's lines saying that {@code rank} restarts off host {@code from}, found lost or not answering
+     * yet ({@code rank R: host H lost, restarts on ...} / {@code rank R: host H does not answer, restarts on ...}):
+     * which of the two depends on whether the host's probe ended within the launcher's grace (a refused
+     * connection on a loaded machine may not), the move is the same.
+     */
+    public static List<String> moves(LaunchedJob job, int rank, String from) {
+        String prefix = "rank " + rank + ": host " + from + " ";
+        return job.linesContaining(prefix).stream().filter(l -> {
+            String rest = l.substring(l.indexOf(prefix) + prefix.length());
+            return rest.startsWith("lost, restarts on ") || rest.startsWith("does not answer, restarts on ");
+        }).toList();
+    }
+
     /** The launcher's {@code --rsh} value for {@code hosts}: {@link TestHosts#sshCommand()} as one string. */
     public static String rsh(TestHosts hosts) {
         return String.join(" ", hosts.sshCommand());

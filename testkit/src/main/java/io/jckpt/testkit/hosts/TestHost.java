@@ -262,6 +262,13 @@ public final class TestHost {
         }
     }
 
+    /** SIGKILL to its init only (the kernel then kills its namespace's processes); {@link #stop()} does the rest. */
+    synchronized void killInit() {
+        if (initPid > 0) {
+            ProcessHandle.of(initPid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
     /** Kills the host (init first, then the cgroup sweep), waits for it and removes its cgroup. */
     synchronized void stop() throws IOException {
         Path hostDir = run.runDirectory().resolve("hosts");

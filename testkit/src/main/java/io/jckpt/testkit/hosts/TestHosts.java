@@ -175,6 +175,27 @@ public final class TestHosts implements AutoCloseable {
     }
 
     /**
+     * Loses several hosts at the same instant (a rack, a power feed): the init of each is SIGKILLed first,
+     * all of them before any clean-up, then each host goes as with {@link TestHost#loseNode()}. With
+     * {@code loseNode()} one after the other, a host would outlive the first by the first's clean-up.
+     *
+     * @throws IllegalStateException when one of them is already down (nothing is killed then)
+     */
+    public void loseNodes(TestHost... group) throws IOException {
+        for (TestHost h : group) {
+            if (!h.isUp()) {
+                throw new IllegalStateException(h + " is already down");
+            }
+        }
+        for (TestHost h : group) {
+            h.killInit();
+        }
+        for (TestHost h : group) {
+            h.loseNode();
+        }
+    }
+
+    /**
      * Cuts {@code group} off from every other host and from the launcher's host (the test JVM and every
      * process outside the test hosts), both ways: packets are dropped, never reset. Hosts inside the group
      * still reach one another. {@link Partition#heal()} removes it; {@link #close()} heals what is left.
@@ -331,7 +352,7 @@ public final class TestHosts implements AutoCloseable {
         writeRsh();
         List<String> addresses = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            FileLock address = claim(Slots.addresses(), "a free address 127.0.0.2-254 for a test host");
+            FileLock address = claimAddress();
             locks.add(address);
             String a = slotOf(address);
             addresses.add(a);
@@ -439,6 +460,10 @@ public final class TestHosts implements AutoCloseable {
     }
 
     /** Claims the first free lock among {@code names} (files under BASE); the lock's file name is its slot. */
+    static FileLock claimAddress() throws IOException {
+        return claim(Slots.addresses(), "a free address 127.0.0.2-254 for a test host");
+    }
+
     private static FileLock claim(List<String> names, String what) throws IOException {
         Files.createDirectories(BASE);
         for (String n : names) {
