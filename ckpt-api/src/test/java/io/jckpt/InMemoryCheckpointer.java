@@ -30,7 +30,7 @@ final class InMemoryCheckpointer implements Checkpointer {
     private CkptOptions options;
     private final DataAdapters adapters;
     private final TagRegistry registry;
-    private final ImageWriter writer = new ImageWriter();
+    private final ImageWriter writer = ImageSeals.writer();
     private BytesStore<?, ?> store;
     /** The image a recovery restored, until its first here(), ctrl() or close(); else null. */
     private BytesStore<?, ?> restoredImage;

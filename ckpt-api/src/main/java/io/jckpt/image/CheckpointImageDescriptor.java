@@ -5,16 +5,16 @@ import java.nio.ByteOrder;
 /**
  * The binary layout of a checkpoint image, described in this one place. One image holds one rank's
  * data of one round. The same bytes are used in the node-local memory store, on the wire to replicas
- * and on disk, so a copy is always a plain byte copy.
+ * and on disk, so a copy is always a plain byte copy, and every copy carries the image's MAC.
  *
  * <pre>
  * Header (HEADER_LENGTH = 72 bytes), at the image's offset:
  *   0  int    magic            MAGIC ("JCKI" in the image's byte order)
- *   4  short  version          FORMAT_VERSION
- *   6  short  flags            FLAG_SEALED | FLAG_BIG_ENDIAN
- *   8  int    crc32c           CRC32C of the whole image [0, totalLength) read with this field as 0
+ *   4  short  version          FORMAT_VERSION (3; versions 1 and 2 are refused, see below)
+ *   6  short  flags            FLAG_BIG_ENDIAN
+ *   8  int    keyId            ImageKey.id() of the job key the MAC is made with (no secret)
  *  12  int    headerLength     HEADER_LENGTH
- *  16  long   totalLength      bytes of the whole image, header to end of the last payload (8-aligned)
+ *  16  long   totalLength      bytes of the whole image, header to the end of the MAC (8-aligned)
  *  24  long   round            checkpoint round number (1, 2, ...)
  *  32  int    rank             whose data
  *  36  int    worldSize        ranks in the job when it was written
@@ -32,29 +32,36 @@ import java.nio.ByteOrder;
  *   4  int    reserved         0
  *   8  long   elementCount     elements (array length; bytes for ByteBuffer/Bytes; 1 for Kryo)
  *  16  long   byteLength       payload bytes
- *  24  long   payloadOffset    from the image's start; 8-aligned; inside [payloadsOffset, totalLength)
+ *  24  long   payloadOffset    from the image's start; 8-aligned; inside [payloadsOffset, macOffset)
  *  32  byte[] tag              UTF-8
  *
  * Payloads: from payloadsOffset, each 8-aligned, in table order, padding zeroed. Multi-byte values
  * (header fields and primitive array elements) are in the writer's native byte order, recorded by
  * FLAG_BIG_ENDIAN. All offsets and lengths are longs: an image may exceed 2 GiB.
+ *
+ * MAC trailer (MAC_LENGTH = 32 bytes) at macOffset = totalLength - MAC_LENGTH:
+ *   HMAC-SHA256 with the job's image key (ImageKey) over bytes [0, macOffset).
  * </pre>
  *
- * Version 1 had no step field (a 64-byte header); it is still read, as an image without a step.
+ * The writer ({@link ImageWriter}) writes the header, the table and the payloads; the MAC is computed
+ * afterwards, off the caller's thread ({@link ImageMac}), before the copy counts as complete. An image
+ * is read ({@link ImageReader}, and so handed to any data adapter) only after its MAC was verified
+ * with the job's key: bytes that this job did not write are refused, never deserialized.
  *
- * A writer writes the header first with FLAG_SEALED clear and the CRC 0, then the table and the
- * payloads; the sealer sets FLAG_SEALED, then computes and stores the CRC. An image is trusted only
- * when sealed and its CRC matches.
+ * Earlier versions are refused, each with a message naming it: version 1 (a 64-byte header, no step,
+ * no MAC) and version 2, which two lines of development each used for half of this format (a 72-byte
+ * header with the step but no MAC; or a 64-byte header with the key id and the MAC but no step).
+ * Neither can be authenticated as this format, and nothing unauthenticated is deserialized.
  */
 public final class CheckpointImageDescriptor {
     /** "JCKI" read as a little-endian int. */
     public static final int MAGIC = 0x494B434A;
-    /** The format version this library writes (and reads, with version 1). */
-    public static final short FORMAT_VERSION = 2;
-    /** The version before the step field: a 64-byte header, read as an image without a step. */
-    public static final short FORMAT_VERSION_1 = 1;
-    /** The header length of version 1. */
-    public static final int HEADER_LENGTH_V1 = 64;
+    /** The format version this library writes and reads (the step, the key id and the MAC). */
+    public static final short FORMAT_VERSION = 3;
+    /** The first format (no step, no MAC): refused with a message saying so. */
+    public static final short UNAUTHENTICATED_FORMAT_VERSION = 1;
+    /** The format with only one of the step and the MAC (see above): refused with a message saying so. */
+    public static final short PARTIAL_FORMAT_VERSION = 2;
 
     /** Offset of the magic (int). */
     public static final int MAGIC_OFFSET = 0;
@@ -62,10 +69,8 @@ public final class CheckpointImageDescriptor {
     public static final int VERSION_OFFSET = 4;
     /** Offset of the flags (short). */
     public static final int FLAGS_OFFSET = 6;
-    /** Offset of the CRC32C (int). */
-    public static final int CRC_OFFSET = 8;
-    /** Size of the CRC32C field. */
-    public static final int CRC_LENGTH = 4;
+    /** Offset of the key id (int). */
+    public static final int KEY_ID_OFFSET = 8;
     /** Offset of the header length (int). */
     public static final int HEADER_LENGTH_OFFSET = 12;
     /** Offset of the total length (long). */
@@ -84,17 +89,19 @@ public final class CheckpointImageDescriptor {
     public static final int PAYLOADS_OFFSET_OFFSET = 48;
     /** Offset of the timestamp (long). */
     public static final int TIMESTAMP_OFFSET = 56;
-    /** Offset of the program's step (long; version 2). */
+    /** Offset of the program's step (long). */
     public static final int STEP_OFFSET = 64;
     /** Length of the header; the tag table follows. */
     public static final int HEADER_LENGTH = 72;
+    /** Length of the MAC trailer (HMAC-SHA256) that ends every image. */
+    public static final int MAC_LENGTH = 32;
+    /** The shortest image: a header and a MAC. */
+    public static final int MIN_IMAGE_LENGTH = HEADER_LENGTH + MAC_LENGTH;
 
-    /** Flag: the CRC has been computed. */
-    public static final short FLAG_SEALED = 1;
     /** Flag: multi-byte values are big-endian. */
     public static final short FLAG_BIG_ENDIAN = 2;
     /** Flags this version knows. */
-    public static final short KNOWN_FLAGS = FLAG_SEALED | FLAG_BIG_ENDIAN;
+    public static final short KNOWN_FLAGS = FLAG_BIG_ENDIAN;
 
     /** Entry offset of the tag length (unsigned short). */
     public static final int ENTRY_TAG_LENGTH_OFFSET = 0;
@@ -134,6 +141,14 @@ public final class CheckpointImageDescriptor {
      */
     public static long align(long n) {
         return (n + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    /**
+     * @param totalLength an image's total length
+     * @return where its MAC trailer starts (the end of its payload area)
+     */
+    public static long macOffset(long totalLength) {
+        return totalLength - MAC_LENGTH;
     }
 
     /** @return the flags describing this JVM's byte order */

@@ -7,9 +7,8 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
 
 /**
  * The structural checks of an image header (magic, version, flags, byte order, lengths against the
- * bytes available), each failure said precisely. The integrity of a copy is the store's business:
- * every slot carries a CRC32C verified before the copy is trusted, so images are not sealed
- * themselves (the header's CRC field and sealed flag stay 0).
+ * bytes available), each failure said precisely. Whether the image is this job's, unaltered, is its
+ * MAC's business ({@link ImageMac}), checked before an image is opened.
  */
 final class ImageHeaders {
     private ImageHeaders() {
@@ -19,9 +18,21 @@ final class ImageHeaders {
         return Math.max(0, store.realCapacity() - offset);
     }
 
-    /** @return the header length of a known format version */
-    static int headerLength(short version) {
-        return version == FORMAT_VERSION_1 ? HEADER_LENGTH_V1 : HEADER_LENGTH;
+    /**
+     * @param version a header's format version
+     * @return why this library does not read it, or null for {@link CheckpointImageDescriptor#FORMAT_VERSION}
+     */
+    static String versionProblem(short version) {
+        if (version == FORMAT_VERSION) {
+            return null;
+        }
+        if (version == UNAUTHENTICATED_FORMAT_VERSION || version == PARTIAL_FORMAT_VERSION) {
+            return "format version " + version + " was written by an earlier jckpt, before checkpoints carried "
+                    + (version == UNAUTHENTICATED_FORMAT_VERSION ? "a MAC" : "both a MAC and the program's step")
+                    + "; this library reads version " + FORMAT_VERSION + " only, so it is not read (start the job afresh,"
+                    + " or finish it with the jckpt that wrote it)";
+        }
+        return "format version " + version + " is not supported (this library reads version " + FORMAT_VERSION + ")";
     }
 
     static String at(long offset) {
@@ -46,12 +57,10 @@ final class ImageHeaders {
             throw new CorruptImageException(at(offset) + "bad magic 0x" + Integer.toHexString(magic) + ", expected 0x"
                     + Integer.toHexString(MAGIC) + " (\"JCKI\")" + hint);
         }
-        short version = store.readShort(offset + VERSION_OFFSET);
-        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
-            throw new CorruptImageException(at(offset) + "format version " + version + " is not supported (this library"
-                    + " reads versions " + FORMAT_VERSION_1 + " and " + FORMAT_VERSION + ")");
+        String version = versionProblem(store.readShort(offset + VERSION_OFFSET));
+        if (version != null) {
+            throw new CorruptImageException(at(offset) + version);
         }
-        int expectedHeader = headerLength(version);
         short flags = store.readShort(offset + FLAGS_OFFSET);
         if ((flags & ~KNOWN_FLAGS) != 0) {
             throw new CorruptImageException(at(offset) + "unknown flags 0x" + Integer.toHexString(flags & 0xffff));
@@ -60,14 +69,13 @@ final class ImageHeaders {
             throw new CorruptImageException(at(offset) + "written in the other byte order than this machine's");
         }
         int headerLength = store.readInt(offset + HEADER_LENGTH_OFFSET);
-        if (headerLength != expectedHeader) {
-            throw new CorruptImageException(at(offset) + "header length " + headerLength + ", expected " + expectedHeader
-                    + " (format version " + version + ")");
+        if (headerLength != HEADER_LENGTH) {
+            throw new CorruptImageException(at(offset) + "header length " + headerLength + ", expected " + HEADER_LENGTH);
         }
         long total = store.readLong(offset + TOTAL_LENGTH_OFFSET);
-        if (total < expectedHeader || (total & (ALIGNMENT - 1)) != 0) {
+        if (total < MIN_IMAGE_LENGTH || (total & (ALIGNMENT - 1)) != 0) {
             throw new CorruptImageException(at(offset) + "total length " + total + " is invalid (must be >= "
-                    + expectedHeader + " and a multiple of " + ALIGNMENT + ")");
+                    + MIN_IMAGE_LENGTH + " and a multiple of " + ALIGNMENT + ")");
         }
         if (total > available) {
             throw new CorruptImageException(at(offset) + "total length " + total + " exceeds the " + available

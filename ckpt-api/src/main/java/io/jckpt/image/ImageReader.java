@@ -20,9 +20,10 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
 
 /**
  * Reads one image: its header, the list of its tags (type, count, length), and restores a tag into a
- * caller's object through its adapter after checking the type and the size. {@link #openTrusted} checks
- * its structure, for an image whose copy the store has verified (its slot's or rank file's CRC32C).
- * Every table entry is checked to lie inside the image.
+ * caller's object through its adapter after checking the type and the size. {@link #open} verifies the
+ * image's MAC with the job's key first, so nothing of an image this job did not write reaches an
+ * adapter; {@link #openTrusted} is for an image the caller verified so already (a store that checked
+ * the MAC of exactly these bytes in this process). Every table entry is checked to lie inside the image.
  */
 public final class ImageReader {
     private final BytesStore<?, ?> store;
@@ -34,8 +35,6 @@ public final class ImageReader {
     private final int epoch;
     private final long timestampMillis;
     private final long step;
-    /** This image's header length (its format version's). */
-    private final int headerLength;
     private final Map<String, SavedEntry> entries;
 
     private ImageReader(BytesStore<?, ?> store, long offset, long totalLength) {
@@ -47,14 +46,33 @@ public final class ImageReader {
         this.worldSize = store.readInt(offset + WORLD_SIZE_OFFSET);
         this.epoch = store.readInt(offset + EPOCH_OFFSET);
         this.timestampMillis = store.readLong(offset + TIMESTAMP_OFFSET);
-        short version = store.readShort(offset + VERSION_OFFSET);
-        this.headerLength = ImageHeaders.headerLength(version);
-        this.step = version == FORMAT_VERSION_1 ? io.jckpt.Checkpointer.NO_STEP : store.readLong(offset + STEP_OFFSET);
+        this.step = store.readLong(offset + STEP_OFFSET);
         this.entries = Collections.unmodifiableMap(readTable());
     }
 
     /**
-     * Opens an image whose CRC the caller has verified; checks its structure only.
+     * Verifies an image's MAC with the job's key, then opens it (its structure checked).
+     *
+     * @param store  the store
+     * @param offset the image's offset
+     * @param key    the job's image key
+     * @return the reader
+     * @throws CorruptImageException when the image is not this job's, was altered, or is malformed: the
+     *     message says which; no byte of it was handed to an adapter
+     */
+    public static ImageReader open(BytesStore<?, ?> store, long offset, ImageKey key) {
+        long available = ImageHeaders.available(store, offset);
+        long total = available >= HEADER_LENGTH ? store.readLong(offset + TOTAL_LENGTH_OFFSET) : available;
+        String problem = total < 0 || total > available ? null : key.newMac().verify(store, offset, total);
+        if (problem != null) {
+            throw new CorruptImageException(ImageHeaders.at(offset) + "refused before it is read: " + problem);
+        }
+        return openTrusted(store, offset); // the structure checks say what is wrong with a bad length
+    }
+
+    /**
+     * Opens an image whose MAC the caller has verified with the job's key (see {@link #open}); checks
+     * its structure only.
      *
      * @param store  the store
      * @param offset the image's offset
@@ -68,13 +86,14 @@ public final class ImageReader {
     private Map<String, SavedEntry> readTable() {
         int count = store.readInt(offset + TAG_COUNT_OFFSET);
         long payloads = store.readLong(offset + PAYLOADS_OFFSET_OFFSET);
-        if (count < 0 || payloads < headerLength || payloads > totalLength
-                || headerLength + (long) count * ENTRY_FIXED_LENGTH > payloads) {
+        long payloadsEnd = macOffset(totalLength);
+        if (count < 0 || payloads < HEADER_LENGTH || payloads > payloadsEnd
+                || HEADER_LENGTH + (long) count * ENTRY_FIXED_LENGTH > payloads) {
             throw corrupt("tag count " + count + " / payload area at " + payloads + " do not fit an image of "
-                    + totalLength + " bytes");
+                    + totalLength + " bytes (its MAC from " + payloadsEnd + ")");
         }
         Map<String, SavedEntry> map = new LinkedHashMap<>(Math.max(4, count * 2));
-        long e = offset + headerLength;
+        long e = offset + HEADER_LENGTH;
         long end = offset + payloads;
         long previousPayloadEnd = payloads;
         for (int i = 0; i < count; i++) {
@@ -93,10 +112,10 @@ public final class ImageReader {
             long byteLength = store.readLong(e + ENTRY_BYTE_LENGTH_OFFSET);
             long payloadOffset = store.readLong(e + ENTRY_PAYLOAD_OFFSET_OFFSET);
             if (elementCount < 0 || byteLength < 0 || (payloadOffset & (ALIGNMENT - 1)) != 0
-                    || payloadOffset < previousPayloadEnd || payloadOffset + byteLength > totalLength
+                    || payloadOffset < previousPayloadEnd || payloadOffset + byteLength > payloadsEnd
                     || payloadOffset + byteLength < payloadOffset) {
                 throw corrupt("tag '" + tag + "': payload [" + payloadOffset + ", +" + byteLength
-                        + ") is not inside the payload area [" + payloads + ", " + totalLength + ")");
+                        + ") is not inside the payload area [" + payloads + ", " + payloadsEnd + ")");
             }
             TypeCode t = TypeCode.builtIn(code);
             if (t != null && t.elementSize() > 0 && elementCount > byteLength / t.elementSize()

@@ -15,11 +15,13 @@ import static io.jckpt.image.CheckpointImageDescriptor.*;
  * Two steps, so the caller can pick or check the space in between: {@link #prepare(Collection)}
  * captures the current sizes (and serializes Kryo objects into their staging buffers) and returns the
  * image length; {@link #write(BytesStore, long, ImageHeader)} writes the header, the tag table and the
- * payloads, each payload one bulk copy. The image itself is not sealed: the store's slot carries the
- * CRC32C, computed off the caller's critical path. Reusable; not thread-safe; no allocation per image
- * once its arrays have grown to the number of tags.
+ * payloads, each payload one bulk copy, and the key id of the job's key in the header; the MAC trailer
+ * is left to be computed off the caller's critical path ({@link ImageMac#seal}) before the copy counts
+ * as complete. Reusable; not thread-safe; no allocation per image once its arrays have grown to the
+ * number of tags.
  */
 public final class ImageWriter {
+    private final int keyId;
     private RegisteredData[] entries = new RegisteredData[8];
     private long[] byteLengths = new long[8];
     private long[] elementCounts = new long[8];
@@ -28,6 +30,16 @@ public final class ImageWriter {
     private long payloadsOffset;
     private long totalLength;
     private boolean prepared;
+
+    /** @param keyId the id of the job key the images will be sealed with ({@link ImageKey#id()}) */
+    public ImageWriter(int keyId) {
+        this.keyId = keyId;
+    }
+
+    /** @param key the job's image key the images will be sealed with */
+    public ImageWriter(ImageKey key) {
+        this(key.id());
+    }
 
     /**
      * Captures the sizes of the entries' current contents and lays out the image.
@@ -61,7 +73,7 @@ public final class ImageWriter {
             payloadOffsets[i] = position;
             position = align(position + length);
         }
-        totalLength = position;
+        totalLength = position + MAC_LENGTH;
         prepared = true;
         return totalLength;
     }
@@ -72,7 +84,7 @@ public final class ImageWriter {
     }
 
     /**
-     * Writes the prepared image, unsealed.
+     * Writes the prepared image, its MAC trailer zeroed (to be sealed).
      *
      * @param store  target
      * @param offset where the image starts (8-aligned recommended)
@@ -89,11 +101,11 @@ public final class ImageWriter {
             throw new CkptException("an image of " + totalLength + " bytes does not fit at offset " + offset
                     + " of a store of " + store.realCapacity() + " bytes");
         }
-        // header first, unsealed: an interrupted write is never mistaken for a complete image
+        // the MAC is computed later: until then the image is no complete copy (its store says so)
         store.writeInt(offset + MAGIC_OFFSET, MAGIC);
         store.writeShort(offset + VERSION_OFFSET, FORMAT_VERSION);
         store.writeShort(offset + FLAGS_OFFSET, nativeOrderFlags());
-        store.writeInt(offset + CRC_OFFSET, 0);
+        store.writeInt(offset + KEY_ID_OFFSET, keyId);
         store.writeInt(offset + HEADER_LENGTH_OFFSET, HEADER_LENGTH);
         store.writeLong(offset + TOTAL_LENGTH_OFFSET, totalLength);
         store.writeLong(offset + ROUND_OFFSET, header.round());
@@ -125,8 +137,9 @@ public final class ImageWriter {
         for (int i = 0; i < count; i++) {
             long start = offset + payloadOffsets[i];
             entries[i].writeTo(store, start);
-            zero(store, start + byteLengths[i], offset + (i + 1 < count ? payloadOffsets[i + 1] : totalLength));
+            zero(store, start + byteLengths[i], offset + (i + 1 < count ? payloadOffsets[i + 1] : macOffset(totalLength)));
         }
+        zero(store, offset + macOffset(totalLength), offset + totalLength);
         return totalLength;
     }
 

@@ -18,6 +18,15 @@ public interface JobServices {
     /** @return the per-job secret (never logged); data channels authenticate peers with it */
     byte[] jobSecret();
 
+    /**
+     * @return the job's key (never logged), the same for every start of the job that the launcher knows of:
+     *     checkpoints are authenticated with a key derived from it; null when the launcher gave none (the
+     *     job's key file is used then)
+     */
+    default byte[] jobKey() {
+        return null;
+    }
+
     /** @return the address this rank's data endpoint binds to and announces (loopback by default) */
     String bindHost();
 

@@ -37,6 +37,12 @@ public record RankContext(int rank, int size, String jobId, int epoch, boolean n
     public static final String ENV_RECOVERY = "JCKPT_RECOVERY";
     /** The replication ring's order, {@link RingOrder#text()} form (optional, default the identity). */
     public static final String ENV_RING_ORDER = RingOrder.ENV_RING_ORDER;
+    /**
+     * The job's key in hex (optional; never logged): checkpoints are authenticated with a key derived from
+     * it. The launcher sets it; a program run without the launcher may; else the job's key file is used
+     * ({@code docs/design.md}, "Authenticated checkpoints").
+     */
+    public static final String ENV_JOB_KEY = "JCKPT_JOB_KEY";
 
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 

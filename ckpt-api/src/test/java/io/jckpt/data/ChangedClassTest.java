@@ -4,7 +4,6 @@ import io.jckpt.DataMismatchException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,7 +69,7 @@ class ChangedClassTest {
             DataAdapters before = DataAdapters.builder().rank(2).build();
             TagRegistry reg = new TagRegistry(before);
             reg.register("grid", grid(v1));
-            new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
+            ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
             ImageSeals.seal(store, 0);
             ImageReader image = ImageSeals.open(store, 0);
 

@@ -85,7 +85,7 @@ class ClassLoaderRollbackTest {
     }
 
     private ImageReader checkpoint(TagRegistry reg) {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(1, 4, 3, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(1, 4, 3, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }

@@ -8,7 +8,6 @@ import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +52,7 @@ class DataAdaptersTest {
     }
 
     private ImageReader image() {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(2, 4, 1, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }
@@ -83,7 +82,7 @@ class DataAdaptersTest {
         TagRegistry r = new TagRegistry(lenient);
         list.add(new NotRegistered());
         r.register("list", list);
-        contains(assertThrows(UnsupportedDataException.class, () -> new ImageWriter().prepare(r.entries())),
+        contains(assertThrows(UnsupportedDataException.class, () -> ImageSeals.writer().prepare(r.entries())),
                 "tag 'list' on rank 2", "Kryo cannot serialize", "ArrayList",
                 "register the classes it reaches in CkptOptions.kryoConfigurer");
         // what the message says: the reached class registered too
@@ -264,7 +263,7 @@ class DataAdaptersTest {
         Registered obj = new Registered();
         obj.x = 77;
         r.register("r", obj);
-        new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
+        ImageSeals.writer().writeImage(r.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
         ImageSeals.seal(store, 0);
         Registered back = new Registered();
         assertSame(back, ImageSeals.open(store, 0).restore("r", back, withCustom));

@@ -66,7 +66,7 @@ class InPlaceRollbackTest {
     }
 
     private ImageReader checkpoint() {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }
@@ -99,7 +99,7 @@ class InPlaceRollbackTest {
         assertEquals("double[3][5]", r.get("u").describe());
         assertEquals("int[3][][] (jagged) (with null rows)", r.get("jagged").describe());
         long[][] saved = {bits(u[0]), bits(u[1]), bits(u[2])};
-        new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
+        ImageSeals.writer().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
         ImageSeals.seal(store, 0);
         ImageReader image = ImageSeals.open(store, 0);
         assertEquals(15, image.entry("u").elementCount());
@@ -158,7 +158,7 @@ class InPlaceRollbackTest {
         r.register("b", b);
         r.register("ia", ia);
         r.register("la", la);
-        new ImageWriter().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
+        ImageSeals.writer().writeImage(r.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
         ImageSeals.seal(store, 0);
         ImageReader image = ImageSeals.open(store, 0);
         i.set(0);

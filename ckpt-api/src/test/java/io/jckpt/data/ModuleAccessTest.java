@@ -4,7 +4,6 @@ import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,7 +70,7 @@ class ModuleAccessTest {
         reg.register("c", open);
         BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(1 << 12);
         try {
-            new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(1, 2, 1, 0));
+            ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(1, 2, 1, 0));
             ImageSeals.seal(store, 0);
             ImageReader image = ImageSeals.open(store, 0);
             open.getClass().getMethod("add").invoke(open);

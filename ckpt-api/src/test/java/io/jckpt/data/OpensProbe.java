@@ -4,7 +4,6 @@ import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.HashMap;
@@ -36,7 +35,7 @@ public final class OpensProbe {
             return;
         }
         BytesStore<?, ?> store = BytesStore.nativeStoreWithFixedCapacity(1 << 16);
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
         ImageSeals.seal(store, 0);
         ImageReader image = ImageSeals.open(store, 0);
         Random alias = s.rng;

@@ -6,7 +6,6 @@ import io.jckpt.UnsupportedDataException;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.collections.Int2IntHashMap;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +52,7 @@ class StateGraphAdviceTest {
     }
 
     private ImageReader checkpoint() {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(5, 8, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(5, 8, 1, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }
@@ -312,7 +311,7 @@ class StateGraphAdviceTest {
         r.register("copy", x);
         BytesStore<?, ?> s = BytesStore.nativeStoreWithFixedCapacity(1 << 12);
         try {
-            new ImageWriter().writeImage(r.entries(), s, 0, new ImageHeader(5, 8, 1, 0));
+            ImageSeals.writer().writeImage(r.entries(), s, 0, new ImageHeader(5, 8, 1, 0));
             ImageSeals.seal(s, 0);
             WithRandoms copy = ImageSeals.open(s, 0).restoreObject("copy", WithRandoms.class, own);
             return copy.random.nextLong() + " " + copy.random.nextGaussian() + " " + copy.splittable.nextLong();

@@ -3,7 +3,6 @@ package io.jckpt.data;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageReader;
 import io.jckpt.image.ImageSeals;
-import io.jckpt.image.ImageWriter;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.junit.jupiter.api.AfterEach;
@@ -225,7 +224,7 @@ class StateGraphRollbackTest {
     }
 
     private ImageReader checkpoint() {
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(3, 4, 1, 0));
         ImageSeals.seal(store, 0);
         return ImageSeals.open(store, 0);
     }

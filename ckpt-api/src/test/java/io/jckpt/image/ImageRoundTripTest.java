@@ -1,5 +1,6 @@
 package io.jckpt.image;
 
+import io.jckpt.CorruptImageException;
 import io.jckpt.data.DataAdapters;
 import io.jckpt.data.SavedEntry;
 import io.jckpt.data.TagRegistry;
@@ -100,7 +101,7 @@ class ImageRoundTripTest {
         reg.register("graph", a);
         reg.register("ünïcode tag ✓", new long[]{1, 2});
 
-        ImageWriter writer = new ImageWriter();
+        ImageWriter writer = ImageSeals.writer();
         long length = writer.prepare(reg.entries());
         assertEquals(0, length % 8);
         BytesStore<?, ?> store = nativeStore(length + 16);
@@ -191,7 +192,7 @@ class ImageRoundTripTest {
         graph.name = "v1";
         reg.register("u", u);
         reg.register("g", graph);
-        ImageWriter w = new ImageWriter();
+        ImageWriter w = ImageSeals.writer();
         BytesStore<?, ?> store = nativeStore(4096);
         long len1 = w.writeImage(reg.entries(), store, 0, new ImageHeader(0, 2, 1, 0));
         ImageSeals.seal(store, 0);
@@ -222,51 +223,50 @@ class ImageRoundTripTest {
         TagRegistry reg = new TagRegistry(adapters);
         long[] data = new Random(1).longs(50).toArray();
         reg.register("l", data);
-        ImageWriter w = new ImageWriter();
+        ImageWriter w = ImageSeals.writer();
         long len = w.prepare(reg.entries());
         BytesStore<?, byte[]> heap = BytesStore.wrap(new byte[(int) len]);
         w.write(heap, 0, new ImageHeader(1, 2, 5, 1));
-        int crc = ImageSeals.seal(heap, 0);
-        // the same image copied into native memory verifies with the same CRC
+        ImageSeals.seal(heap, 0);
+        // the same image copied into native memory verifies with the same MAC
         BytesStore<?, ?> copy = nativeStore(len);
         copy.write(0, heap, 0, len);
         ImageSeals.verify(copy, 0);
-        assertEquals(crc, copy.readInt(CheckpointImageDescriptor.CRC_OFFSET));
         assertArrayEquals(data, ImageSeals.open(heap, 0).restore("l", new long[50], adapters));
         assertArrayEquals(data, ImageSeals.open(copy, 0).restore("l", new long[50], adapters));
     }
 
-    /** An image of format version 1 (a 64-byte header, no step) written before the step field is still read. */
+    /**
+     * Images of the formats before this one (version 1: no step, no MAC; version 2: the step or the MAC,
+     * not both) are refused naming their version, even with a MAC that matches under this job's key.
+     */
     @Test
-    void aVersionOneImageIsReadAsOneWithoutAStep() {
+    void anImageOfAnEarlierFormatIsRefusedNamingItsVersionEvenWithAGoodMac() {
         DataAdapters adapters = adapters();
         TagRegistry reg = new TagRegistry(adapters);
         reg.register("u", new double[] {1, 2, 3});
-        reg.register("n", new long[] {7});
         BytesStore<?, ?> store = nativeStore(4096);
-        long length = new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 4, 0, 99));
-        // version 1: the same fields, the tag table right after a 64-byte header (payload offsets are absolute)
-        int table = (int) (store.readLong(CheckpointImageDescriptor.PAYLOADS_OFFSET_OFFSET)
-                - CheckpointImageDescriptor.HEADER_LENGTH);
-        byte[] entries = new byte[table];
-        store.read(CheckpointImageDescriptor.HEADER_LENGTH, entries, 0, table);
-        store.write(CheckpointImageDescriptor.HEADER_LENGTH_V1, entries, 0, table);
-        store.writeShort(CheckpointImageDescriptor.VERSION_OFFSET, CheckpointImageDescriptor.FORMAT_VERSION_1);
-        store.writeInt(CheckpointImageDescriptor.HEADER_LENGTH_OFFSET, CheckpointImageDescriptor.HEADER_LENGTH_V1);
+        long length = ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 4, 0, 99));
         ImageSeals.seal(store, 0);
-        ImageReader r = ImageSeals.open(store, 0);
-        assertEquals(io.jckpt.Checkpointer.NO_STEP, r.step());
-        assertEquals(4, r.round());
-        assertEquals(length, r.totalLength());
-        assertArrayEquals(new double[] {1, 2, 3}, r.restore("u", new double[3], adapters));
-        assertArrayEquals(new long[] {7}, r.restore("n", new long[1], adapters));
+        assertEquals(99, ImageSeals.open(store, 0).step());
+        for (short version : new short[] {CheckpointImageDescriptor.UNAUTHENTICATED_FORMAT_VERSION,
+                CheckpointImageDescriptor.PARTIAL_FORMAT_VERSION}) {
+            store.writeShort(CheckpointImageDescriptor.VERSION_OFFSET, version);
+            ImageSeals.KEY.newMac().seal(store, 0, length); // a MAC over these very bytes, with this job's key
+            String m = assertThrows(CorruptImageException.class, () -> ImageSeals.open(store, 0)).getMessage();
+            assertTrue(m.contains("format version " + version + " was written by an earlier jckpt, before checkpoints"
+                    + " carried " + (version == 1 ? "a MAC;" : "both a MAC and the program's step;")), m);
+            assertTrue(m.contains("this library reads version " + CheckpointImageDescriptor.FORMAT_VERSION + " only"), m);
+            String trusted = assertThrows(CorruptImageException.class, () -> ImageReader.openTrusted(store, 0)).getMessage();
+            assertTrue(trusted.contains("format version " + version + " was written by an earlier jckpt"), trusted);
+        }
     }
 
     @Test
     void emptyImage() {
-        BytesStore<?, ?> store = nativeStore(CheckpointImageDescriptor.HEADER_LENGTH);
-        long len = new ImageWriter().writeImage(List.of(), store, 0, new ImageHeader(0, 1, 1, 0));
-        assertEquals(CheckpointImageDescriptor.HEADER_LENGTH, len);
+        BytesStore<?, ?> store = nativeStore(CheckpointImageDescriptor.MIN_IMAGE_LENGTH);
+        long len = ImageSeals.writer().writeImage(List.of(), store, 0, new ImageHeader(0, 1, 1, 0));
+        assertEquals(CheckpointImageDescriptor.MIN_IMAGE_LENGTH, len);
         ImageSeals.seal(store, 0);
         assertTrue(ImageSeals.open(store, 0).entries().isEmpty());
         assertEquals(io.jckpt.Checkpointer.NO_STEP, ImageSeals.open(store, 0).step(), "here() without a step");
@@ -278,12 +278,11 @@ class ImageRoundTripTest {
         TagRegistry reg = new TagRegistry(adapters);
         reg.register("x", new double[100_000]);
         BytesStore<?, ?> store = nativeStore(1 << 20);
-        new ImageWriter().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
+        ImageSeals.writer().writeImage(reg.entries(), store, 0, new ImageHeader(0, 1, 1, 0));
         Thread sealer = new Thread(() -> ImageSeals.seal(store, 0), "test-sealer");
         sealer.start();
         sealer.join(10_000);
-        assertTrue(ImageSeals.isSealed(store, 0));
+        assertFalse(sealer.isAlive());
         ImageSeals.verify(store, 0);
-        assertTrue(StoreCrc32c.zeroCopy(), "the JVM flags should allow reading native memory in place");
     }
 }

@@ -2,6 +2,8 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicationFrameDescriptor.*;
 
+import io.jckpt.image.ImageKey;
+import io.jckpt.image.ImageMac;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -12,8 +14,9 @@ import java.util.zip.CRC32C;
  * The frames on their way to the next rank (DATA with its DATA_END, WATERMARK) and the one being
  * sent: small frames go out as one gathering write of header and payload, large images zero-copy
  * with {@code FileChannel.transferTo} (or from the mapping), own images above
- * {@link ReplicationAgent#CRC_FOLLOWS_MIN} with their CRC32C computed one chunk ahead of the send.
- * Agent thread only.
+ * {@link ReplicationAgent#CRC_FOLLOWS_MIN} with their MAC (with the job's key) and CRC32C computed one
+ * chunk ahead of the send, the MAC trailer written into the slot before its own chunk goes. Agent
+ * thread only.
  */
 final class OutboundFrames {
     private final ReplicaStore store;
@@ -57,9 +60,11 @@ final class OutboundFrames {
                 slot.length()));
     }
 
-    /** Queues an own copy whose CRC32C is computed as it is sent and which is committed at the end. */
+    /** Queues an own copy sealed and CRC32C'd as it is sent, committed at the end. */
     void enqueueOwnWithCrcFollowing(long round, ReplicaWrite write) {
-        queue.add(Frame.ownWithCrcFollowing(dataHeader(rank, 1, round, write.slot().length(), 0, FLAG_CRC_FOLLOWS), write));
+        ImageKey key = store.config().imageKey();
+        queue.add(Frame.ownWithCrcFollowing(dataHeader(rank, 1, round, write.slot().length(), 0, FLAG_CRC_FOLLOWS), write,
+                key == null ? null : key.newMac()));
     }
 
     /** Queues a forward of a copy being received; it goes on as its bytes arrive ({@link Frame#available}). */
@@ -172,17 +177,20 @@ final class OutboundFrames {
         /** A DATA_END frame follows the payload; {@link #trailer} is it once the CRC32C is known. */
         boolean trails;
         ByteBuffer trailer;
-        /** An own copy whose CRC32C is computed as it is sent and which is committed at the end. */
+        /** An own copy whose CRC32C (and MAC) is computed as it is sent and which is committed at the end. */
         ReplicaWrite ownWrite;
         CRC32C crc;
         long crcUpTo;
+        /** The own copy's MAC as it is sent (its own engine: the agent's other seals run meanwhile), or null. */
+        ImageMac mac;
 
-        static Frame ownWithCrcFollowing(ByteBuffer header, ReplicaWrite write) {
+        static Frame ownWithCrcFollowing(ByteBuffer header, ReplicaWrite write, ImageMac mac) {
             long length = write.slot().length();
             Frame o = new Frame(header, null, write.slot(), length, length);
             o.trails = true;
             o.ownWrite = write;
             o.crc = new CRC32C();
+            o.mac = mac == null ? null : mac.begin(length);
             return o;
         }
 
@@ -249,7 +257,18 @@ final class OutboundFrames {
                 // CRC32C one step ahead of the send: the bytes are in cache for the kernel's copy, and the
                 // receiver works on the previous chunk meanwhile
                 if (crcUpTo <= sent) {
-                    ByteBuffer part = slotView(crcUpTo, crcUpTo + Math.min(ReplicationAgent.READ_CHUNK, length - crcUpTo));
+                    long limit = length;
+                    if (mac != null) {
+                        long macEnd = mac.macEnd();
+                        if (crcUpTo == macEnd && mac.position() == macEnd) {
+                            writeMac(mac.tag()); // sealed before the trailer's chunk is checksummed and sent
+                        }
+                        limit = crcUpTo < macEnd ? macEnd : length;
+                    }
+                    ByteBuffer part = slotView(crcUpTo, crcUpTo + Math.min(ReplicationAgent.READ_CHUNK, limit - crcUpTo));
+                    if (mac != null && crcUpTo < mac.macEnd()) {
+                        mac.update(part);
+                    }
                     crcUpTo += part.remaining();
                     crc.update(part);
                 }
@@ -265,10 +284,20 @@ final class OutboundFrames {
             return wrote;
         }
 
+        /** Writes the own copy's MAC into its trailer, through the slot's windows. */
+        private void writeMac(byte[] tag) {
+            for (int done = 0; done < tag.length; ) {
+                ByteBuffer part = slotView(mac.macEnd() + done, length);
+                int k = Math.min(part.remaining(), tag.length - done);
+                part.put(tag, done, k);
+                done += k;
+            }
+        }
+
         private long writeTrailer(SocketChannel ch, ReplicationFrameFlyweight fw) throws IOException {
             if (trailer == null && ownWrite != null) {
                 int value = (int) crc.getValue();
-                ownWrite.commitComputed(value, value); // the local copy is COMPLETE before its DATA_END leaves
+                ownWrite.commitSealed(value); // the local copy is sealed and COMPLETE before its DATA_END leaves
                 ownWrite = null;
                 fw.wrap(header, 0);
                 int owner = fw.owner();

@@ -2,6 +2,7 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicaSlotDescriptor.*;
 
+import io.jckpt.image.ImageMac;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -9,13 +10,17 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 /**
  * One memory-mapped slot file of a {@link ReplicaStore}: one version of one owner's image. The
  * mapping is created once, pre-touched, and reused for every round. Layout and write protocol:
- * {@link ReplicaSlotDescriptor}. Not thread-safe by itself: the store hands a slot to one writer at
- * a time and never overwrites a slot that may still be read.
+ * {@link ReplicaSlotDescriptor}. With the job's image key (its store's {@link ReplicaStoreConfig#imageKey()})
+ * the image is a checkpoint image: its owner's commit seals it (the MAC trailer, then the CRC32C), and
+ * a verification checks the MAC and that the image is the owner's round the header names, so a copy
+ * this job did not write is never trusted. Not thread-safe by itself: the store hands a slot to one
+ * writer at a time and never overwrites a slot that may still be read.
  */
 public final class ReplicaSlot {
     private final Path path;
@@ -27,16 +32,25 @@ public final class ReplicaSlot {
     private final long capacity;
     private volatile boolean corrupt;
     private volatile boolean inUse;
-    /** The image was CRC-verified (or its CRC computed over the bytes written) and not begun again since. */
+    /**
+     * The image was verified (CRC32C and, with a key, its MAC; or sealed and its CRC computed over the
+     * bytes written by this process) and not begun again since.
+     */
     private volatile boolean verified;
+    /** Why the last verification failed, or null. */
+    private volatile String problem;
+    /** This thread's MAC engine of the job's image key, or null: opaque images. */
+    private final Supplier<ImageMac> macs;
     @SuppressWarnings("unused")
     private long touched;
     private boolean prepared; // guarded by this
     /** The file was created (sparse) by this open: its pages still need their memory. */
     private final boolean created;
 
-    ReplicaSlot(Path path, int index, FileChannel channel, SlotMapping mapping, long capacity, boolean created) {
+    ReplicaSlot(Path path, int index, FileChannel channel, SlotMapping mapping, long capacity, boolean created,
+                Supplier<ImageMac> macs) {
         this.created = created;
+        this.macs = macs;
         this.path = path;
         this.index = index;
         this.channel = channel;
@@ -91,17 +105,33 @@ public final class ReplicaSlot {
     }
 
     /**
-     * @return whether the image was CRC-verified in this process (or its CRC32C computed over the bytes
-     *         as they were written or received) and not begun again since
+     * @return whether the image was verified in this process (CRC32C and, with a key, its MAC; or written
+     *         and sealed here, or received with its CRC32C checked on the way when there is no key) and not
+     *         begun again since
      */
     public boolean verified() {
         return verified;
     }
 
-    /** Marks the slot as not to be trusted (a header that names another owner than its file). */
-    void markCorrupt() {
+    /** @return whether this slot's images are checkpoint images authenticated with the job's key */
+    public boolean authenticates() {
+        return macs != null;
+    }
+
+    /** @return why the last verification of this slot failed, or null */
+    public String problem() {
+        return problem;
+    }
+
+    /**
+     * Marks the slot as not to be trusted (a header that names another owner than its file).
+     *
+     * @param why what is wrong
+     */
+    void markCorrupt(String why) {
         corrupt = true;
         verified = false;
+        problem = why;
     }
 
     /** @return true if the last verification of this COMPLETE slot failed */
@@ -132,6 +162,7 @@ public final class ReplicaSlot {
         }
         corrupt = false;
         verified = false;
+        problem = null;
         inUse = true;
         map.putInt(STATE_OFFSET, STATE_WRITING);
         VarHandle.fullFence();
@@ -141,8 +172,31 @@ public final class ReplicaSlot {
     }
 
     /**
-     * Completes the write: computes the CRC32C, optionally checks it against {@code expected}, and
-     * marks the slot COMPLETE. On a mismatch the slot is left EMPTY.
+     * Completes the write of an image this process wrote (its owner's): seals it with the job's key
+     * (computes the MAC and writes the trailer) when there is one, computes the CRC32C and marks the
+     * slot COMPLETE. The only way an own copy becomes COMPLETE: a round whose MAC is not written is no
+     * complete round.
+     *
+     * @return the CRC32C
+     */
+    int commitOwn() {
+        if (macs != null) {
+            macs.get().seal(this::region, length());
+        }
+        return complete(computeCrc(), true);
+    }
+
+    /**
+     * Completes the write of an own image that was sealed and whose CRC32C was computed while it was
+     * sent (chunk by chunk, the MAC trailer written before its chunk's CRC).
+     */
+    int commitSealed(int crc) {
+        return complete(crc, true);
+    }
+
+    /**
+     * Completes the write of a received copy: computes the CRC32C, optionally checks it against
+     * {@code expected}, and marks the slot COMPLETE. On a mismatch the slot is left EMPTY.
      *
      * @param expected the CRC32C the image must have, or null to accept what was written
      * @return the CRC32C
@@ -153,8 +207,9 @@ public final class ReplicaSlot {
     }
 
     /**
-     * Completes the write with a CRC32C the writer computed while writing (e.g. chunk by chunk
-     * while the bytes were still in cache).
+     * Completes the write of a received copy with a CRC32C the writer computed while writing (e.g.
+     * chunk by chunk while the bytes were still in cache). With a key the copy is not yet verified:
+     * its MAC is checked before it is trusted ({@link #verify()}).
      */
     int commitComputed(int crc, Integer expected) throws IOException {
         if (expected != null && expected != crc) {
@@ -162,12 +217,16 @@ public final class ReplicaSlot {
             throw new IOException("replica of rank " + owner() + " round " + round() + " failed its CRC32C: expected "
                     + Integer.toHexString(expected) + ", got " + Integer.toHexString(crc) + " (" + path + ")");
         }
+        return complete(crc, macs == null);
+    }
+
+    private int complete(int crc, boolean verifiedNow) {
         map.putInt(CRC_OFFSET, crc);
         map.putInt(HEADER_CRC_OFFSET, headerCrc(map));
         VarHandle.fullFence();
         map.putInt(STATE_OFFSET, STATE_COMPLETE);
         VarHandle.fullFence();
-        verified = true;
+        verified = verifiedNow;
         inUse = false;
         return crc;
     }
@@ -177,6 +236,7 @@ public final class ReplicaSlot {
         VarHandle.fullFence();
         corrupt = false;
         verified = false;
+        problem = null;
         inUse = false;
     }
 
@@ -186,25 +246,35 @@ public final class ReplicaSlot {
     }
 
     /**
-     * Re-verifies a COMPLETE slot: header checksum and image CRC32C.
+     * Re-verifies a COMPLETE slot: header checksum and image CRC32C, and with the job's key the image's
+     * MAC and that it is the owner's round the header names ({@link ImageMac#problem(int, long)}).
      *
-     * @return true if intact; false (and marked corrupt) otherwise, or if not COMPLETE
+     * @return true if intact; false (and marked corrupt, {@link #problem()} saying why) otherwise, or if
+     *         not COMPLETE
      */
     public boolean verify() {
         if (state() != STATE_COMPLETE) {
             return false;
         }
-        boolean ok = headerValid() && map.getInt(HEADER_CRC_OFFSET) == headerCrc(map)
-                && length() >= 0 && length() <= capacity && computeCrc() == crc32c();
-        corrupt = !ok;
-        verified = ok;
-        return ok;
+        String why = null;
+        if (!headerValid() || map.getInt(HEADER_CRC_OFFSET) != headerCrc(map) || length() < 0 || length() > capacity) {
+            why = "its slot header is damaged (header CRC32C or length)";
+        } else if (computeCrc() != crc32c()) {
+            why = "its image fails its CRC32C (damaged)";
+        } else if (macs != null) {
+            String refused = macs.get().verify(this::region, length(), owner(), round());
+            why = refused == null ? null : "refused before it is read: " + refused;
+        }
+        problem = why;
+        corrupt = why != null;
+        verified = why == null;
+        return why == null;
     }
 
     /**
-     * Like {@link #verify()}, but a slot verified earlier in this process (at store open, or by the
-     * CRC32C computed over the bytes as they were written or received) and not written since is
-     * trusted without reading it again: only this process writes the store.
+     * Like {@link #verify()}, but a slot verified earlier in this process (at store open, or sealed as
+     * it was written here) and not written since is trusted without reading it again: only this process
+     * writes the store.
      *
      * @return true if intact
      */
@@ -323,6 +393,6 @@ public final class ReplicaSlot {
     @Override
     public String toString() {
         return "slot[" + path.getFileName() + " " + stateName(state()) + " owner " + owner() + " round " + round()
-                + " length " + length() + (corrupt ? " CORRUPT" : "") + "]";
+                + " length " + length() + (corrupt ? " CORRUPT" + (problem == null ? "" : ": " + problem) : "") + "]";
     }
 }

@@ -2,6 +2,7 @@ package io.jckpt.imem;
 
 import static io.jckpt.imem.ReplicaSlotDescriptor.*;
 
+import io.jckpt.image.ImageMac;
 import io.jckpt.spi.AgentThreads;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -55,6 +57,13 @@ import org.slf4j.LoggerFactory;
  * {@link #close} leaves it mapped until its last release. The store owns the retains: a release it
  * did not make, or a second release, is an error naming the slot and its round.
  *
+ * <p>With the job's image key ({@link ReplicaStoreConfig#imageKey()}) every own image is sealed with its
+ * MAC when its write is committed, and every verification (at open, before a copy is reported or handed
+ * out) checks the MAC and that the image is the round of the owner its slot names: a copy this job did
+ * not write, or altered by one byte, is reported not intact (the plan then uses another copy or round)
+ * and never handed out. A rank without a ring agent (m = 0) hands its own writes to
+ * {@link #commitInBackground}: its {@link OwnCopySealer} seals and commits them, so here() only copies.
+ *
  * <p>Thread-safety: slot selection is synchronized; the image bytes are written by one thread per
  * owner (the caller for its own rank, the replication agent for the others).
  *
@@ -78,6 +87,8 @@ public final class ReplicaStore implements AutoCloseable {
     private final AgentRunner preparer;
     /** The slots a reader outside the store (a disk flush) still reads: never written into meanwhile. */
     private final SlotRetention retention = new SlotRetention();
+    /** Completes the own writes of a rank without replication agent ({@link #commitInBackground}). */
+    private final OwnCopySealer sealer;
     private volatile boolean closing;
     private boolean closed;
 
@@ -96,6 +107,7 @@ public final class ReplicaStore implements AutoCloseable {
             }
         }
         this.preparer = anyUnprepared ? AgentThreads.start(new Preparer()) : null;
+        this.sealer = new OwnCopySealer(config.rank());
     }
 
     /**
@@ -191,6 +203,9 @@ public final class ReplicaStore implements AutoCloseable {
             lockChannel.close();
             throw new IOException("replica store " + dir + " is in use by another live process or store");
         }
+        // each thread (caller, agent, sealer, recovery) its own MAC engine of the job's image key
+        ThreadLocal<ImageMac> macs = config.imageKey() == null ? null : ThreadLocal.withInitial(config.imageKey()::newMac);
+        Supplier<ImageMac> mac = macs == null ? null : macs::get;
         try {
             long existing = 0;
             for (int d = 0; d <= config.replicas(); d++) {
@@ -214,7 +229,8 @@ public final class ReplicaStore implements AutoCloseable {
                 List<ReplicaSlot> complete = new ArrayList<>();
                 for (int v = 0; v < config.versionsKept(); v++) {
                     // the first own version now; the rest in the background (or at their first write)
-                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0 && v == 0);
+                    ReplicaSlot s = mapSlot(slotPath(dir, owner, v), v, config.slotCapacity(), fileSize, d == 0 && v == 0,
+                            mac);
                     slots[d][v] = s;
                     int state = s.state();
                     if (state == STATE_WRITING) {
@@ -236,7 +252,8 @@ public final class ReplicaStore implements AutoCloseable {
                     if (verifyHeld(s, owner)) {
                         intactFound = true;
                     } else {
-                        LOG.warn("rank {}: slot fails verification, not trusted: {}", config.rank(), s);
+                        LOG.warn("rank {}: {} (rank {}'s round {}) not trusted: {}", config.rank(), s.path(), owner,
+                                s.round(), s.problem());
                         corrupt++;
                     }
                 }
@@ -249,8 +266,8 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
-    private static ReplicaSlot mapSlot(Path p, int version, long capacity, long fileSize, boolean prepareNew)
-            throws IOException {
+    private static ReplicaSlot mapSlot(Path p, int version, long capacity, long fileSize, boolean prepareNew,
+                                       Supplier<ImageMac> macs) throws IOException {
         boolean fresh = !Files.exists(p);
         FileChannel ch = FileChannel.open(p, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), perms(FILE_PERMS));
@@ -266,7 +283,7 @@ public final class ReplicaStore implements AutoCloseable {
                 ch.write(ByteBuffer.allocate(PAGE), 0); // the header's page; the rest is allocated by prepare()
                 ch.write(ByteBuffer.allocate(1), fileSize - 1);
             }
-            ReplicaSlot s = new ReplicaSlot(p, version, ch, SlotMapping.map(ch, fileSize), capacity, created);
+            ReplicaSlot s = new ReplicaSlot(p, version, ch, SlotMapping.map(ch, fileSize), capacity, created, macs);
             if (!created || prepareNew) {
                 s.prepare();
             }
@@ -476,8 +493,31 @@ public final class ReplicaStore implements AutoCloseable {
         }
         for (ReplicaSlot s : versionsOf(owner)) {
             if (s.completeAndIntact() && s.round() == round) {
-                // an older version a NEWEST_PER_OWNER open did not read is verified before it is handed out
-                return s.verified() || verifyHeld(s, owner) ? s : null;
+                // an older version a NEWEST_PER_OWNER open did not read (or a received copy whose MAC is not
+                // checked yet) is verified before it is handed out
+                if (s.verified() || verifyHeld(s, owner)) {
+                    return s;
+                }
+                LOG.warn("rank {}: {} (rank {}'s round {}) not trusted: {}", config.rank(), s.path(), owner, round,
+                        s.problem());
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param owner an owner rank
+     * @param round a round
+     * @return the COMPLETE slot said to hold that copy, trusted or not (for its {@link ReplicaSlot#problem()}), or null
+     */
+    synchronized ReplicaSlot slotOf(int owner, long round) {
+        requireOpen();
+        if (holds(owner)) {
+            for (ReplicaSlot s : versionsOf(owner)) {
+                if (s.state() == STATE_COMPLETE && s.round() == round) {
+                    return s;
+                }
             }
         }
         return null;
@@ -572,14 +612,45 @@ public final class ReplicaStore implements AutoCloseable {
                 + " (round " + slot.round() + "): not a slot of this store (" + config.directory() + ")");
     }
 
-    /** Verifies a COMPLETE slot held for {@code owner}: CRC32C, header, and that the header names that owner. */
+    /**
+     * Verifies a COMPLETE slot held for {@code owner}: CRC32C, header, MAC (with a key), and that the
+     * header names that owner.
+     */
     private static boolean verifyHeld(ReplicaSlot s, int owner) {
         boolean ok = s.verify();
         if (ok && s.owner() != owner) {
-            s.markCorrupt();
+            s.markCorrupt("its header names rank " + s.owner() + ", its file rank " + owner);
             ok = false;
         }
         return ok;
+    }
+
+    /**
+     * Hands an own write, filled, to the store's sealing agent ({@link OwnCopySealer}, thread
+     * {@code jckpt-store-seal-r<rank>}): it seals the image (its MAC, with the job's key), computes its
+     * CRC32C and marks it COMPLETE, off the caller's thread. Until then a crash of this process loses this
+     * round's copy (the previous version stays intact); {@link #awaitCommitted} waits for it. For a rank
+     * without a replication agent (m = 0), whose agent does this otherwise.
+     *
+     * @param write an own write from {@link #beginWrite}, filled; the agent's from now on
+     * @throws IllegalStateException if the store is closed
+     */
+    public void commitInBackground(ReplicaWrite write) {
+        if (write.owner() != config.rank()) {
+            throw new IllegalArgumentException("rank " + config.rank() + ": not an own write: rank " + write.owner());
+        }
+        sealer.submit(write);
+    }
+
+    /**
+     * Waits (bounded) until every write handed to {@link #commitInBackground} is committed.
+     *
+     * @param timeout the bound
+     * @return whether none is pending any more
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitCommitted(Duration timeout) throws InterruptedException {
+        return sealer.awaitIdle(timeout);
     }
 
     /**
@@ -702,6 +773,12 @@ public final class ReplicaStore implements AutoCloseable {
         }
         closed = true;
         closing = true;
+        // the own copies handed over are complete in memory: the sealer commits them before it ends
+        if (!sealer.close(10_000)) {
+            LOG.error("rank {}: the sealing agent did not stop within 10 s; mappings left to the GC", config.rank());
+            releaseLock();
+            return;
+        }
         // never interrupted: that would close the slot file it is preparing
         if (preparer != null && !AgentThreads.close(preparer, 10_000)) {
             // it may still touch the mappings: leave them to the GC rather than unmap under it

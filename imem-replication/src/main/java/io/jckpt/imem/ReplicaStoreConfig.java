@@ -1,5 +1,6 @@
 package io.jckpt.imem;
 
+import io.jckpt.image.ImageKey;
 import io.jckpt.spi.RingOrder;
 
 import java.nio.file.Path;
@@ -18,9 +19,12 @@ import java.nio.file.Path;
  * @param memoryCap    upper bound on the bytes the store may occupy
  * @param ring         the replication ring (its size is {@code ranks}): which ranks are this rank's m
  *                     predecessors
+ * @param imageKey     the job's image key: the images are checkpoint images, sealed with their MAC when
+ *                     this rank completes its own and verified with it before any copy is trusted; null:
+ *                     opaque bytes, CRC32C only
  */
 public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept,
-                                 long slotCapacity, long memoryCap, RingOrder ring) {
+                                 long slotCapacity, long memoryCap, RingOrder ring, ImageKey imageKey) {
     /** Validates the fields. */
     public ReplicaStoreConfig {
         if (ranks < 1) {
@@ -49,10 +53,25 @@ public record ReplicaStoreConfig(Path directory, int rank, int ranks, int replic
         }
     }
 
-    /** A configuration on the identity ring (rank order). */
+    /** A configuration of opaque images (no image key). */
+    public ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept, long slotCapacity,
+                              long memoryCap, RingOrder ring) {
+        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ring, null);
+    }
+
+    /**
+     * @param key the job's image key
+     * @return this configuration with its images sealed and verified with {@code key}
+     */
+    public ReplicaStoreConfig withImageKey(ImageKey key) {
+        return new ReplicaStoreConfig(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ring, key);
+    }
+
+    /** A configuration of opaque images on the identity ring (rank order). */
     public ReplicaStoreConfig(Path directory, int rank, int ranks, int replicas, int versionsKept, long slotCapacity,
                               long memoryCap) {
-        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ranks < 1 ? null : RingOrder.identity(ranks));
+        this(directory, rank, ranks, replicas, versionsKept, slotCapacity, memoryCap, ranks < 1 ? null : RingOrder.identity(ranks),
+                null);
     }
 
     /** @return the bytes the store needs: (m+1) x versionsKept x slot file size */

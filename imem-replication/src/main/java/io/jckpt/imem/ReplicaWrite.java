@@ -2,12 +2,17 @@ package io.jckpt.imem;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A write in progress into one {@link ReplicaSlot}: fill its {@link #length()} bytes (through
  * {@link #image()} up to 2 GiB, {@link #region} at any size, or {@link #address()}), then
- * {@link #commit()} or {@link #commit(int)}; {@link #abort()} leaves the slot EMPTY.
- * Until the commit the slot is WRITING, so a crash leaves it visibly incomplete.
+ * {@link #commit()} (an own image: sealed with the job's key when the store has one) or
+ * {@link #commit(int)} (a received copy); {@link #abort()} leaves the slot EMPTY. Until the commit the
+ * slot is WRITING, so a crash leaves it visibly incomplete; {@link #awaitCommitted} lets a reader of
+ * the finished image (a disk flush) wait for it.
  */
 public final class ReplicaWrite {
     private final ReplicaSlot slot;
@@ -15,6 +20,8 @@ public final class ReplicaWrite {
     private final long round;
     private final long length;
     private boolean done;
+    private volatile boolean committed;
+    private final CountDownLatch finished = new CountDownLatch(1);
 
     ReplicaWrite(ReplicaSlot slot, int owner, long round, long length) {
         this.slot = slot;
@@ -70,20 +77,66 @@ public final class ReplicaWrite {
     }
 
     /**
-     * Marks the slot COMPLETE with the CRC32C of what was written.
+     * Completes an own image: seals it with the job's key (its MAC trailer) when the store has one, then
+     * marks the slot COMPLETE with the CRC32C of what was written.
      *
      * @return the CRC32C
      */
     public int commit() {
+        finishOnce();
         try {
-            return commit(null);
-        } catch (IOException e) {
-            throw new IllegalStateException(e); // cannot happen without an expected value
+            return finished(slot.commitOwn());
+        } finally {
+            finished.countDown();
         }
     }
 
     /**
-     * Marks the slot COMPLETE if the image has the expected CRC32C; otherwise discards it.
+     * Completes an own image sealed while it was sent, with the CRC32C computed over it as it went.
+     *
+     * @param crc the CRC32C of the sealed image
+     * @return the CRC32C
+     */
+    int commitSealed(int crc) {
+        finishOnce();
+        try {
+            return finished(slot.commitSealed(crc));
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    /**
+     * Waits (bounded) until this write is committed: its image complete (and sealed) in the slot.
+     *
+     * @param timeout the bound
+     * @return true once committed; false when aborted, or still not committed after {@code timeout}
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitCommitted(Duration timeout) throws InterruptedException {
+        finished.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return committed;
+    }
+
+    /** @return whether this write was committed */
+    public boolean committed() {
+        return committed;
+    }
+
+    private void finishOnce() {
+        if (done) {
+            throw new IllegalStateException("write of rank " + owner + " round " + round + " already finished");
+        }
+        done = true;
+    }
+
+    private int finished(int crc) {
+        committed = true;
+        return crc;
+    }
+
+    /**
+     * Marks the slot COMPLETE if the received image has the expected CRC32C; otherwise discards it.
      *
      * @param expected the CRC32C the sender recorded
      * @return the CRC32C
@@ -103,19 +156,21 @@ public final class ReplicaWrite {
      * @throws IOException if they differ
      */
     public int commitComputed(int computed, int expected) throws IOException {
-        if (done) {
-            throw new IllegalStateException("write of rank " + owner + " round " + round + " already finished");
+        finishOnce();
+        try {
+            return finished(slot.commitComputed(computed, expected));
+        } finally {
+            finished.countDown();
         }
-        done = true;
-        return slot.commitComputed(computed, expected);
     }
 
     private int commit(Integer expected) throws IOException {
-        if (done) {
-            throw new IllegalStateException("write of rank " + owner + " round " + round + " already finished");
+        finishOnce();
+        try {
+            return finished(slot.commit(expected));
+        } finally {
+            finished.countDown();
         }
-        done = true;
-        return slot.commit(expected);
     }
 
     /** Abandons the write: the slot becomes EMPTY. */
@@ -123,6 +178,7 @@ public final class ReplicaWrite {
         if (!done) {
             done = true;
             slot.discard();
+            finished.countDown();
         }
     }
 }

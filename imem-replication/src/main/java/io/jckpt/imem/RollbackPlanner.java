@@ -165,7 +165,8 @@ public final class RollbackPlanner {
                     .append(" (the round most ranks can restore)");
         }
         if (!corrupt.isEmpty()) {
-            b.append("; copies failing their CRC32C at ranks ").append(corrupt);
+            b.append("; copies refused at ranks ").append(corrupt)
+                    .append(" (damaged, altered, or not this job's: each rank's log names the file and why)");
         }
         if (!otherRounds.isEmpty()) {
             b.append("; other copies: ").append(otherRounds);

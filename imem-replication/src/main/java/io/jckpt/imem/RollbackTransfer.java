@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * targets (nearest first), then the {@link Refill refills} it is the source of, and waits for each
  * ACK; a receiving rank accepts one authenticated connection per copy it expects (its own data, the
  * copies of its predecessors it lacks), checks that the frame is one the plan names (owner, round,
- * length, CRC32C, from the planned sender), stores it (verified before COMPLETE) and ACKs; every rank
- * checks its local copy. All ranks run this concurrently; a rank that both sends and receives
+ * length, CRC32C, from the planned sender), stores it (its CRC32C verified before COMPLETE, then its MAC
+ * with the job's key: a copy refused is discarded and fails the transfer, before anything reads it) and
+ * ACKs; every rank checks its local copy. All ranks run this concurrently; a rank that both sends and receives
  * receives on a second named thread (a one-shot agent, see {@link AgentThreads}), so no two ranks
  * wait on each other in a cycle. Every step is bounded by the timeout. When it returns on every rank,
  * round R is held by every rank and its m successors again.
@@ -259,6 +260,14 @@ public final class RollbackTransfer {
                         w.commitComputed((int) crc.getValue(), in.crc32c());
                     } finally {
                         w.abort(); // no-op after a commit
+                    }
+                    ReplicaSlot got = w.slot();
+                    if (got.authenticates() && !got.verify()) {
+                        // its MAC (with the job's key) refuses it: altered on the way, or not this job's
+                        String why = got.problem();
+                        got.discard();
+                        throw new ReplicationException(what + ": the copy received (" + got.path().getFileName()
+                                + ", rank " + owner + "'s round " + round + ") is " + why);
                     }
                     bytes += in.length();
                 }

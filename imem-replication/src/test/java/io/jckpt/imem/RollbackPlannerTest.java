@@ -253,7 +253,7 @@ class RollbackPlannerTest {
         assertFalse(p.recoverable());
         assertEquals(1, p.lost().size());
         assertEquals(1, p.lost().get(0).rank());
-        assertTrue(p.lost().get(0).reason().contains("CRC32C"), p.lost().get(0).reason());
+        assertTrue(p.lost().get(0).reason().contains("copies refused at ranks [2]"), p.lost().get(0).reason());
 
         // a survivor whose own copy is corrupt receives it from its NEXT neighbour
         p = RollbackPlanner.plan(corrupt(m1.statuses(Set.of(), true), 2, 2, 5));

@@ -1,5 +1,6 @@
 package io.jckpt.imem;
 
+import io.jckpt.image.ImageKey;
 import io.jckpt.spi.RingOrder;
 
 import java.io.IOException;
@@ -28,12 +29,21 @@ final class TestRing implements AutoCloseable {
     final JobSecret secret = JobSecret.random();
     /** here() leaves the CRC32C to the agent thread. */
     boolean backgroundCrc;
+    /** Each rank's image key (checkpoint images, sealed and verified), or null: opaque images. */
+    final ImageKey[] keys;
 
     TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy) throws Exception {
         this(root, n, m, slotCapacity, zeroCopy, RingOrder.identity(n));
     }
 
     TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy, RingOrder ring) throws Exception {
+        this(root, n, m, slotCapacity, zeroCopy, ring, new ImageKey[n]);
+    }
+
+    /** A ring whose ranks seal and verify checkpoint images, rank r with {@code keys[r]}. */
+    TestRing(Path root, int n, int m, long slotCapacity, boolean zeroCopy, RingOrder ring, ImageKey[] keys)
+            throws Exception {
+        this.keys = keys.clone();
         this.n = n;
         this.m = m;
         this.ring = ring;
@@ -49,7 +59,7 @@ final class TestRing implements AutoCloseable {
     }
 
     ReplicaStoreConfig config(int r, long slotCapacity) {
-        return new ReplicaStoreConfig(root.resolve("rank-" + r), r, n, m, 2, slotCapacity, 1L << 30, ring);
+        return new ReplicaStoreConfig(root.resolve("rank-" + r), r, n, m, 2, slotCapacity, 1L << 30, ring, keys[r]);
     }
 
     void startAgents(boolean zeroCopy, long initialRound) throws Exception {

@@ -102,15 +102,26 @@ public final class BenchSuite {
                 section("jmh");
                 int[] sizes = quick ? new int[] {KB40, MB4} : new int[] {B400, KB40, MB4, MB64};
                 Map<Integer, Map<String, JmhSection.Score>> scores = JmhSection.run(sizes, quick);
-                report.heading(2, "2. JMH: here() without replication, memcpy, CRC32C");
+                report.heading(2, "2. JMH: here() without replication, memcpy, CRC32C, the image MAC");
                 JmhSection.report(report, scores, quick);
                 Map<String, JmhSection.Score> at4 = scores.get(MB4);
                 if (at4 != null) {
-                    // without an agent (m = 0) here() also computes the CRC32C and commits inline
-                    key("JMH: here() alone (n = 1, m = 0: copy and CRC32C in here()), 4 MiB", at4.get("here").median(),
+                    // without an agent (m = 0) the store's sealing agent computes the MAC and CRC32C
+                    key("JMH: here() alone (n = 1, m = 0, previous round sealed), 4 MiB", at4.get("here").median(),
                             "memcpy", at4.get("memcpy").median(), "2");
-                    key("JMH: here() alone (n = 1, m = 0: copy and CRC32C in here()), 4 MiB", at4.get("here").median(),
-                            "memcpy + CRC32C", at4.get("memcpy").median() + at4.get("crc32c").median(), "2");
+                    key("JMH: here() back to back (n = 1, m = 0, seal included), 4 MiB",
+                            at4.get("hereBackToBack").median(), "memcpy", at4.get("memcpy").median(), "2");
+                }
+                Map<Integer, Map<String, JmhSection.Score>> macs = MacBenchmarks.run(quick);
+                MacBenchmarks.report(report, macs);
+                for (int size : new int[] {MB4, MB64}) {
+                    Map<String, JmhSection.Score> m = macs.get(size);
+                    if (m != null) {
+                        key("JMH: image MAC (HMAC-SHA256), " + Samples.size(size), m.get("hmacSha256").median(),
+                                "System.arraycopy", m.get("arraycopy").median(), "2");
+                        key("JMH: image MAC (HMAC-SHA256), " + Samples.size(size), m.get("hmacSha256").median(),
+                                "CRC32C", m.get("crc32c").median(), "2");
+                    }
                 }
                 JmhSection.Score need = JmhSection.needCheckpoint(scores);
                 if (need != null) {

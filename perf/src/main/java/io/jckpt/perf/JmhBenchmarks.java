@@ -27,9 +27,12 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * JMH micro benchmarks (run by {@link JmhSection}, forked JVMs): here() of one rank that keeps its
- * checkpoint in its node-local store only (n = 1, m = 0: the blocking part of here() without any
- * replication agent competing), against its physical baselines, the memcpy of the same bytes into a
- * pre-touched direct buffer and the CRC32C of the same bytes.
+ * checkpoint in its node-local store only (n = 1, m = 0: no replication agent; its store's sealing
+ * agent computes each round's MAC and CRC32C), against its physical baselines, the memcpy of the same
+ * bytes into a pre-touched direct buffer and the CRC32C of the same bytes. {@link #here} is the
+ * blocking part of here() with the previous round sealed, as in a program that computes between its
+ * checkpoints; {@link #hereBackToBack} calls here() back to back, so each call also waits for the
+ * previous round's seal (the throughput of checkpointing, not what a program blocks for).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -61,7 +64,7 @@ public class JmhBenchmarks {
                 .maxMemoryBytes(1L << 30).build();
         RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-" + size).epoch(0).build();
         ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
-                "127.0.0.1", null);
+                io.jckpt.image.ImageKey.newJobKey(), "127.0.0.1", null);
         ckpt.register("data", data);
         ckpt.here(); // the first here() of a job creates the store
     }
@@ -92,12 +95,76 @@ public class JmhBenchmarks {
         return crc.getValue();
     }
 
-    /** here(): the program's array into the node-local store, image header and tag table included. */
+    /**
+     * here() back to back: the program's array into the node-local store, image header and tag table
+     * included, and the wait for the previous round's seal (MAC, CRC32C) by the store's agent.
+     */
     @Benchmark
-    public long here() {
+    public long hereBackToBack() {
         data[flip++ & 7] ^= 1; // the program changed its data since the last round
         ckpt.here();
         return ckpt.round();
+    }
+
+    /**
+     * here() as a program blocks in it: the previous round's seal is done (awaited outside the measured
+     * call), so it is the copy into the node-local store and the hand-off to the sealing agent.
+     *
+     * @param s the checkpointer, its previous round sealed before each call
+     * @return the round
+     */
+    @Benchmark
+    public long here(Sealed s) {
+        s.data[s.flip++ & 7] ^= 1;
+        s.ckpt.here();
+        return s.ckpt.round();
+    }
+
+    /** A one-rank checkpointer whose previous round is sealed before each measured here() ({@link #here}). */
+    @State(Scope.Thread)
+    public static class Sealed {
+        private byte[] data;
+        private Path store;
+        private TwoLevelCheckpointer ckpt;
+        private int flip;
+
+        /**
+         * Opens it, with the benchmark's size.
+         *
+         * @param bench the benchmark's state (its size)
+         * @throws Exception when the store cannot be created
+         */
+        @Setup(Level.Trial)
+        public void open(JmhBenchmarks bench) throws Exception {
+            data = bench.data.clone();
+            store = Files.createTempDirectory(Path.of("/dev/shm"), "jckpt-perf-jmh-sealed-");
+            CkptOptions options = CkptOptions.builder().replicas(0).memoryDirectory(store).diskRatio(0)
+                    .maxMemoryBytes(1L << 30).build();
+            RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-sealed-" + bench.size).epoch(0).build();
+            ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
+                    io.jckpt.image.ImageKey.newJobKey(), "127.0.0.1", null);
+            ckpt.register("data", data);
+            ckpt.here();
+        }
+
+        /** Waits (outside the measurement) until the previous round is sealed. */
+        @Setup(Level.Invocation)
+        public void sealed() {
+            if (!ckpt.awaitReplicated(java.time.Duration.ofSeconds(30))) {
+                throw new IllegalStateException("round " + ckpt.round() + " not sealed within 30 s");
+            }
+        }
+
+        /**
+         * Closes it and deletes its store.
+         *
+         * @throws IOException when the store cannot be deleted
+         */
+        @TearDown(Level.Trial)
+        public void close() throws IOException {
+            ckpt.close();
+            ReplicaStore.wipe(store);
+        }
     }
 
     /**
@@ -132,7 +199,7 @@ public class JmhBenchmarks {
                     .maxMemoryBytes(1L << 30).interval(IntervalPolicy.everySeconds(3600)).build();
             RankContext context = RankContext.builder().rank(0).size(1).jobId("jmh-interval").epoch(0).build();
             ckpt = TwoLevelCheckpointer.open(options, context, LocalRankCollective.group(1).get(0), new byte[32],
-                    "127.0.0.1", null);
+                    io.jckpt.image.ImageKey.newJobKey(), "127.0.0.1", null);
             ckpt.register("x", new long[1]);
             for (int i = 0; i < 8; i++) {
                 ckpt.here(); // past the warm-up (calls 1, 2, 4, 8): the schedule holds a decided interval

@@ -29,6 +29,59 @@ public interface CheckpointImage {
     ByteBuffer region(long offset, int length);
 
     /**
+     * Waits until the image is complete: the {@link DiskFlusher} reads none of its bytes before (a memory
+     * slot handed over before its MAC is written, for example). The wait is bounded by the image's owner.
+     * The default is complete at once.
+     *
+     * @return whether the image is complete; false when it never will be (its write was abandoned) or not in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    default boolean awaitComplete() throws InterruptedException {
+        return true;
+    }
+
+    /**
+     * The same bytes, complete only once {@code complete} says so ({@link #awaitComplete()}).
+     *
+     * @param complete waits (bounded) until the image is complete; true when it is
+     * @return an image over the same bytes
+     */
+    default CheckpointImage completeWhen(final Completion complete) {
+        final CheckpointImage image = this;
+        return new CheckpointImage() {
+            @Override
+            public long length() {
+                return image.length();
+            }
+
+            @Override
+            public ByteBuffer region(final long offset, final int length) {
+                return image.region(offset, length);
+            }
+
+            @Override
+            public boolean awaitComplete() throws InterruptedException {
+                return image.awaitComplete() && complete.await();
+            }
+
+            @Override
+            public void release() {
+                image.release();
+            }
+        };
+    }
+
+    /** Waits, bounded, until an image is complete ({@link #completeWhen}). */
+    @FunctionalInterface
+    interface Completion {
+        /**
+         * @return whether the image is complete
+         * @throws InterruptedException if interrupted while waiting
+         */
+        boolean await() throws InterruptedException;
+    }
+
+    /**
      * Called once by the {@link DiskFlusher} when it no longer reads the image (flushed, failed,
      * skipped or coalesced away). {@link GenerationStore#write} never calls it: a direct caller
      * owns the image throughout. The default does nothing.
@@ -55,6 +108,11 @@ public interface CheckpointImage {
             @Override
             public ByteBuffer region(final long offset, final int length) {
                 return image.region(offset, length);
+            }
+
+            @Override
+            public boolean awaitComplete() throws InterruptedException {
+                return image.awaitComplete();
             }
 
             @Override

@@ -28,5 +28,11 @@ public enum DiskFileDamage {
     /** The file is intact but is not the file the commit marker vouches for (length or CRC differ). */
     MARKER_MISMATCH,
     /** The CRC32C over the image does not match the header: the image bytes are damaged. */
-    IMAGE_CRC_MISMATCH
+    IMAGE_CRC_MISMATCH,
+    /**
+     * The image is not this job's, or not this file's: its MAC does not verify with the job's key (altered,
+     * or written with another key, or by a jckpt before images carried a MAC), or it is another rank's or
+     * round's image. Refused before anything reads it.
+     */
+    NOT_AUTHENTIC
 }

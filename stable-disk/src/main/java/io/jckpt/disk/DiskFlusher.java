@@ -331,7 +331,18 @@ public final class DiskFlusher implements AutoCloseable {
         FlushedGeneration generation = null;
         StableDiskException failure = null;
         try {
-            generation = store.write(request.round(), request.image());
+            // nothing of an image is read before it is complete (a memory slot: its MAC written)
+            if (request.image().awaitComplete()) {
+                generation = store.write(request.round(), request.image());
+            } else {
+                failure = new StableDiskException(store.layout().jobDirectory(), "stable-disk write of round "
+                    + request.round() + " by rank " + store.config().rank() + " not started: its image was never"
+                    + " completed (sealed) in time; previous generations untouched", null);
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = new StableDiskException(store.layout().jobDirectory(), "stable-disk write of round "
+                + request.round() + " interrupted while its image was being completed", e);
         } catch (final StableDiskException e) {
             failure = e;
         } catch (final RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.jckpt.disk;
 
+import io.jckpt.image.ImageKey;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -15,9 +16,12 @@ import java.util.Objects;
  * @param channelOpener  how files are opened for writing (a seam for fault injection)
  * @param epoch          the world (epoch) this process's rank belongs to: written into its rank files, and
  *                       the only epoch whose files a commit of this store vouches for (0 by default)
+ * @param imageKey       the job's image key: the images are checkpoint images, and a rank's file is trusted
+ *                       only when its image's MAC verifies with it and the image is that rank's of that
+ *                       round; null: opaque images, CRC32C only
  */
 public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, int writeChunkSize,
-                              ChannelOpener channelOpener, int epoch) {
+                              ChannelOpener channelOpener, int epoch, ImageKey imageKey) {
     /** Default bytes per write call: 4 MiB (measured by FlushBench: fewer calls beat a CRC chunk that fits L2). */
     public static final int DEFAULT_WRITE_CHUNK_SIZE = 4 << 20;
 
@@ -31,6 +35,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @param writeChunkSize bytes per write call
      * @param channelOpener  channel opener
      * @param epoch          epoch, not negative
+     * @param imageKey       the job's image key, or null
      */
     public DiskStoreConfig {
         Objects.requireNonNull(root, "root");
@@ -61,7 +66,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a configuration with default chunk size and channel opener
      */
     public static DiskStoreConfig of(final Path root, final String jobId, final int rank, final int worldSize) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, DEFAULT_WRITE_CHUNK_SIZE, ChannelOpener.DEFAULT, 0);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, DEFAULT_WRITE_CHUNK_SIZE, ChannelOpener.DEFAULT, 0, null);
     }
 
     /**
@@ -69,7 +74,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a copy using it
      */
     public DiskStoreConfig withChannelOpener(final ChannelOpener opener) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, opener, epoch);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, opener, epoch, imageKey);
     }
 
     /**
@@ -77,7 +82,7 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a copy using it
      */
     public DiskStoreConfig withWriteChunkSize(final int chunkSize) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, chunkSize, channelOpener, epoch);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, chunkSize, channelOpener, epoch, imageKey);
     }
 
     /**
@@ -85,6 +90,14 @@ public record DiskStoreConfig(Path root, String jobId, int rank, int worldSize, 
      * @return a copy for it
      */
     public DiskStoreConfig withEpoch(final int worldEpoch) {
-        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, channelOpener, worldEpoch);
+        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, channelOpener, worldEpoch, imageKey);
+    }
+
+    /**
+     * @param key the job's image key
+     * @return a copy whose rank files are trusted only when their image is authenticated with it
+     */
+    public DiskStoreConfig withImageKey(final ImageKey key) {
+        return new DiskStoreConfig(root, jobId, rank, worldSize, writeChunkSize, channelOpener, epoch, key);
     }
 }

@@ -27,6 +27,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.zip.CRC32C;
 
+import io.jckpt.image.ImageMac;
 import org.apache.commons.io.FileUtils;
 import org.apache.commons.io.file.PathUtils;
 import org.apache.commons.io.filefilter.RegexFileFilter;
@@ -473,11 +474,36 @@ public final class GenerationStore {
                         + " (the file was replaced after the commit)",
                     header.imageLength(), header.imageCrc(), entry.imageLength(), entry.imageCrc()));
             }
-            final int actual = dst == null ? crcOfImage(channel, header.imageLength(), sink)
-                : readImage(channel, header.imageLength(), dst);
+            final ImageMac mac = config.imageKey() == null ? null : config.imageKey().newMac().begin(header.imageLength());
+            final int actual = dst == null ? crcOfImage(channel, header.imageLength(), sink, mac, path, round)
+                : readImage(channel, header.imageLength(), dst, mac, path, round);
             if (actual != header.imageCrc()) {
                 throw new DiskFileCorruptException(DiskFileDamage.IMAGE_CRC_MISMATCH, path, String.format(
                     "image CRC32C is 0x%08x, the header says 0x%08x (image bytes damaged)", actual, header.imageCrc()));
+            }
+            if (mac != null) {
+                refuseUnlessAuthentic(mac.problem(config.rank(), round), path, round);
+            }
+        }
+    }
+
+    /** Throws {@link DiskFileDamage#NOT_AUTHENTIC} naming the file, the rank and the round when the image is refused. */
+    private void refuseUnlessAuthentic(final String problem, final Path path, final long round)
+        throws DiskFileCorruptException {
+        if (problem != null) {
+            throw new DiskFileCorruptException(DiskFileDamage.NOT_AUTHENTIC, path, "rank " + config.rank() + "'s image of"
+                + " round " + round + " refused before it is read: " + problem);
+        }
+    }
+
+    /** Feeds a chunk read to the image's MAC; refuses another key's or format's image once its header went by. */
+    private void authenticate(final ImageMac mac, final ByteBuffer chunk, final Path path, final long round)
+        throws DiskFileCorruptException {
+        if (mac != null) {
+            final boolean first = mac.position() == 0;
+            mac.update(chunk);
+            if (first) {
+                refuseUnlessAuthentic(mac.earlyProblem(), path, round);
             }
         }
     }
@@ -532,14 +558,16 @@ public final class GenerationStore {
         return (int)crc.getValue();
     }
 
-    private static int crcOfImage(final FileChannel channel, final long length, final ImageSink sink) throws IOException {
+    private int crcOfImage(final FileChannel channel, final long length, final ImageSink sink, final ImageMac mac,
+                           final Path path, final long round) throws IOException {
         final CRC32C crc = new CRC32C();
         final ByteBuffer buffer = ByteBuffer.allocateDirect((int)Math.min(VERIFY_CHUNK, Math.max(length, 1)));
         long offset = 0;
         while (offset < length) {
             buffer.clear().limit((int)Math.min(buffer.capacity(), length - offset));
             readFully(channel, buffer, DiskFileDescriptor.IMAGE_OFFSET + offset);
-            crc.update(buffer.flip());
+            authenticate(mac, buffer.flip(), path, round);
+            crc.update(buffer);
             if (sink != null) {
                 sink.accept(offset, buffer.rewind());
             }
@@ -548,14 +576,16 @@ public final class GenerationStore {
         return (int)crc.getValue();
     }
 
-    private static int readImage(final FileChannel channel, final long length, final ByteBuffer dst) throws IOException {
+    private int readImage(final FileChannel channel, final long length, final ByteBuffer dst, final ImageMac mac,
+                          final Path path, final long round) throws IOException {
         final CRC32C crc = new CRC32C();
         long offset = 0;
         while (offset < length) {
             final int n = (int)Math.min(VERIFY_CHUNK, length - offset);
             final ByteBuffer part = dst.slice(dst.position(), n);
             readFully(channel, part, DiskFileDescriptor.IMAGE_OFFSET + offset);
-            crc.update(part.flip());
+            authenticate(mac, part.flip(), path, round);
+            crc.update(part);
             dst.position(dst.position() + n);
             offset += n;
         }

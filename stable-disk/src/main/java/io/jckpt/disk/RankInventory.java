@@ -29,7 +29,7 @@ public record RankInventory(String jobId, int rank, int worldSize, List<Generati
     /** Most generations an inventory carries (the newest ones). */
     public static final int MAX_ENTRIES = 8;
     /** Most bytes of detail per generation. */
-    public static final int MAX_DETAIL_BYTES = 200;
+    public static final int MAX_DETAIL_BYTES = 400;
     /** Upper bound of {@link #encode()}'s length. */
     public static final int MAX_ENCODED_LENGTH =
         6 * Integer.BYTES + DiskFileDescriptor.JOB_ID_MAX_LENGTH + MAX_ENTRIES * (8 + 4 + 1 + 2 + MAX_DETAIL_BYTES);

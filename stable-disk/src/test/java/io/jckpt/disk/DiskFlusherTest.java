@@ -62,6 +62,42 @@ class DiskFlusherTest {
         }
     }
 
+    /**
+     * A slot handed over before its MAC is written: the flusher reads none of its bytes until the image is
+     * complete, and writes nothing of an image that never completes (counted as a failed round).
+     */
+    @Test
+    void nothingOfAnImageIsReadBeforeItIsComplete() throws Exception {
+        final GenerationStore store = GenerationStore.open(DiskStoreConfig.of(root, "complete", 0, 1));
+        final DiskFlusher flusher = DiskFlusher.start(store, OverlapPolicy.COALESCE, FlushListener.NONE);
+        try {
+            final GatedImage image = new GatedImage(3, 100_000, false);
+            final CountDownLatch sealed = new CountDownLatch(1);
+            final CountDownLatch asked = new CountDownLatch(1);
+            flusher.submit(3, image.completeWhen(() -> {
+                asked.countDown();
+                return sealed.await(20, TimeUnit.SECONDS);
+            }));
+            assertTrue(asked.await(20, TimeUnit.SECONDS));
+            assertEquals(1, image.entered.getCount(), "a byte was read before the image was complete");
+            sealed.countDown();
+            assertTrue(flusher.awaitIdle(WAIT));
+            store.commit(3, 1);
+            assertArrayEquals(TestImages.bytes(3, 100_000), TestImages.toArray(store.readImage(3)));
+            final GatedImage never = new GatedImage(4, 100_000, false);
+            flusher.submit(4, never.completeWhen(() -> false));
+            assertTrue(flusher.awaitIdle(WAIT));
+            assertEquals(1, never.entered.getCount(), "an image never completed was read");
+            assertEquals(1, never.released.get());
+            assertEquals(1, flusher.counters().failed());
+            assertTrue(flusher.counters().lastFailure().contains("round 4 by rank 0 not started: its image was never"
+                + " completed"), flusher.counters().lastFailure());
+            assertFalse(Files.exists(store.layout().rankFile(4, 0)));
+        } finally {
+            flusher.close();
+        }
+    }
+
     @Test
     void flushesInBackgroundCountsAndStopsOnClose() throws Exception {
         final GenerationStore store = GenerationStore.open(DiskStoreConfig.of(root, "flush", 0, 1));

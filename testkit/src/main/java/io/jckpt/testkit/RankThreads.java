@@ -52,13 +52,14 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
          * @param context the rank's identity in this world
          * @param collective the rank's endpoint of the world's collectives
          * @param secret the job secret (the same on every rank)
+         * @param jobKey the launcher's job key (the same on every rank and in every world of the job)
          * @param bindHost the host the rank's data endpoint binds
          * @param events the rank's event sink (the launcher's log), or null
          * @return the rank's checkpointer
          * @throws Exception when the rank cannot open
          */
-        C open(CkptOptions options, RankContext context, RankCollective collective, byte[] secret, String bindHost,
-               Consumer<String> events) throws Exception;
+        C open(CkptOptions options, RankContext context, RankCollective collective, byte[] secret, byte[] jobKey,
+               String bindHost, Consumer<String> events) throws Exception;
     }
 
     /**
@@ -82,6 +83,8 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
     private final ExecutorService pool;
     private volatile RingOrder ring;
     private volatile java.util.function.IntFunction<String> bindHosts = r -> "127.0.0.1";
+    /** The launcher's job key every rank gets (the same in every world), or null: the job's key files. */
+    private volatile byte[] jobKey = defaultJobKey();
 
     /**
      * @param n number of ranks, &gt;= 1
@@ -130,6 +133,24 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
         }
         this.ring = ring;
         return this;
+    }
+
+    /**
+     * Sets the launcher's job key every rank gets from the next {@link #open} on (default: one fixed key, the
+     * same in every world, as a launcher gives a job; {@code null}: none, the ranks use the job's key files).
+     *
+     * @param key the key, or null
+     * @return this
+     */
+    public RankThreads<C> jobKey(byte[] key) {
+        this.jobKey = key == null ? null : key.clone();
+        return this;
+    }
+
+    private static byte[] defaultJobKey() {
+        byte[] key = new byte[32];
+        java.util.Arrays.fill(key, (byte) 7);
+        return key;
     }
 
     /** @return number of ranks */
@@ -201,6 +222,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
         }
         byte[] secret = new byte[32];
         secret[0] = 42;
+        byte[] jobKey = this.jobKey;
         // timed opens start together; untimed ones as the ranks come (a rank whose options fail then
         // fails alone, with its own exception first, as the tests expect)
         CyclicBarrier start = openNanos != null ? new CyclicBarrier(n) : null;
@@ -225,7 +247,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
                 }
             }
             long t0 = System.nanoTime();
-            C c = opener.open(rankOptions, context, collectives.get(rank), secret, bindHosts.apply(rank),
+            C c = opener.open(rankOptions, context, collectives.get(rank), secret, jobKey, bindHosts.apply(rank),
                     events == null ? null : events.apply(rank));
             if (openNanos != null) {
                 openNanos[rank] = System.nanoTime() - t0;

@@ -50,7 +50,9 @@ final class CollectiveClose {
                 options.exchangeTimeout());
         StepCheck.compare(rank, round, StepCheck.steps(closing, 0), "at close() after round " + round);
         ReplicationAgent agent = switcher.agent();
-        boolean replicated = agent == null || agent.failure() != null
+        // without an agent this rank's newest copy is sealed in the background: complete before close goes on
+        boolean sealed = agent != null || ownCommitted(options.replicationTimeout());
+        boolean replicated = agent == null ? sealed : agent.failure() != null
                 || awaitReplicated(round, options.replicationTimeout(), options, disk);
         if (!replicated) {
             LOG.warn("rank {}: round {} not replicated everywhere within {} ms at close", rank, round,
@@ -61,18 +63,27 @@ final class CollectiveClose {
             switcher.retiringCompleteAtClose(); // the newest round is complete everywhere, in the current layout
         }
         boolean flushed = disk == null || disk.awaitIdle(options.replicationTimeout());
+        // bit 0: this rank's flushes are done; bit 1: its own newest copy is complete (sealed)
         byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CLOSE_SETTLED, round),
-                new byte[] {(byte) (flushed ? 1 : 0)}, options.exchangeTimeout());
+                new byte[] {(byte) ((flushed ? 1 : 0) | (sealed ? 2 : 0))}, options.exchangeTimeout());
         boolean settled = true;
+        boolean sealedEverywhere = true;
         for (byte[] part : all) {
-            settled &= part.length == 1 && part[0] == 1;
+            settled &= part.length == 1 && (part[0] & 1) != 0;
+            sealedEverywhere &= part.length == 1 && (part[0] & 2) != 0;
         }
         if (disk != null) {
             disk.flushesSettled(settled); // no rank has a flush left: what is not durable now never will be
         }
-        if (agent == null && layout != null && round >= layout.firstRound()) {
-            switcher.retiringCompleteAtClose(); // every rank reached close: every rank's own copy is written
+        if (agent == null && layout != null && round >= layout.firstRound() && sealedEverywhere) {
+            switcher.retiringCompleteAtClose(); // every rank reached close with its own copy complete
         }
+    }
+
+    /** @return whether this rank's own writes handed to its store's sealing agent are all complete (bounded) */
+    private boolean ownCommitted(java.time.Duration timeout) throws InterruptedException {
+        io.jckpt.imem.ReplicaStore store = switcher.store();
+        return store == null || store.awaitCommitted(timeout);
     }
 
     /**
@@ -86,7 +97,8 @@ final class CollectiveClose {
         try {
             long newest = agreement.newestWrittenEverywhere(round, timeout, switcher.ringAgreement(), options);
             ReplicationAgent agent = switcher.agent();
-            if (newest < 0 || agent != null && !agent.awaitGloballyCompleted(newest, timeout)) {
+            if (newest < 0 || agent != null && !agent.awaitGloballyCompleted(newest, timeout)
+                    || agent == null && !ownCommitted(timeout)) {
                 return false;
             }
             return disk == null || disk.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));

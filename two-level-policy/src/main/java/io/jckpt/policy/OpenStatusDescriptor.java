@@ -27,10 +27,11 @@ import java.nio.ByteBuffer;
  *               8 first round, 4 replicas, 4 requested replicas, 8 slot capacity, 4 versions kept
  *  ..     4     length of the copies status, then the status (imem's RankStatusDescriptor: the
  *               newest verified copy per owner), so that a recovery plans from this one exchange
+ *  ..     4     the id of the job key this rank authenticates checkpoints with (ImageKey.id(); no secret)
  * </pre>
  */
 final class OpenStatusDescriptor {
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     private static final int LAYOUT_ENTRY = 28;
     private static final int VERSION_OFFSET = 0;
     private static final int FINGERPRINT_OFFSET = 4;
@@ -46,7 +47,7 @@ final class OpenStatusDescriptor {
     /** One rank's open status, decoded. */
     record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
                       boolean roundCompleteEverywhere, InetSocketAddress endpoint, byte[] diskInventory,
-                      java.util.List<StoreLayout> layouts, byte[] copiesStatus) {
+                      java.util.List<StoreLayout> layouts, byte[] copiesStatus, int keyId) {
     }
 
     private OpenStatusDescriptor() {
@@ -55,7 +56,7 @@ final class OpenStatusDescriptor {
     static byte[] encode(OpenStatus status) {
         byte[] ip = status.endpoint().getAddress().getAddress();
         ByteBuffer b = ByteBuffer.allocate(ADDRESS_OFFSET + ip.length + 4 + status.diskInventory().length + 4
-                + LAYOUT_ENTRY * status.layouts().size() + 4 + status.copiesStatus().length);
+                + LAYOUT_ENTRY * status.layouts().size() + 4 + status.copiesStatus().length + 4);
         b.putInt(VERSION_OFFSET, VERSION)
                 .putLong(FINGERPRINT_OFFSET, status.fingerprint())
                 .putLong(CAPACITY_OFFSET, status.slotCapacity())
@@ -72,6 +73,7 @@ final class OpenStatusDescriptor {
                     .putInt(l.versionsKept());
         }
         b.putInt(status.copiesStatus().length).put(status.copiesStatus());
+        b.putInt(status.keyId());
         return b.array();
     }
 
@@ -104,10 +106,11 @@ final class OpenStatusDescriptor {
             }
             byte[] copiesStatus = new byte[statusLength];
             b.get(copiesStatus);
+            int keyId = b.getInt();
             return new OpenStatus(b.getLong(FINGERPRINT_OFFSET), b.getLong(CAPACITY_OFFSET), b.getInt(COPIES_OFFSET),
                     b.getLong(OWN_NEWEST_OFFSET), (b.getInt(FLAGS_OFFSET) & FLAG_ROUND_COMPLETE_EVERYWHERE) != 0,
                     new InetSocketAddress(InetAddress.getByAddress(ip), b.getInt(PORT_OFFSET)),
-                    inventory, java.util.List.copyOf(layouts), copiesStatus);
+                    inventory, java.util.List.copyOf(layouts), copiesStatus, keyId);
         } catch (RuntimeException | UnknownHostException e) {
             throw new IllegalStateException("the open status of rank " + rank + " is damaged: " + e.getMessage(), e);
         }

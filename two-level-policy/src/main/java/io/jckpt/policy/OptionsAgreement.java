@@ -1,14 +1,17 @@
 package io.jckpt.policy;
 
+import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CtrlOptions;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.image.ImageKey;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -38,6 +41,29 @@ final class OptionsAgreement {
             throw new InvalidOptionException("options", options.globalSummary(), "rank " + rank + ": ranks " + differ
                     + " opened with different global options than this rank (" + options.globalSummary()
                     + "); options must be the same on every rank");
+        }
+    }
+
+    /**
+     * Every rank authenticates the job's checkpoints with the same key (one rank with another key would
+     * refuse every copy the others wrote, and they its).
+     *
+     * @param statuses every rank's open status
+     * @param key      this rank's image key
+     * @param rank     this rank
+     * @throws CkptException naming the ranks whose key differs
+     */
+    static void sameKeyAtOpen(List<OpenStatus> statuses, ImageKey key, int rank) {
+        List<String> differ = new ArrayList<>();
+        for (int r = 0; r < statuses.size(); r++) {
+            if (statuses.get(r).keyId() != key.id()) {
+                differ.add("rank " + r + " with key " + HexFormat.of().toHexDigits(statuses.get(r).keyId()));
+            }
+        }
+        if (!differ.isEmpty()) {
+            throw new CkptException("rank " + rank + " authenticates checkpoints with job key " + key.idHex() + ", "
+                    + String.join(", ", differ) + ": every rank must use the same job key (the launcher's, or the"
+                    + " job's key file job.key in the disk directory; docs/design.md, \"Authenticated checkpoints\")");
         }
     }
 

@@ -55,7 +55,7 @@ record RecoveryDecision(RecoveryDecision.Source source, long round, String reaso
         }
         String lostFromMemory = plan == null ? "no rank holds an in-memory checkpoint" : describeLost(plan);
         String why = "memory: " + lostFromMemory + "; disk: " + (selection == null ? "level off"
-                : ((DiskSelection.NothingRestorable) selection).reason());
+                : describeNothing((DiskSelection.NothingRestorable) selection));
         if (!promised(statuses, copiesAnywhere)) {
             return new RecoveryDecision(Source.CLEAN_START, 0, copiesAnywhere == 0 ? "no rank holds a checkpoint"
                     : "no checkpoint round was ever complete on every rank", false);
@@ -64,6 +64,11 @@ record RecoveryDecision(RecoveryDecision.Source source, long round, String reaso
             return new RecoveryDecision(Source.CLEAN_START, 0, why, true);
         }
         return new RecoveryDecision(Source.NOT_RECOVERABLE, 0, why, false);
+    }
+
+    /** @return why no disk generation restores, with each generation passed over (its round, ranks, files and why) */
+    private static String describeNothing(DiskSelection.NothingRestorable nothing) {
+        return nothing.reason() + (nothing.rejected().isEmpty() ? "" : " (" + String.join("; ", nothing.rejected()) + ")");
     }
 
     /**

@@ -11,6 +11,7 @@ import io.jckpt.disk.GenerationSelector;
 import io.jckpt.disk.GenerationStore;
 import io.jckpt.disk.RankInventory;
 import io.jckpt.disk.StableDiskException;
+import io.jckpt.image.ImageKey;
 import io.jckpt.imem.DataEndpoint;
 import io.jckpt.imem.ImemRecovery;
 import io.jckpt.imem.RecoverySteps;
@@ -70,6 +71,8 @@ final class RestoreStep {
     private final DataEndpoint endpoint;
     private final InetSocketAddress[] endpoints;
     private final RestoredImage restored;
+    /** The job's image key: the disk level verifies its files with it; its id is in the open exchange. */
+    private final ImageKey imageKey;
     private final Consumer<String> events;
     private final Consumer<String> warnings;
     // the stores are opened (every copy verified) in this very open: the recovery steps reuse that
@@ -93,8 +96,9 @@ final class RestoreStep {
     private StoreLayouts.Held active;
 
     RestoreStep(CkptOptions options, RankContext context, RankCollective exchange, StoreLayouts layouts,
-                DataEndpoint endpoint, InetSocketAddress[] endpoints, RestoredImage restored, Consumer<String> events,
-                Consumer<String> warnings) {
+                DataEndpoint endpoint, InetSocketAddress[] endpoints, RestoredImage restored, ImageKey imageKey,
+                Consumer<String> events, Consumer<String> warnings) {
+        this.imageKey = imageKey;
         this.options = options;
         this.context = context;
         this.exchange = exchange;
@@ -121,7 +125,7 @@ final class RestoreStep {
             try {
                 // the world's epoch goes into every rank file: a commit vouches only for files of its own world
                 disk = GenerationStore.openUsable(DiskStoreConfig.of(options.diskDirectory(), context.jobId(), rank(),
-                        context.size()).withEpoch(context.epoch()));
+                        context.size()).withEpoch(context.epoch()).withImageKey(imageKey));
             } catch (StableDiskException e) {
                 if (options.diskUnavailable() == DiskUnavailable.FAIL) {
                     throw new StorageException(options.diskDirectory(), "rank " + rank() + ": the disk directory cannot"
@@ -144,7 +148,7 @@ final class RestoreStep {
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
                 completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
                 held.stream().map(StoreLayouts.Held::layout).toList(),
-                ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()));
+                ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()), imageKey.id());
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
         byte[][] all = exchange.allgather(Collective.of(Collective.Kind.OPEN), OpenStatusDescriptor.encode(mine),
@@ -156,6 +160,7 @@ final class RestoreStep {
             statuses.add(OpenStatusDescriptor.decode(r, all[r]));
         }
         OptionsAgreement.atOpen(statuses, options, rank());
+        OptionsAgreement.sameKeyAtOpen(statuses, imageKey, rank());
         if (options.diskLevelEnabled()) {
             // a rank that cannot use the disk directory sends no inventory (MEMORY_ONLY; with FAIL it
             // threw above): a generation needs every rank's file, so the level is off on every rank
@@ -240,7 +245,8 @@ final class RestoreStep {
             }
             transferNanos += System.nanoTime() - t;
             bytesReceived += length;
-            restored.restore(image, "disk generation of round " + restoredRound);
+            // authenticated by the disk level while it read these bytes into this process's own memory
+            restored.restore(image, "disk generation of round " + restoredRound, restoredRound, true);
             StoreLayout then = layoutFor(restoredRound, statuses);
             if (then != null) {
                 active = ensureLayout(then); // continue with the m and capacity in force at that round

@@ -1,9 +1,11 @@
 package io.jckpt.policy;
 
 import io.jckpt.CkptStateException;
+import io.jckpt.CorruptImageException;
 import io.jckpt.NotRecoverableException;
 import io.jckpt.data.SavedEntry;
 import io.jckpt.data.TagRegistry;
+import io.jckpt.image.ImageKey;
 import io.jckpt.image.ImageReader;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
@@ -16,12 +18,17 @@ import net.openhft.chronicle.bytes.PointerBytesStore;
 /**
  * The image this start restored, which every rollback(tag) reads, any tags in any order: a view of a
  * memory slot (an in-memory restore) or an off-heap copy read from the disk level. Empty ("nothing")
- * on a clean start. A view retains its slot in the store ({@link ReplicaStore#retain}), which then
- * writes nothing into it. Once every rank has accounted for its tags (the first here(), ctrl() or
- * close() after the recovery, before anything is written) the image is {@link #settle settled}: freed,
- * its slot given back, and a later rollback is an error.
+ * on a clean start. It is read only once its MAC verified with the job's key (by the level it came
+ * from, over exactly these bytes in this process, or here) and it is this rank's image of the round
+ * restored: nothing this job did not write reaches an adapter. A view retains its slot in the store
+ * ({@link ReplicaStore#retain}), which then writes nothing into it (so the bytes verified stay the bytes
+ * read). Once every rank has accounted for its tags (the first here(), ctrl() or close() after the
+ * recovery, before anything is written) the image is {@link #settle settled}: freed, its slot given
+ * back, and a later rollback is an error.
  */
 final class RestoredImage {
+    private final int rank;
+    private final ImageKey key;
     private BytesStore<?, ?> image;
     private ImageReader reader;
     /** The store whose slot {@link #image} maps (memory restores), or null. */
@@ -34,12 +41,37 @@ final class RestoredImage {
     private String from = "nothing";
 
     /**
-     * @param restored the image, owned from now on
-     * @param source   where it came from, as {@link TwoLevelCheckpointer#restoredFrom()} says it
+     * @param rank this rank: whose image is restored
+     * @param key  the job's image key
      */
-    void restore(BytesStore<?, ?> restored, String source) {
+    RestoredImage(int rank, ImageKey key) {
+        this.rank = rank;
+        this.key = key;
+    }
+
+    /**
+     * @param restored      the image, owned from now on (released here if it is refused)
+     * @param source        where it came from, as {@link TwoLevelCheckpointer#restoredFrom()} says it
+     * @param round         the round restored: the image must be this rank's of that round
+     * @param authenticated whether its MAC was verified with the job's key over exactly these bytes, in this
+     *                      process, since they last changed (else it is verified here)
+     * @throws CorruptImageException when the image is refused; no byte of it was handed to an adapter
+     */
+    void restore(BytesStore<?, ?> restored, String source, long round, boolean authenticated) {
+        ImageReader opened;
+        try {
+            opened = authenticated ? ImageReader.openTrusted(restored, 0) : ImageReader.open(restored, 0, key);
+            if (opened.rank() != rank || opened.round() != round) {
+                throw new CorruptImageException("rank " + rank + ": the image restored from " + source + " is rank "
+                        + opened.rank() + "'s of round " + opened.round() + ", not this rank's of round " + round);
+            }
+        } catch (CorruptImageException e) {
+            restored.releaseLast();
+            throw new CorruptImageException("rank " + rank + ": the checkpoint of round " + round + " from " + source
+                    + " is refused: " + e.getMessage());
+        }
         image = restored;
-        reader = ImageReader.openTrusted(restored, 0);
+        reader = opened;
         recovery = true;
         from = source;
     }
@@ -53,7 +85,9 @@ final class RestoredImage {
         // a view through the slot's contiguous mapping: any size, images above 2 GiB too
         PointerBytesStore view = BytesStore.nativePointer();
         view.set(slot.imageAddress(), slot.length());
-        restore(view, source);
+        // a slot verified in this process (at its store's open, or as it was received) was MAC-checked then;
+        // only this process writes its store
+        restore(view, source, slot.round(), slot.verified() && slot.authenticates());
         store = holder;
         retained = holder.retain(slot); // nothing is written into it while this view reads it
     }

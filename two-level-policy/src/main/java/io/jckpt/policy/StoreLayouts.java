@@ -33,12 +33,15 @@ final class StoreLayouts {
     private final int versionsKept;
     private final long memoryCap;
     private final RingOrder ring;
+    /** The job's image key: every store seals and verifies its images with it. */
+    private final io.jckpt.image.ImageKey imageKey;
 
     /** A layout of this node with its store open. */
     record Held(StoreLayout layout, ReplicaStore store) {
     }
 
-    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap, RingOrder ring) {
+    StoreLayouts(Path storeDirectory, int rank, int ranks, int versionsKept, long memoryCap, RingOrder ring,
+                 io.jckpt.image.ImageKey imageKey) {
         if (ring.size() != ranks) {
             throw new IllegalArgumentException("ring " + ring.text() + " of " + ring.size() + " ranks for " + ranks + " ranks");
         }
@@ -48,6 +51,7 @@ final class StoreLayouts {
         this.versionsKept = versionsKept;
         this.memoryCap = memoryCap;
         this.ring = ring;
+        this.imageKey = imageKey;
     }
 
     /** @return the job's replication ring: every layout's store is made on it, and it is recorded in their descriptors */
@@ -61,7 +65,7 @@ final class StoreLayouts {
 
     private ReplicaStoreConfig config(StoreLayout l) {
         return new ReplicaStoreConfig(directory(l), rank, ranks, l.replicas(), l.versionsKept(), l.slotCapacity(), memoryCap,
-                ring);
+                ring, imageKey);
     }
 
     /**

@@ -88,8 +88,10 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     private final InetSocketAddress[] endpoints;
     private final PhaseMachine phases;
     private final CkptStatsRecorder stats = new CkptStatsRecorder();
-    private final RestoredImage restored = new RestoredImage();
+    private final RestoredImage restored;
     private final RestoreCheck restoreCheck;
+    /** The job's image key: sealed into and verified on every copy of every level. */
+    private final io.jckpt.image.ImageKey imageKey;
     private final SizeAgreement agreement;
     private final IntervalSteps interval;
     private final RestoreStep restore;
@@ -112,7 +114,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     static volatile RecoveryHook recoveryHook;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, RankCollective exchange, byte[] secret,
-                                 String bindHost, Consumer<String> events) throws IOException {
+                                 byte[] jobKey, String bindHost, Consumer<String> events) throws IOException {
         int rank = context.rank();
         this.options = options;
         this.requested = options;
@@ -121,20 +123,29 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         this.events = new JobEvents(rank, events);
         this.adapters = DataAdapters.create(options, rank);
         this.registry = new TagRegistry(adapters);
+        // every copy of every level is sealed and verified with the job's key: nothing this job did not write
+        // is ever handed to an adapter
+        JobKeys.Resolved key = JobKeys.resolve(options, context, jobKey, System.getenv());
+        this.imageKey = key.key();
+        if (rank == 0) { // one line for the job: which key (its id, no secret) and where it lives
+            this.events.info("checkpoints authenticated (HMAC-SHA256) with job key " + imageKey.idHex() + " from "
+                    + key.source());
+        }
+        this.restored = new RestoredImage(rank, imageKey);
         Path storeDirectory = options.memoryDirectory().resolve(context.jobId()).resolve("rank-" + rank);
         StoreLayouts layouts = new StoreLayouts(storeDirectory, rank, context.size(), options.versionsKept(),
-                options.maxMemoryBytes(), context.ring());
+                options.maxMemoryBytes(), context.ring(), imageKey);
         this.endpoint = DataEndpoint.bind(InetAddress.getByName(bindHost), rank, JobSecret.of(secret), fence);
         this.endpoints = new InetSocketAddress[context.size()];
         this.phases = new PhaseMachine(rank);
         this.agreement = new SizeAgreement(rank, context.epoch(), exchange);
         this.interval = new IntervalSteps(rank, context.size());
-        this.restore = new RestoreStep(options, context, exchange, layouts, endpoint, endpoints, restored,
+        this.restore = new RestoreStep(options, context, exchange, layouts, endpoint, endpoints, restored, imageKey,
                 this.events::event, this.events::warn);
         this.switcher = new LayoutSwitcher(rank, context.size(), exchange, layouts, storeDirectory, endpoint, endpoints,
                 agreement, interval, stats, phases, t -> disk == null || disk.awaitIdle(t),
                 this.events::event);
-        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats);
+        this.rounds = new RoundWriter(context, registry, layouts, switcher, interval, () -> disk, stats, imageKey);
         this.closing = new CollectiveClose(rank, exchange, agreement, switcher);
         this.restoreCheck = new RestoreCheck(rank, exchange, restored);
         // last: a world abandoned already raises the fence now, and nothing above needs undoing then
@@ -149,16 +160,18 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * @param context   the rank and its world
      * @param exchange  the status exchange of the current world
      * @param secret    the per-job secret authenticating the data channels
+     * @param jobKey    the launcher's job key (the same on every rank), or null: the job's key file
+     *                  ({@link JobKeys}); checkpoints are authenticated with a key derived from it
      * @param bindHost  the address of this rank's data endpoint
      * @param events    where to report checkpoints and recoveries (the launcher's log)
      * @return the open checkpointer
      */
     public static TwoLevelCheckpointer open(CkptOptions options, RankContext context, RankCollective exchange,
-                                            byte[] secret, String bindHost, Consumer<String> events) {
+                                            byte[] secret, byte[] jobKey, String bindHost, Consumer<String> events) {
         options.validateFor(context.size());
         TwoLevelCheckpointer c;
         try {
-            c = new TwoLevelCheckpointer(options, context, exchange, secret, bindHost, events);
+            c = new TwoLevelCheckpointer(options, context, exchange, secret, jobKey, bindHost, events);
         } catch (IOException e) {
             throw new CkptException("rank " + context.rank() + ": cannot open the data endpoint: " + e.getMessage(), e);
         }
@@ -267,6 +280,9 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         phases.requireOpen("here");
         long start = System.nanoTime();
         restoreCheck.run(options.exchangeTimeout()); // the first call after a recovery: before any other exchange
+        // without a ring agent the previous round is sealed in the background: complete before this one
+        // goes on (the layout step below counts on this rank's own copy being complete)
+        rounds.awaitOwnCommitted(round, options);
         intervalAtHere();
         long length = rounds.prepare();
         if (ringJoinPending) {

@@ -22,13 +22,14 @@ public final class TwoLevelProvider implements CheckpointerProvider {
         JobServices services = JobServices.current();
         if (services != null) {
             return TwoLevelCheckpointer.open(options, context, services.collective(), services.jobSecret(),
-                    services.bindHost(), services::event);
+                    services.jobKey(), services.bindHost(), services::event);
         }
         if (context.size() != 1) {
             throw new CkptException("rank " + context.rank() + " of " + context.size()
                     + ": no status exchange between ranks; start the program with bin/ckpt-run");
         }
-        return TwoLevelCheckpointer.open(options, context, new SingleRankExchange(), new byte[32], "127.0.0.1", null);
+        // no launcher: the job key from JCKPT_JOB_KEY, else the job's key file (JobKeys)
+        return TwoLevelCheckpointer.open(options, context, new SingleRankExchange(), new byte[32], null, "127.0.0.1", null);
     }
 
     @Override

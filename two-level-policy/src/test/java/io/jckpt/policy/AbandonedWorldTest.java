@@ -36,6 +36,8 @@ class AbandonedWorldTest {
     private static final Duration LONG = Duration.ofMinutes(10);
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final byte[] SECRET = new byte[32];
+    /** The launcher's job key: the same in every world, so the next world verifies the first's copies. */
+    private static final byte[] JOB_KEY = io.jckpt.image.ImageKey.newJobKey();
 
     @TempDir
     Path tmp;
@@ -70,7 +72,7 @@ class AbandonedWorldTest {
         TwoLevelCheckpointer.recoveryHook = null;
 
         // the next world: a clean start, checkpoints, and its round restores bit-identically after that
-        List<TwoLevelCheckpointer> world1 = RankGroup.open(N, job, 1, this::options, r -> false);
+        List<TwoLevelCheckpointer> world1 = RankGroup.openWithKey(N, job, 1, this::options, r -> false, JOB_KEY);
         RankGroup.parallel(N, rank -> {
             TwoLevelCheckpointer c = world1.get(rank);
             c.register("grid", TwoLevelCheckpointerTest.grid(rank, 1));
@@ -79,14 +81,14 @@ class AbandonedWorldTest {
             return null;
         });
         world1.forEach(TwoLevelCheckpointer::crashForTest);
-        List<TwoLevelCheckpointer> world2 = RankGroup.open(N, job, 2, this::options, r -> false);
+        List<TwoLevelCheckpointer> world2 = RankGroup.openWithKey(N, job, 2, this::options, r -> false, JOB_KEY);
         assertRestored(world2, 1, 1);
     }
 
     @Test
     void aRollbackTransferWaitingForAStoppedSenderEndsWhenItsWorldIsAbandoned() throws Exception {
         String job = "abandoned-transfer";
-        List<TwoLevelCheckpointer> world0 = RankGroup.open(N, job, 0, this::options, r -> false);
+        List<TwoLevelCheckpointer> world0 = RankGroup.openWithKey(N, job, 0, this::options, r -> false, JOB_KEY);
         RankGroup.parallel(N, rank -> {
             TwoLevelCheckpointer c = world0.get(rank);
             c.register("grid", TwoLevelCheckpointerTest.grid(rank, 1));
@@ -118,7 +120,7 @@ class AbandonedWorldTest {
         assertAbandoned(outcomes, 1);
         TwoLevelCheckpointer.recoveryHook = null;
 
-        List<TwoLevelCheckpointer> world2 = RankGroup.open(N, job, 2, this::options, r -> r == 2);
+        List<TwoLevelCheckpointer> world2 = RankGroup.openWithKey(N, job, 2, this::options, r -> r == 2, JOB_KEY);
         assertRestored(world2, 3, 1);
     }
 
@@ -161,7 +163,7 @@ class AbandonedWorldTest {
                             .recovery(epoch > 0).newRank(epoch > 0 && newRank.test(rank)).build();
                     try {
                         return (Object) TwoLevelCheckpointer.open(options(rank), context, world.get(rank), SECRET,
-                                "127.0.0.1", null);
+                                JOB_KEY, "127.0.0.1", null);
                     } catch (CkptException e) {
                         return e;
                     }

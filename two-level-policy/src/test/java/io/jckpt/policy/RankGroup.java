@@ -37,6 +37,17 @@ final class RankGroup {
         return open(n, jobId, epoch, options, newRank, r -> null);
     }
 
+    /**
+     * As {@link #open(int, String, int, IntFunction, IntFunction)}, every rank given {@code jobKey} as the
+     * launcher's job key (null: none, the ranks use the job's key files).
+     */
+    static List<TwoLevelCheckpointer> openWithKey(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
+                                                  IntFunction<Boolean> newRank, byte[] jobKey) throws Exception {
+        try (RankThreads<TwoLevelCheckpointer> ranks = ranks(n).jobKey(jobKey)) {
+            return ranks.open(jobId, epoch, options, newRank::apply, null, null);
+        }
+    }
+
     /** As {@link #open(int, String, int, IntFunction, IntFunction)}, every rank's context carrying the replication ring. */
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
                                            IntFunction<Boolean> newRank, RingOrder ring) throws Exception {

@@ -240,6 +240,10 @@ public final class Job {
             // launcher is gone (killed, or a machine reboot left /dev/shm alone) are removed
             NodeLocalStores.claim(settings.memoryDirectory(), jobId, spec.jobId() != null);
             NodeLocalStores.removeStale(settings.memoryDirectory(), null, false, jobId, console::event);
+            // the key the job's checkpoints are authenticated with: the same for every start of a job that
+            // may be restarted (kept beside its stores, or read from its disk directory)
+            launcher.jobKey(LauncherJobKey.resolve(settings.memoryDirectory(), jobId, spec.jobId() != null,
+                    settings.diskDirectory(), console::event));
             try {
                 if (spec.device() == Device.NIODEV) {
                     exchange = newExchange();

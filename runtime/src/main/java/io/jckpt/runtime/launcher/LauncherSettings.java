@@ -61,4 +61,9 @@ final class LauncherSettings {
     Path memoryDirectory() {
         return memoryDirectory;
     }
+
+    /** @return the disk level's directory the launcher knows of ({@code --disk}, {@code JCKPT_DISK}), or null */
+    Path diskDirectory() {
+        return LauncherJobKey.diskDirectory(settings);
+    }
 }

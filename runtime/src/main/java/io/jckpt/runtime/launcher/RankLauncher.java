@@ -37,6 +37,8 @@ final class RankLauncher {
             .filter(p -> new File(p).canExecute()).findFirst().orElse(null);
     private volatile int controlPort;
     private volatile String controlHost = LaunchSpec.LOOPBACK;
+    /** The job's key in hex, given to every rank and standby (never on a command line, never logged). */
+    private volatile String jobKeyHex;
     private volatile boolean tearingDown;
 
     /** How long the end-of-job clean-up waits for a lost host's answer (it may be back, or still down). */
@@ -67,6 +69,11 @@ final class RankLauncher {
         this.controlHost = host;
     }
 
+    /** Every process started from now on authenticates the job's checkpoints with {@code key} ({@link LauncherJobKey}). */
+    void jobKey(byte[] key) {
+        this.jobKeyHex = java.util.HexFormat.of().formatHex(key);
+    }
+
     /** Starts the JVM of niodev rank {@code rank} in {@code epoch}, in the MPJ world {@code mpjConf} describes. */
     RankHost startRank(int rank, int epoch, boolean respawned, String mpjConf) throws IOException {
         return startRank(rank, epoch, respawned, mpjConf, null, -1);
@@ -74,7 +81,7 @@ final class RankLauncher {
 
     /**
      * As above, on {@code host} through the remote shell when it is not null ({@link LaunchSpec#remote()}):
-     * the job secret goes to the remote shell's standard input, the rest of the environment on its
+     * the job secret and key go to the remote shell's standard input, the rest of the environment on its
      * command line; the remote JVM's output comes back through the agent's pipes. A re-spawned rank gets
      * {@code failureAgeMicros} (how long ago the launcher detected the failure; -1: none) in
      * {@link RankEnvironment#FAILURE_AGE_MICROS}: it counts its restart from the detection.
@@ -95,8 +102,8 @@ final class RankLauncher {
 
     /**
      * Starts {@code command} on {@code host} through the remote shell: {@code JCKPT_HOST_ADDRESS} = the
-     * host, the job secret on the agent's standard input (read by the remote shell, never on a command
-     * line), the rest of {@code env} on the remote {@code env} line.
+     * host, the job secret and key on the agent's standard input (read by the remote shell, never on a
+     * command line), the rest of {@code env} on the remote {@code env} line.
      */
     private RankHost startRemote(String name, String host, List<Integer> ranks, List<String> command,
                                  Map<String, String> env, String prefix) throws IOException {
@@ -107,15 +114,17 @@ final class RankLauncher {
                 .mapToLong(HeartbeatDetector::timeoutMillis).min()
                 .ifPresent(timeout -> env.put(RankEnvironment.LAUNCHER_TIMEOUT_MILLIS, Long.toString(timeout)));
         String secretHex = env.remove(RankEnvironment.SECRET);
+        String keyHex = env.remove(RankEnvironment.JOB_KEY);
         List<String> remote = new ArrayList<>();
         if (SETSID != null) {
             // a session of its own: Ctrl-C in the launcher's terminal must not end the agent (its exit 255
             // would read as a lost host); the launcher stops its remote JVM through the control connection
             remote.add(SETSID);
         }
-        remote.addAll(spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET), command));
+        remote.addAll(spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET, RankEnvironment.JOB_KEY),
+                command));
         return startHost(name + "@" + host, ranks, remote, Map.of(),
-                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex)), prefix);
+                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex, keyHex)), prefix);
     }
 
     /**
@@ -262,6 +271,10 @@ final class RankLauncher {
         env.put(RankEnvironment.SIZE, Integer.toString(spec.worldSize()));
         env.put(RankEnvironment.JOB_ID, jobId);
         env.put(RankEnvironment.SECRET, secret.toHex());
+        if (jobKeyHex == null) {
+            throw new IllegalStateException("the job key is set before any rank starts");
+        }
+        env.put(RankEnvironment.JOB_KEY, jobKeyHex);
         env.put(RankEnvironment.CONTROL, controlHost + ":" + controlPort);
         env.put(RankEnvironment.EPOCH, Integer.toString(epoch));
         env.put(RankEnvironment.DEVICE, spec.device().cliName());

@@ -17,6 +17,8 @@ public final class RankEnvironment {
     public static final String SIZE = RankContext.ENV_SIZE;
     public static final String JOB_ID = RankContext.ENV_JOB_ID;
     public static final String SECRET = "JCKPT_SECRET";
+    /** The job's key in hex: checkpoints are authenticated with a key derived from it (never logged). */
+    public static final String JOB_KEY = RankContext.ENV_JOB_KEY;
     public static final String CONTROL = "JCKPT_CONTROL";
     public static final String EPOCH = RankContext.ENV_EPOCH;
     public static final String NEW_RANK = RankContext.ENV_NEW_RANK;
@@ -152,6 +154,18 @@ public final class RankEnvironment {
 
     public JobSecret secret() {
         return JobSecret.fromHex(require(SECRET));
+    }
+
+    /**
+     * @return the job's key the launcher gave ({@link #JOB_KEY})
+     * @throws IllegalStateException when it is missing or no key
+     */
+    public byte[] jobKey() {
+        try {
+            return io.jckpt.image.JobKeyFile.parse(require(JOB_KEY), "environment variable " + JOB_KEY);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(e.getMessage() + " (rank processes are started by bin/ckpt-run)", e);
+        }
     }
 
     /**

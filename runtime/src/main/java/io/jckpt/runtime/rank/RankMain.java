@@ -66,6 +66,7 @@ public final class RankMain {
                     mainClass, programArgs, worldClassPath, assignment.loader(), assignment.standbyConnection(),
                     assignment.receivedNanos() - frame.failureAgeMicros() * 1000);
         } else {
+            MacWarmup.start(env.rank()); // while it connects: its first open verifies and seals with the MAC
             WorldInfo world = new WorldInfo(env.requireInt(RankEnvironment.EPOCH),
                     Boolean.parseBoolean(env.require(RankEnvironment.RECOVERY)),
                     Boolean.parseBoolean(env.require(RankEnvironment.NEW_RANK)), new int[0]);

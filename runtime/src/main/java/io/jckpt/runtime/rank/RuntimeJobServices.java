@@ -21,6 +21,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     private final String jobId;
     private final RingOrder ring;
     private final byte[] secret;
+    private final byte[] jobKey;
     private final String bindHost;
     private final ProgressReporter progress;
     private final long failureAgeMicros;
@@ -33,6 +34,7 @@ final class RuntimeJobServices implements JobServices, RankCollective {
         this.jobId = env.jobId();
         this.ring = env.ringOrder(); // read once: the same for the job's life
         this.secret = java.util.HexFormat.of().parseHex(env.require(RankEnvironment.SECRET));
+        this.jobKey = env.jobKey();
         this.bindHost = env.hostAddress();
         this.failureAgeMicros = env.failureAgeMicros();
         this.standby = env.standbyId() >= 0;
@@ -64,6 +66,11 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     @Override
     public byte[] jobSecret() {
         return secret.clone();
+    }
+
+    @Override
+    public byte[] jobKey() {
+        return jobKey.clone();
     }
 
     @Override

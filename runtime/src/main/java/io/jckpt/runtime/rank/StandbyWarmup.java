@@ -33,6 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class StandbyWarmup {
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final int RANKS = 2;
+    /** The rehearsal's own job key (it is no job: its checkpoints are authenticated like any, with this). */
+    private static final byte[] REHEARSAL_KEY = io.jckpt.image.ImageKey.newJobKey();
 
     private StandbyWarmup() {
     }
@@ -97,7 +99,7 @@ final class StandbyWarmup {
                 .exchangeTimeout(BOUND).replicationTimeout(BOUND).hereWaitTimeout(BOUND).build();
         RankContext context = RankContext.builder().rank(rank).size(RANKS).jobId("rehearsal").epoch(epoch)
                 .recovery(epoch > 0).newRank(epoch > 0 && rank == 1).build();
-        Checkpointer c = TwoLevelCheckpointer.open(options, context, exchange, secret, bindHost, null);
+        Checkpointer c = TwoLevelCheckpointer.open(options, context, exchange, secret, REHEARSAL_KEY, bindHost, null);
         try {
             double[] grid = new double[32 * 1024];
             int[] sweep = {0};

@@ -135,19 +135,25 @@ class StandbyHostsLaunchTest {
         throw new AssertionError("no JVM of job " + jobId + " with " + variable + " on " + host);
     }
 
-    /** The job secret a standby JVM got (on its agent's stdin) appears on no command line of the machine. */
+    /**
+     * The job secret and the job key a standby JVM got (on its agent's stdin) appear on no command line of
+     * the machine.
+     */
     private static void assertSecretOnNoCommandLine(long standbyJvm) throws IOException {
-        String secret = environment(standbyJvm).stream().filter(v -> v.startsWith("JCKPT_SECRET=")).findFirst()
-                .orElseThrow(() -> new AssertionError("standby " + standbyJvm + " has no secret")).substring(13);
-        assertTrue(secret.length() >= 32, secret);
-        try (var procs = Files.list(Path.of("/proc"))) {
-            for (Path proc : (Iterable<Path>) procs::iterator) {
-                if (proc.getFileName().toString().chars().allMatch(Character::isDigit)) {
-                    try {
-                        String line = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
-                        assertFalse(line.contains(secret), "the job secret on the command line of " + proc);
-                    } catch (IOException e) {
-                        // gone meanwhile
+        for (String variable : List.of("JCKPT_SECRET=", "JCKPT_JOB_KEY=")) {
+            String secret = environment(standbyJvm).stream().filter(v -> v.startsWith(variable)).findFirst()
+                    .orElseThrow(() -> new AssertionError("standby " + standbyJvm + " has no " + variable))
+                    .substring(variable.length());
+            assertTrue(secret.length() >= 32, secret);
+            try (var procs = Files.list(Path.of("/proc"))) {
+                for (Path proc : (Iterable<Path>) procs::iterator) {
+                    if (proc.getFileName().toString().chars().allMatch(Character::isDigit)) {
+                        try {
+                            String line = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
+                            assertFalse(line.contains(secret), variable + " on the command line of " + proc);
+                        } catch (IOException e) {
+                            // gone meanwhile
+                        }
                     }
                 }
             }

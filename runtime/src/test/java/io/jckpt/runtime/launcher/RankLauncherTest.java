@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -43,6 +44,8 @@ class RankLauncherTest {
                 new PrintStream(OutputStream.nullOutputStream()), true, null)) {
             RankLauncher launcher = new RankLauncher(spec, jckpt, logging, "job1", secret, console, event -> { });
             launcher.controlPort(4711);
+            byte[] key = io.jckpt.image.ImageKey.newJobKey();
+            launcher.jobKey(key);
 
             List<String> expected = new ArrayList<>();
             expected.add(JckptHome.javaExecutable());
@@ -63,6 +66,8 @@ class RankLauncherTest {
             assertEquals("true", env.get(RankEnvironment.RECOVERY));
             assertEquals("job1", env.get(RankEnvironment.JOB_ID));
             assertEquals(secret.toHex(), env.get(RankEnvironment.SECRET));
+            assertEquals(java.util.HexFormat.of().formatHex(key), env.get(RankEnvironment.JOB_KEY));
+            assertArrayEquals(key, new RankEnvironment(env).jobKey());
             assertEquals(LaunchSpec.LOOPBACK + ":4711", env.get(RankEnvironment.CONTROL));
             assertEquals("mpj conf text", env.get(RankEnvironment.MPJ_CONF));
             assertEquals("niodev", env.get(RankEnvironment.DEVICE));
