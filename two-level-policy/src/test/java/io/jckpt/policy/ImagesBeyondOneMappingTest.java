@@ -23,6 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
  * process is gone, and after its node-local memory is gone as well.
  */
 class ImagesBeyondOneMappingTest {
+    @org.junit.jupiter.api.BeforeAll
+    static void largeBound() {
+        RankGroup.bound(RankGroup.LARGE_BOUND);
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void usualBound() {
+        RankGroup.defaultBound();
+    }
+
     private static final String WINDOW = "jckpt.store.mappingWindow";
 
     @TempDir
@@ -102,7 +112,7 @@ class ImagesBeyondOneMappingTest {
             List<TwoLevelCheckpointer> world = RankGroup.open(1, "big", 0, opts, r -> false);
             world.get(0).register("data", data);
             world.get(0).here();
-            assertTrue(world.get(0).awaitReplicated(Duration.ofSeconds(120)));
+            assertTrue(world.get(0).awaitReplicated(RankGroup.LARGE_BOUND));
             RankGroup.closeAll(world);
             long[] restored = new long[elements];
             List<TwoLevelCheckpointer> again = RankGroup.open(1, "big", 1, opts, r -> false);

@@ -16,6 +16,16 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("slow")
 class LargeArrayTest {
+    @org.junit.jupiter.api.BeforeAll
+    static void largeBound() {
+        RankGroup.bound(RankGroup.LARGE_BOUND);
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void usualBound() {
+        RankGroup.defaultBound();
+    }
+
     private static final int SIZE = 1 << 30;
     private static final String PREFIX = "jckpt-large-test";
 
@@ -65,7 +75,7 @@ class LargeArrayTest {
             TwoLevelCheckpointer c = world0.get(rank);
             c.register("data", data[rank]);
             c.here();
-            assertTrue(c.awaitReplicated(Duration.ofSeconds(120)));
+            assertTrue(c.awaitReplicated(RankGroup.LARGE_BOUND));
             return null;
         });
         RankGroup.closeAll(world0);
