@@ -108,8 +108,9 @@ final class CampaignHosts implements AutoCloseable {
     /**
      * What job {@code jobId} left on the hosts, one line each (empty: nothing): on every host that is up
      * (a cut-off one included), any process but its init and its sshd listener (a rank, a standby, an sshd
-     * session of the job's remote shell; on a host cut off by a partition, an sshd process without a child is
-     * left to sshd's own timeouts: its client is behind the partition, nothing of the job runs in it) and, when {@code stores}, the job's store directory in its
+     * session of the job's remote shell; on a host cut off by a partition, an sshd process with nothing but sshd
+     * under it is left to sshd's own timeouts: its client is behind the partition, nothing of the job runs in
+     * it) and, when {@code stores}, the job's store directory in its
      * /dev/shm, but on a host cut off by a partition (its ranks halted without their launcher, which they cannot
      * tell from a launcher crash, whose restart needs the stores: {@link #keptOnCutOff}); on the launcher's host, a remote-shell agent whose command line names the job (the job's
      * JVMs, found by their environment wherever they run, are the campaign's orphan check). Waits up to
@@ -194,10 +195,13 @@ final class CampaignHosts implements AutoCloseable {
         return found;
     }
 
-    /** Whether {@code pid} is an sshd process (before or after authentication) with no child process. */
+    /**
+     * Whether {@code pid} is an sshd process (before or after authentication: {@code sshd: [accepted]},
+     * {@code [net]}, {@code root@notty}) under which only sshd processes run: no shell, no JVM.
+     */
     private static boolean idleSshd(long pid) {
-        return cmdline(pid).startsWith("sshd: ")
-                && ProcessHandle.of(pid).map(p -> p.children().findAny().isEmpty()).orElse(true);
+        return cmdline(pid).startsWith("sshd: ") && ProcessHandle.of(pid)
+                .map(p -> p.descendants().allMatch(d -> cmdline(d.pid()).startsWith("sshd: "))).orElse(true);
     }
 
     /** The hosts cut off in this run that keep job {@code jobId}'s store (by design: see {@link #leftovers}). */
