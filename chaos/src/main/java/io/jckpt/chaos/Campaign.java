@@ -65,7 +65,10 @@ public final class Campaign {
     /** The campaign's settings. */
     record Settings(Path root, int runs, long seed, List<Scenario> scenarios, Path out, boolean quick, int ranks,
                     long iterations, int every, int elements, long sleepMillis, int diskRatio, double marginSeconds,
-                    List<Corpus> corpus) {
+                    List<Corpus> corpus, int hosts) {
+        /** The most job hosts of {@code --hosts} (2 rank JVMs each, all on this one machine). */
+        static final int MAX_HOSTS = 6;
+
         /** The command line as picocli fills it in ({@code bin/chaos --help}); the field values are the defaults. */
         @Command(name = "bin/chaos", sortOptions = false, usageHelpWidth = 100, customSynopsis = "bin/chaos [OPTIONS]",
                 description = {"jckpt's own fault campaign: runs a program with every data type and MPJ traffic under"
@@ -73,6 +76,11 @@ public final class Campaign {
                         + " launcher at a seeded random moment, classifies each run and writes a table by scenario"
                         + " (see docs/reliability.md).",
                         "Default: 500 runs into out/chaos/report.md; --quick: 30 small runs into out/chaos-quick/.",
+                        "--hosts N: the jobs run across N test hosts made on this machine (root; 2 ranks on each, a"
+                                + " spare host or two for the ranks of lost hosts; docs/test-hosts.md), with the host"
+                                + " failures (host, kill-host, partition, hosts2) and sigstop, grow; every run is also"
+                                + " checked for anything of the job left on any host (processes, ssh sessions and"
+                                + " agents, stores in each host's /dev/shm).",
                         "Exit status: 0 no wrong result, stall, unexpected failure, orphan or leftover; 1 otherwise;"
                                 + " 2 bad input.", ""})
         static final class Line {
@@ -86,12 +94,16 @@ public final class Campaign {
                     + " listed below)")
             String scenarios;
             @Option(names = "--out", paramLabel = "DIR", description = "report.md and runs/ (default: out/chaos,"
-                    + " --quick out/chaos-quick)")
+                    + " --quick out/chaos-quick; with --hosts out/chaos-hosts, out/chaos-hosts-quick)")
             Path out;
             @Option(names = "--quick", description = "the short form: 30 smaller runs") boolean quick;
-            @Option(names = "--ranks", paramLabel = "N", description = "ranks per job, at least 4 (default:"
-                    + " ${DEFAULT-VALUE})")
-            int ranks = 4;
+            @Option(names = "--ranks", paramLabel = "N", description = "ranks per job, at least 4 (default: 4;"
+                    + " with --hosts 2 a host)")
+            Integer ranks;
+            @Option(names = "--hosts", paramLabel = "N", description = "run across N test hosts (2 to " + MAX_HOSTS
+                    + ", root) with 2 ranks each, and the spare hosts the scenario needs; default scenarios host,"
+                    + " kill-host, partition, hosts2, sigstop, grow (default: one host)")
+            Integer hosts;
             @Option(names = "--iterations", paramLabel = "N", description = "the program's iterations (default: 80,"
                     + " --quick 40)")
             Long iterations;
@@ -120,16 +132,26 @@ public final class Campaign {
             Path root = (line.repo != null ? line.repo : Paths.get(System.getProperty("jckpt.repo.root", ".")))
                     .toAbsolutePath().normalize();
             boolean quick = line.quick;
-            if (line.ranks < 4) {
-                throw new IllegalArgumentException("--ranks must be at least 4 (two spread ranks, m = 2), got "
-                        + line.ranks);
+            int hosts = line.hosts == null ? 0 : line.hosts;
+            if (line.hosts != null && (hosts < 2 || hosts > MAX_HOSTS)) {
+                throw new IllegalArgumentException("--hosts must be 2 to " + MAX_HOSTS + " (job hosts of "
+                        + CampaignHosts.SLOTS + " ranks each), got " + hosts);
             }
+            int ranks = hosts > 0 ? CampaignHosts.SLOTS * hosts : line.ranks != null ? line.ranks : 4;
+            if (line.ranks != null && line.ranks != ranks) {
+                throw new IllegalArgumentException("--ranks " + line.ranks + " with --hosts " + hosts + ": the job has "
+                        + CampaignHosts.SLOTS + " ranks on each host, " + ranks + " (leave --ranks out)");
+            }
+            if (ranks < 4) {
+                throw new IllegalArgumentException("--ranks must be at least 4 (two spread ranks, m = 2), got " + ranks);
+            }
+            String out = (quick ? "out/chaos" + (hosts > 0 ? "-hosts" : "") + "-quick" : "out/chaos" + (hosts > 0 ? "-hosts" : ""));
             return new Settings(root, line.runs != null ? line.runs : quick ? 30 : 500, line.seed,
-                    Scenario.parseList(line.scenarios),
-                    line.out != null ? line.out : root.resolve(quick ? "out/chaos-quick" : "out/chaos"), quick, line.ranks,
+                    Scenario.parseList(line.scenarios, hosts > 0),
+                    line.out != null ? line.out : root.resolve(out), quick, ranks,
                     line.iterations != null ? line.iterations : quick ? 40 : 80, 2,
                     line.elements != null ? line.elements : quick ? 2048 : 8192, line.sleep, 4, line.margin,
-                    Corpus.parseList(line.corpus));
+                    Corpus.parseList(line.corpus), hosts);
         }
     }
 
@@ -149,6 +171,12 @@ public final class Campaign {
     record Result(int index, Scenario scenario, Outcome outcome, String injection, boolean missed, int injected,
                   double seconds, double budget, Integer exit, String detail, List<Long> orphans, boolean leftover,
                   double load, CorpusRun corpus) {
+        /** This result with {@code more} added to its detail. */
+        Result withDetail(String more) {
+            return new Result(index, scenario, outcome, injection, missed, injected, seconds, budget, exit,
+                    detail.isEmpty() ? more : detail + "; " + more, orphans, leftover, load, corpus);
+        }
+
         boolean bad() {
             return outcome == Outcome.WRONG || outcome == Outcome.STALL || outcome == Outcome.UNEXPECTED
                     || (outcome == Outcome.SLOW && !overloaded()) || !orphans.isEmpty() || leftover;
@@ -172,6 +200,8 @@ public final class Campaign {
     /** The run under way and its tmpfs, for the shutdown hook (the campaign stopped by a signal). */
     private volatile Injector active;
     private volatile Path activeMount;
+    /** The test hosts of a campaign with {@code --hosts} (null: one host). */
+    private volatile CampaignHosts hosts;
 
     private Campaign(Settings settings) {
         this.settings = settings;
@@ -194,7 +224,8 @@ public final class Campaign {
         return CommandLines.run("chaos", () -> Settings.parse(args), out -> {
             out.println("Scenarios:");
             for (Scenario s : Scenario.values()) {
-                out.printf(Locale.ROOT, "  %-14s %s%n", s.label, s.description);
+                out.printf(Locale.ROOT, "  %-14s %s%s%n", s.label, s.description, s.hostOnly() ? " (--hosts only)"
+                        : s.acrossHosts() ? " (also --hosts)" : "");
             }
             out.println("Corpus programs (--corpus):");
             for (Corpus c : Corpus.values()) {
@@ -219,9 +250,40 @@ public final class Campaign {
         Files.createDirectories(settings.out().resolve("runs"));
         Thread cleanup = new Thread(this::stopActiveRun, "chaos-shutdown");
         Runtime.getRuntime().addShutdownHook(cleanup);
+        if (settings.hosts() > 0) {
+            try {
+                long t0 = System.nanoTime();
+                hosts = CampaignHosts.start(settings.hosts(), settings.out().resolve("disk").toAbsolutePath(), memoryBase);
+                System.out.printf(Locale.ROOT, "chaos: %s, up in %.2f s%n", hosts, (System.nanoTime() - t0) / 1e9);
+            } catch (IllegalStateException e) {
+                System.err.println("chaos: " + e.getMessage());
+                return 2;
+            }
+        }
+        try {
+            return campaignRuns();
+        } finally {
+            closeHosts();
+        }
+    }
+
+    private void closeHosts() {
+        CampaignHosts h = hosts;
+        hosts = null;
+        if (h != null) {
+            try {
+                h.close();
+            } catch (IOException e) {
+                System.err.println("chaos: removing the test hosts: " + e.getMessage());
+            }
+        }
+    }
+
+    private int campaignRuns() throws IOException, InterruptedException {
         boolean chaosProgram = settings.scenarios().stream().anyMatch(s -> s != Scenario.CORPUS);
-        System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks%s%n", settings.seed(), settings.runs(),
-                settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), chaosProgram
+        System.out.printf(Locale.ROOT, "chaos: seed %d, %d runs of %s on %d ranks%s%s%n", settings.seed(), settings.runs(),
+                settings.scenarios().stream().map(s -> s.label).toList(), settings.ranks(), settings.hosts() > 0
+                        ? " across " + settings.hosts() + " test hosts" : "", chaosProgram
                         ? String.format(Locale.ROOT, " (%d iterations, %d elements, %d ms per iteration), expected"
                         + " checksum %s", settings.iterations(), settings.elements(), settings.sleepMillis(), expectedHex)
                         : "");
@@ -290,6 +352,7 @@ public final class Campaign {
                 System.err.println("chaos: could not unmount " + mount + ": " + e);
             }
         }
+        closeHosts();
     }
 
     /**
@@ -319,7 +382,7 @@ public final class Campaign {
 
     private double budget(Scenario scenario) {
         return reference.total() * (1 + scenario.restarts) + 5.0 * scenario.failures + settings.marginSeconds()
-                + (scenario.stops() ? HEARTBEAT_MILLIS / 1000.0 : 0);
+                + (scenario.silent() ? HEARTBEAT_MILLIS / 1000.0 : 0);
     }
 
     /**
@@ -345,6 +408,10 @@ public final class Campaign {
         Injector injector = new Injector(scenario, settings.ranks(), rounds, settings.iterations(),
                 corpusRef != null ? corpusRef.timings() : reference, jobId, diskRoot.resolve(jobId), storeJobDir, random,
                 deadline, corpus == null ? null : corpus.failure());
+        CampaignHosts across = hosts;
+        if (across != null) {
+            injector.acrossHosts(across);
+        }
         StringBuilder log = new StringBuilder();
         try {
             if (scenario == Scenario.DISK_FULL) {
@@ -358,6 +425,10 @@ public final class Campaign {
             }
             active = injector;
             List<String> args = corpus != null ? corpusArgs(corpus, jobId) : launchArgs(scenario, jobId, diskRoot);
+            if (across != null) {
+                Path hostfile = across.hostfile(settings.out().resolve("hostfile-" + scenario.label + ".txt"), scenario);
+                args.addAll(0, List.of("--hostfile", hostfile.toString(), "--rsh", across.rsh()));
+            }
             log.append("scenario ").append(scenario.label).append(": ").append(scenario.description).append('\n')
                     .append(corpus == null ? "" : "corpus: " + corpus.label() + " (" + corpus.program().style + ")\n")
                     .append("bin/ckpt-run ").append(String.join(" ", args)).append('\n');
@@ -402,8 +473,17 @@ public final class Campaign {
                 JobProcesses.awaitGone(alive, 2_000);
             }
             boolean leftover = exit != null && exit == 0 && Files.exists(storeJobDir);
+            // across hosts: nothing of the job on any host (processes, ssh sessions, stores) nor an agent here
+            List<String> left = across == null ? List.of() : across.leftovers(jobId, exit != null && exit == 0, 5_000);
             Result result = classify(index, scenario, injector, last.texts(), texts, exit, seconds, budgetSeconds,
-                    hardNanos / 1e9, orphans, leftover, corpus);
+                    hardNanos / 1e9, orphans, leftover || !left.isEmpty(), corpus);
+            if (!left.isEmpty()) {
+                result = result.withDetail("LEFTOVERS " + String.join("; ", left));
+            }
+            List<String> kept = across == null ? List.of() : across.keptOnCutOff(jobId);
+            if (!kept.isEmpty()) {
+                result = result.withDetail("store kept on the cut-off " + String.join(", ", kept));
+            }
             log.append("--- ").append(line(result)).append('\n');
             return result;
         } finally {
@@ -414,6 +494,9 @@ public final class Campaign {
                     : String.format(Locale.ROOT, "run-%04d-%s-%s.log", index, scenario.label, corpus.program().label);
             Files.writeString(settings.out().resolve("runs").resolve(name), log, StandardCharsets.UTF_8);
             deleteTree(storeJobDir);
+            if (across != null) {
+                across.reset(jobId);
+            }
             if (mounted) {
                 unmount(diskRoot);
             }
@@ -424,7 +507,7 @@ public final class Campaign {
     private List<String> launchArgs(Scenario scenario, String jobId, Path diskRoot) {
         List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
                 "--job-id", jobId));
-        if (scenario.stops()) {
+        if (scenario.silent()) {
             args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
         }
         args.addAll(List.of("-cp", settings.root().resolve("chaos/target/classes").toString(),
@@ -467,7 +550,8 @@ public final class Campaign {
                 checksum = text.substring(at + "chaos checksum ".length()).split(" ")[0];
             }
         }
-        boolean clearError = allTexts.stream().anyMatch(t -> t.contains(CLEAR_ERROR_TEXT));
+        boolean clearError = allTexts.stream().anyMatch(t -> t.contains(CLEAR_ERROR_TEXT)
+                || (injector.clearErrorText != null && t.contains(injector.clearErrorText)));
         Outcome outcome;
         String detail;
         if (exit == null) {
@@ -490,7 +574,8 @@ public final class Campaign {
             detail = "exit 0 without a checksum line";
         } else if (clearError && injector.clearErrorAllowed) {
             outcome = Outcome.CLEAR_ERROR;
-            detail = injector.clearErrorReason + ": " + details(allTexts);
+            detail = injector.clearErrorReason + ": " + allTexts.stream().filter(t -> injector.clearErrorText != null
+                    && t.contains(injector.clearErrorText)).map(Campaign::shorten).findFirst().orElse(details(allTexts));
         } else {
             outcome = Outcome.UNEXPECTED;
             detail = (clearError ? "a clear error where the configuration survives the failure: " : "exit " + exit + ": ")
@@ -656,7 +741,7 @@ public final class Campaign {
                         : String.format(Locale.ROOT, "%.1f", r.budget()), r.load(),
                 r.injection().isEmpty() ? "" : "  [" + r.injection() + "]",
                 r.detail().isEmpty() ? "" : "  " + r.detail(), r.orphans().isEmpty() ? "" : "  ORPHANS " + r.orphans(),
-                r.leftover() ? "  LEFTOVER STORE" : "");
+                r.leftover() && !r.detail().contains("LEFTOVERS") ? "  LEFTOVER STORE" : "");
     }
 
     /** A corpus run's draw: the program and its failure (null: the program's failure-free reference run). */

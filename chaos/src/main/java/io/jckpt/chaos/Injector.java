@@ -52,19 +52,28 @@ final class Injector {
         }
     }
 
+    /** Where rank {@code rank}'s store is, from its live process (asked before the process is killed); null: unknown. */
+    interface StoreLocator {
+        Path rankStore(int rank, long pid);
+    }
+
     private final Scenario scenario;
-    private final int ranks;
-    private final Timings reference;
+    final int ranks;
+    final Timings reference;
     private final Path diskJobDir;
-    private final Path storeJobDir;
     private final String jobId;
     private final long rounds;
-    private final long iterations;
-    private final long deadlineNanos;
-    private final double u;
-    private final double v;
-    private final int r;
-    private final int r2;
+    final long iterations;
+    final long deadlineNanos;
+    final double u;
+    final double v;
+    final int r;
+    final int r2;
+    /** Drawn after the others (the draws of a run on one host stay what they were): where a host failure lands. */
+    final double w;
+    private StoreLocator stores;
+    /** The host failures of a run across test hosts (null: one host). */
+    private HostInjections hosts;
     /** The failure of a {@link Scenario#CORPUS} run (null: none, the program's failure-free run). */
     private final CorpusFailure corpusFailure;
     private final StringBuilder notes = new StringBuilder();
@@ -75,6 +84,8 @@ final class Injector {
     boolean missed;
     boolean clearErrorAllowed;
     String clearErrorReason = "";
+    /** The text of the clear error this run may end in, besides "cannot be restored" (null: that one only). */
+    String clearErrorText;
     /** The launcher whose result counts: the restarted one after a launcher kill. */
     volatile LaunchedRun current;
 
@@ -94,12 +105,23 @@ final class Injector {
         this.ranks = ranks;
         this.reference = reference;
         this.diskJobDir = diskJobDir;
-        this.storeJobDir = storeJobDir;
+        this.stores = (rank, pid) -> storeJobDir.resolve("rank-" + rank);
         this.deadlineNanos = deadlineNanos;
         this.u = random.nextDouble();
         this.v = random.nextDouble();
         this.r = random.nextInt(ranks);
         this.r2 = random.nextInt(ranks);
+        this.w = random.nextDouble();
+    }
+
+    /** Runs across test hosts: host failures go to {@code hosts}, a rank's store is in its host's /dev/shm. */
+    Injector acrossHosts(CampaignHosts hosts) {
+        this.hosts = new HostInjections(this, hosts, jobId);
+        this.stores = (rank, pid) -> {
+            io.jckpt.testkit.hosts.TestHost h = hosts.hostOf(pid);
+            return h == null ? null : hosts.rankStore(h, jobId, rank);
+        };
+        return this;
     }
 
     /** A random fraction in [0, 1) drawn for this run (for the caller's own choices, e.g. a tmpfs size). */
@@ -144,8 +166,15 @@ final class Injector {
                 }
             }
             case SIGSTOP -> {
-                if (atMoment(run)) {
+                if (hosts != null ? hosts.atMoment(run) : atMoment(run)) {
                     stop(run, r);
+                }
+            }
+            case HOST, KILL_HOST, PARTITION, HOSTS2 -> {
+                if (hosts == null) {
+                    missed("no test hosts (bin/chaos --hosts N)");
+                } else {
+                    hosts.inject(run, scenario);
                 }
             }
             case STARTUP, STARTUP_STOP -> startup(run, scenario == Scenario.STARTUP_STOP);
@@ -191,7 +220,7 @@ final class Injector {
         return true;
     }
 
-    private void stop(LaunchedRun run, int target) throws IOException, InterruptedException {
+    void stop(LaunchedRun run, int target) throws IOException, InterruptedException {
         long pid = run.rankPid(target);
         if (pid > 0) {
             JobProcesses.signal("STOP", pid);
@@ -227,7 +256,7 @@ final class Injector {
      * the first 90 % of the iterations, then a seeded part of one iteration's time; false when the
      * job ended first. ({@code startup} covers the time before the first iteration.)
      */
-    private boolean atMoment(LaunchedRun run) throws InterruptedException {
+    boolean atMoment(LaunchedRun run) throws InterruptedException {
         long k = 1 + (long) (u * Math.max(1, (long) (0.9 * iterations) - 1));
         String line = "[rank 0] iteration " + k;
         LaunchedRun.Line seen = run.await(t -> t.endsWith(line), deadlineNanos);
@@ -244,14 +273,18 @@ final class Injector {
         return true;
     }
 
-    private void kill(LaunchedRun run, boolean wipe, int... targets) throws InterruptedException {
+    void kill(LaunchedRun run, boolean wipe, int... targets) throws InterruptedException {
         List<Long> pids = new ArrayList<>();
         List<Integer> found = new ArrayList<>();
+        List<Path> wiped = new ArrayList<>();
         for (int target : targets) {
             long pid = run.rankPid(target);
             if (pid > 0) {
                 pids.add(pid);
                 found.add(target);
+                if (wipe) {
+                    wiped.add(stores.rankStore(target, pid));
+                }
             }
         }
         if (pids.isEmpty()) {
@@ -264,8 +297,10 @@ final class Injector {
             // the stores go with the processes: wipe once they are gone (bounded), before a replacement
             // could have started
             JobProcesses.awaitGone(pids, 300);
-            for (int rank : found) {
-                Campaign.deleteTree(storeJobDir.resolve("rank-" + rank));
+            for (Path store : wiped) {
+                if (store != null) {
+                    Campaign.deleteTree(store);
+                }
             }
         }
         injected++;
@@ -458,7 +493,7 @@ final class Injector {
             JobProcesses.awaitGone(left, 2_000);
         }
         if (scenario == Scenario.LAUNCHER_WIPE) {
-            Campaign.deleteTree(storeJobDir);
+            Campaign.deleteTree(stores.rankStore(0, 0).getParent());
             note("every store wiped");
             allowClearErrorWithoutGenerations(1);
         }
@@ -466,7 +501,7 @@ final class Injector {
         note("restarted");
     }
 
-    private void allowClearErrorWithoutGenerations(int needed) {
+    void allowClearErrorWithoutGenerations(int needed) {
         int present = commits().size();
         if (present < needed) {
             clearErrorAllowed = true;
@@ -494,18 +529,18 @@ final class Injector {
         return rounds;
     }
 
-    private void missed(String why) {
+    void missed(String why) {
         if (injected == 0) {
             missed = true;
         }
         note("not injected: %s", why);
     }
 
-    private void note(String format, Object... args) {
+    void note(String format, Object... args) {
         notes.append(String.format(Locale.ROOT, format, args)).append("; ");
     }
 
-    private static String since(LaunchedRun run) {
+    static String since(LaunchedRun run) {
         return String.format(Locale.ROOT, "+%.2f s", (System.nanoTime() - run.startNanos()) / 1e9);
     }
 

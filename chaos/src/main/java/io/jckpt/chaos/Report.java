@@ -45,7 +45,9 @@ final class Report {
         }
         StringBuilder md = new StringBuilder();
         md.append("## Fault campaign: ").append(results.size()).append(" runs, seed ").append(settings.seed())
-                .append(settings.quick() ? " (quick)" : "").append('\n').append('\n');
+                .append(settings.quick() ? " (quick)" : "").append(settings.hosts() > 0 ? ", across " + settings.hosts()
+                        + " test hosts (" + CampaignHosts.SLOTS + " ranks each, spare hosts for lost ones)" : "")
+                .append('\n').append('\n');
         String when = Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC";
         if (reference != null) {
             md.append(String.format(Locale.ROOT, "%s; %d ranks, %d iterations, %d elements per array, %d ms per iteration,"

@@ -42,7 +42,19 @@ enum Scenario {
     CORPUS("corpus", "a user program of the corpus (io.jckpt.chaos.corpus) with the job's settings (--replicas 1, no"
             + " disk), drawn per run, and a failure drawn per run (SIGKILL of one rank, a node loss, two non-adjacent"
             + " node losses, or SIGSTOP of one rank with the heartbeat detector) at a random moment between the ranks"
-            + " running and the program's result; the result compared with the same program's failure-free run", 1, 1, 0);
+            + " running and the program's result; the result compared with the same program's failure-free run", 1, 1, 0),
+    HOST("host", "across hosts: a whole host of the job lost (its init SIGKILLed: its ranks and its /dev/shm gone) at a"
+            + " seeded moment, start-up included; its ranks restart on the spare host", 1, 1, 0),
+    KILL_HOST("kill-host", "across hosts: SIGKILL of one rank, then 100-800 ms later another host lost (start-up"
+            + " included)", 1, 2, 0),
+    PARTITION("partition", "across hosts: a host cut off from the others and the launcher by a network partition,"
+            + " never healed during the job (start-up included); detected by the heartbeat", 1, 1, 0),
+    HOSTS2("hosts2", "across hosts: two hosts lost at the same instant (loseNodes) with m = 2 and the shared disk"
+            + " (start-up included); their ranks restart on two spare hosts (with 2 job hosts: from the disk"
+            + " generation, or a clear error before the first one)", 2, 1, 0);
+
+    /** The scenarios of a campaign across test hosts when none are named ({@code bin/chaos --hosts N}). */
+    static final List<Scenario> ACROSS_HOSTS = List.of(HOST, KILL_HOST, PARTITION, HOSTS2, SIGSTOP, GROW);
 
     final String label;
     final String description;
@@ -71,7 +83,29 @@ enum Scenario {
 
     /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */
     boolean mayFailClearly() {
-        return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP;
+        return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP || this == HOSTS2;
+    }
+
+    /** Whether it injects into test hosts (only with {@code --hosts}). */
+    boolean hostOnly() {
+        return this == HOST || this == KILL_HOST || this == PARTITION || this == HOSTS2;
+    }
+
+    /**
+     * Whether it runs across test hosts: the host scenarios and those whose failure is a rank's process (a
+     * SIGKILL keeps its store on its host; {@code grow} wipes a store in its host's /dev/shm), not those that
+     * wipe stores on the launcher's host, kill the launcher, mount a disk or run the corpus.
+     */
+    boolean acrossHosts() {
+        return switch (this) {
+            case NONE, KILL1, KILL2_ADJACENT, KILL2_SPREAD, SIGSTOP, STARTUP, STARTUP_STOP, RECOVERY, GROW -> true;
+            default -> hostOnly();
+        };
+    }
+
+    /** Spare hosts in the hostfile beyond the job hosts: where the ranks of the hosts it loses restart. */
+    int spareHosts() {
+        return this == HOSTS2 ? 2 : hostOnly() ? 1 : 0;
     }
 
     /** Whether the launcher runs with the campaign's heartbeat detector (a SIGSTOPped rank is found by it alone). */
@@ -79,12 +113,41 @@ enum Scenario {
         return this == SIGSTOP || this == STARTUP_STOP;
     }
 
+    /** Whether the failure is found by the heartbeat detector alone (its timeout is part of the budget). */
+    boolean silent() {
+        return stops() || this == PARTITION;
+    }
+
     /** The scenarios named in {@code text} ("a,b"), or every one for null. */
     static List<Scenario> parseList(String text) {
+        return parseList(text, false);
+    }
+
+    /**
+     * The scenarios named in {@code text} ("a,b"), or the default for null: every one on one host, else
+     * {@link #ACROSS_HOSTS}.
+     *
+     * @throws IllegalArgumentException an unknown scenario, a host scenario on one host, or a scenario that
+     *                                  cannot run across hosts with {@code hosts}
+     */
+    static List<Scenario> parseList(String text, boolean hosts) {
         if (text == null) {
-            return List.of(values());
+            return hosts ? ACROSS_HOSTS : Arrays.stream(values()).filter(s -> !s.hostOnly()).toList();
         }
-        return Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Scenario::of).toList();
+        List<Scenario> list = Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+                .map(Scenario::of).toList();
+        for (Scenario s : list) {
+            if (hosts && !s.acrossHosts()) {
+                throw new IllegalArgumentException("--scenarios: '" + s.label + "' does not run across hosts (it wipes"
+                        + " stores on the launcher's host, kills the launcher, mounts a disk or runs the corpus); across"
+                        + " hosts: " + Arrays.stream(values()).filter(Scenario::acrossHosts).map(x -> x.label)
+                        .collect(Collectors.joining(",")));
+            }
+            if (!hosts && s.hostOnly()) {
+                throw new IllegalArgumentException("--scenarios: '" + s.label + "' needs test hosts: add --hosts N");
+            }
+        }
+        return list;
     }
 
     static Scenario of(String label) {

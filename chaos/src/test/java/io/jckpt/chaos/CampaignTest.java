@@ -22,7 +22,7 @@ class CampaignTest {
     @Test
     void theShortCampaignHasNoWrongResultStallUnexpectedFailureOrphanOrLeftover() throws Exception {
         Path out = Paths.get("target", "chaos-quick").toAbsolutePath();
-        int status = Campaign.run(new String[] {"--quick", "--runs", Integer.toString(Scenario.values().length),
+        int status = Campaign.run(new String[] {"--quick", "--runs", Integer.toString(Scenario.parseList(null).size()),
                 "--seed", "1", "--out", out.toString()});
         Path report = out.resolve("report.md");
         String text = Files.exists(report) ? Files.readString(report) : "(no report: the reference run failed, see "

@@ -38,6 +38,39 @@ class CommandLinesTest {
     }
 
     @Test
+    void acrossHostsTwoRanksAHostTheHostScenariosAndTheirOwnOutput() {
+        Campaign.Settings h = Campaign.Settings.parse(new String[] {"--hosts", "3", "--repo=/tmp/jckpt"});
+        assertEquals(3, h.hosts());
+        assertEquals(6, h.ranks());
+        assertEquals(Scenario.ACROSS_HOSTS, h.scenarios());
+        assertEquals(Path.of("/tmp/jckpt/out/chaos-hosts"), h.out());
+        assertEquals(Path.of("/tmp/jckpt/out/chaos-hosts-quick"),
+                Campaign.Settings.parse(new String[] {"--hosts=2", "--quick", "--repo=/tmp/jckpt"}).out());
+        assertEquals(List.of(Scenario.HOSTS2, Scenario.KILL1), Campaign.Settings.parse(
+                new String[] {"--hosts=2", "--scenarios", "hosts2,kill1"}).scenarios());
+        // one host: every scenario but the host ones, in the order the seeds of earlier campaigns drew from
+        assertTrue(Campaign.Settings.parse(new String[0]).scenarios().stream().noneMatch(Scenario::hostOnly));
+        assertEquals(0, Campaign.Settings.parse(new String[0]).hosts());
+        assertEquals(1, Scenario.HOST.spareHosts());
+        assertEquals(2, Scenario.HOSTS2.spareHosts());
+        assertEquals(0, Scenario.SIGSTOP.spareHosts());
+    }
+
+    @Test
+    void acrossHostsMistakesNameTheOption() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Campaign.Settings.parse(new String[] {"--hosts=1"}))
+                .getMessage().startsWith("--hosts must be 2 to 6"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Campaign.Settings.parse(new String[] {"--hosts=2", "--ranks=6"})).getMessage()
+                .startsWith("--ranks 6 with --hosts 2: the job has 2 ranks on each host, 4"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> Campaign.Settings.parse(new String[] {"--hosts=2", "--scenarios=node1"})).getMessage()
+                .startsWith("--scenarios: 'node1' does not run across hosts"));
+        assertEquals("--scenarios: 'partition' needs test hosts: add --hosts N", assertThrows(IllegalArgumentException.class,
+                () -> Campaign.Settings.parse(new String[] {"--scenarios=partition"})).getMessage());
+    }
+
+    @Test
     void campaignMistakesAreOneLineWithExitStatusTwo() throws Exception {
         assertEquals("unknown option --rusn (did you mean --runs?); see bin/chaos --help",
                 assertThrows(IllegalArgumentException.class, () -> Campaign.Settings.parse(new String[] {"--rusn", "3"}))
