@@ -1067,9 +1067,13 @@ public final class Job {
         if (spec.standbys() > 0) {
             hosts.addAll(standbys.hosts()); // spare hosts ran standbys
         }
-        hosts.removeAll(lostHosts);
+        // a host still silent since a recovery went on without it (a partition never healed) is waited for
+        // as a lost one, not as a job host: it held up the end of the job 10 s
+        java.util.Set<String> silent = new java.util.LinkedHashSet<>(lostHosts);
+        silent.addAll(unansweredHosts);
+        hosts.removeAll(silent);
         // a lost host may be back (a healed partition) with its old ranks and their stores: tried too
-        launcher.cleanRemoteHosts(hosts, lostHosts, settings.memoryDirectory(), removeStores);
+        launcher.cleanRemoteHosts(hosts, silent, settings.memoryDirectory(), removeStores);
     }
 
     /**
