@@ -835,7 +835,10 @@ public final class Job {
         HostCheck.Outcome outcome;
         try {
             for (String host : suspects) {
-                check.suspect(host);
+                if (!runsLiveRanks(host, pending)) {
+                    // its verdict would only let the failed ranks restart in place: the pings' grace is enough
+                    check.suspect(host);
+                }
                 check.ask(host, connections.getOrDefault(host, Map.of()));
             }
             java.util.List<String> later = new java.util.ArrayList<>();
@@ -865,6 +868,20 @@ public final class Job {
             hostLost(host, outcome.lostWhy().get(host));
         }
         return true;
+    }
+
+    /**
+     * @return whether {@code host} runs a rank not failed yet: lost, it fails them in this recovery, so a
+     *         silent one is waited for {@link HostCheck#HANG_GRACE_MILLIS}, not the pings' grace (their
+     *         agents' ends may come later than the failed rank's: a whole host lost, recovered twice)
+     */
+    private boolean runsLiveRanks(String host, java.util.Set<Integer> pending) {
+        for (int r = 0; r < spec.worldSize(); r++) {
+            if (!pending.contains(r) && host.equals(rankHosts.get(r))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
