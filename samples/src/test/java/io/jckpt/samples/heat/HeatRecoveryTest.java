@@ -197,17 +197,6 @@ class HeatRecoveryTest {
     }
 
     @Test
-    void aStoppedRankIsFoundByTheHeartbeatDetectorAndReplaced() throws Exception {
-        try (LaunchedJob job = run(List.of("--detector", "heartbeat:1500"))) {
-            job.awaitLine("checkpoint round", 60_000);
-            long victim = job.rankPids()[1];
-            new ProcessBuilder("kill", "-STOP", Long.toString(victim)).start().waitFor();
-            assertExactResult(job);
-            assertTrue(job.output().contains("detector heartbeat (timeout 1500 ms): rank 1 silent for"), job.output());
-        }
-    }
-
-    @Test
     void aStoppedRankIsFoundByTheDefaultHeartbeatWithNoDetectorOption() throws Exception {
         try (LaunchedJob job = run(List.of())) {
             job.awaitLine("checkpoint round", 60_000);
