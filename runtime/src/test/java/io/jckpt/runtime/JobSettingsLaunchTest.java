@@ -27,10 +27,11 @@ class JobSettingsLaunchTest {
                 "JCKPT_REPLICAS", "1",          // beaten by --replicas
                 "JCKPT_DISK_RATIO", "7",        // beaten by --disk-ratio, then by the program's own call
                 "JCKPT_MAX_MEMORY", "256m",     // beaten by -Djckpt.maxMemory on the rank JVMs
-                "JCKPT_MEMORY_DIR", "/nonexistent/ignored"); // beaten by --memory-dir
+                "JCKPT_MEMORY_DIR", "/nonexistent/ignored", // beaten by --memory-dir
+                "JCKPT_JVM_OPTS", " -Djckpt.test.site=env   -Djckpt.test.both=env "); // the second beaten by --jvm-opt
         try (LaunchedJob job = LaunchedJob.startWithEnvironment(env, "-np", "3", "--on-failure", "respawn",
                 "--standby", "1", "--replicas", "2", "--disk-ratio", "9",
-                "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m", "--interval", "calls:5",
+                "--memory-dir", memory.toString(), "--jvm-opt", "-Djckpt.maxMemory=128m", "--jvm-opt", "-Djckpt.test.both=cli", "--interval", "calls:5",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, "3")) {
             assertEquals(0, job.awaitExit(120_000), job.output());
             // the launcher's view: its options and the environment (the program may still override)
@@ -47,7 +48,8 @@ class JobSettingsLaunchTest {
                     effective.get(0));
             // and every rank really runs with them
             List<String> ranks = job.linesContaining("effective replicas=2 diskRatio=3 maxMemory=" + (128L << 20)
-                    + " memoryDir=" + memory + " diskLevelRatio=0 interval=calls:5"); // no disk directory: the level is off
+                    + " memoryDir=" + memory + " diskLevelRatio=0 interval=calls:5" // no disk directory: the level is off
+                    + " site=env both=cli"); // JCKPT_JVM_OPTS reached every rank JVM, before the --jvm-opts
             assertEquals(3, ranks.size(), job.output());
             // the stores (and the standby's rehearsal) lived under --memory-dir, and the launcher removed them at the end
             assertFalse(Files.exists(memory.resolve(job.jobId())), "the job's stores were not removed");
@@ -65,6 +67,11 @@ class JobSettingsLaunchTest {
                 LaunchedJob.testClasses().toString(), PROGRAM)) {
             assertEquals(2, job.awaitExit(60_000), job.output());
             assertTrue(job.output().contains("environment variable JCKPT_DISK_RATIO=often: must be a whole number"), job.output());
+        }
+        try (LaunchedJob job = LaunchedJob.startWithEnvironment(Map.of("JCKPT_JVM_OPTS", "-Xmx64m Xss1m"), "-np", "2",
+                "-cp", LaunchedJob.testClasses().toString(), PROGRAM)) {
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("JCKPT_JVM_OPTS holds 'Xss1m', which is not a JVM option"), job.output());
         }
     }
 }

@@ -36,6 +36,9 @@ public final class CkptRun {
         JckptHome home;
         try {
             home = JckptHome.locate();
+        } catch (IllegalArgumentException e) {
+            System.err.println("ckpt-run: " + e.getMessage());
+            return Job.EXIT_USAGE;
         } catch (Exception e) {
             System.err.println("ckpt-run: cannot run the job: " + e);
             return Job.EXIT_JOB_FAILED;

@@ -25,6 +25,12 @@ import java.util.Properties;
 public final class JckptHome {
     /** System property: {@code false} keeps rank JVMs off the class-data archive even when there is one. */
     public static final String CLASS_DATA_SHARING_PROPERTY = "jckpt.classDataSharing";
+    /**
+     * Environment variable: JVM options every rank and standby JVM gets (a site's or a test suite's
+     * defaults), separated by spaces, before the job's {@code --jvm-opt}s, which so win where the JVM
+     * takes the last one.
+     */
+    public static final String JVM_OPTS_VARIABLE = "JCKPT_JVM_OPTS";
 
     private final Path home;
     private final List<String> dependencies;
@@ -32,15 +38,18 @@ public final class JckptHome {
     private final List<String> baseJvmFlags;
     private final Optional<Path> runtimeJar;
     private final Optional<ClassDataSharing> classDataSharing;
+    private final List<String> siteJvmOptions;
 
     private JckptHome(Path home, List<String> dependencies, List<String> mpjClassPath, List<String> baseJvmFlags,
-                      Optional<Path> runtimeJar, Optional<ClassDataSharing> classDataSharing) {
+                      Optional<Path> runtimeJar, Optional<ClassDataSharing> classDataSharing,
+                      List<String> siteJvmOptions) {
         this.home = home;
         this.dependencies = List.copyOf(dependencies);
         this.mpjClassPath = List.copyOf(mpjClassPath);
         this.baseJvmFlags = List.copyOf(baseJvmFlags);
         this.runtimeJar = runtimeJar;
         this.classDataSharing = classDataSharing;
+        this.siteJvmOptions = List.copyOf(siteJvmOptions);
     }
 
     /** Locates the home from the {@code jckpt.home} system property. */
@@ -52,7 +61,12 @@ public final class JckptHome {
         return at(Paths.get(property));
     }
 
-    /** Reads the home at {@code home} (the runtime module's target directory). */
+    /**
+     * Reads the home at {@code home} (the runtime module's target directory), with the rank JVM options
+     * of {@value #JVM_OPTS_VARIABLE}.
+     *
+     * @throws IllegalArgumentException when a word of {@value #JVM_OPTS_VARIABLE} is not an option
+     */
     public static JckptHome at(Path home) {
         Properties properties = runtimeProperties();
         List<String> deps = readClassPath(home.resolve("jckpt-lib.classpath"));
@@ -61,7 +75,29 @@ public final class JckptHome {
         Optional<Path> runtimeJar = Files.isRegularFile(jar) ? Optional.of(jar) : Optional.empty();
         Optional<ClassDataSharing> cds = Boolean.parseBoolean(System.getProperty(CLASS_DATA_SHARING_PROPERTY, "true"))
                 ? runtimeJar.flatMap(j -> ClassDataSharing.find(home, j, deps)) : Optional.empty();
-        return new JckptHome(home, deps, mpj, jvmFlags(properties), runtimeJar, cds);
+        return new JckptHome(home, deps, mpj, jvmFlags(properties), runtimeJar, cds,
+                siteJvmOptions(System.getenv(JVM_OPTS_VARIABLE)));
+    }
+
+    /**
+     * The options of {@value #JVM_OPTS_VARIABLE}'s value: its words.
+     *
+     * @param value the variable's value, or null when it is not set
+     * @throws IllegalArgumentException naming the variable and the word that is not an option
+     */
+    static List<String> siteJvmOptions(String value) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        List<String> options = new ArrayList<>();
+        for (String word : value.trim().split("\\s+")) {
+            if (!word.startsWith("-")) {
+                throw new IllegalArgumentException(JVM_OPTS_VARIABLE + " holds '" + word
+                        + "', which is not a JVM option (each starts with '-'; the variable is split at spaces)");
+            }
+            options.add(word);
+        }
+        return options;
     }
 
     private static List<String> readClassPath(Path file) {
@@ -151,13 +187,14 @@ public final class JckptHome {
         return mpjClassPath;
     }
 
-    /** The JVM flags every rank JVM gets: those Chronicle Bytes needs for this JDK, and the archive's. */
+    /**
+     * The JVM flags every rank JVM gets: those Chronicle Bytes needs for this JDK, the archive's, then
+     * those of {@value #JVM_OPTS_VARIABLE}.
+     */
     public List<String> jvmFlags() {
-        if (classDataSharing.isEmpty()) {
-            return baseJvmFlags;
-        }
         List<String> flags = new ArrayList<>(baseJvmFlags);
-        flags.addAll(classDataSharing.get().jvmFlags());
+        classDataSharing.ifPresent(cds -> flags.addAll(cds.jvmFlags()));
+        flags.addAll(siteJvmOptions);
         return flags;
     }
 
