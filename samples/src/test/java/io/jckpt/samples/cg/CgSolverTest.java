@@ -74,7 +74,6 @@ class CgSolverTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "one rank, its node store surviving | --kill 2@round=6          | --replicas 1 | LOCAL   | 4",
-        "one node lost                      | --kill 2@round=6:wipe     | --replicas 1 | RECEIVE | 1",
         "two adjacent nodes lost, m = 2     | --kill 1,2@round=6:wipe   | --replicas 2 | RECEIVE | 2",
         "total loss, from disk              | --kill all@round=12:wipe  | --disk-ratio 5 --disk-dir DISK | disk generation | 4"})
     void failureMidRunRecoversToTheSameChecksum(String failure, String kill, String solver, String source,

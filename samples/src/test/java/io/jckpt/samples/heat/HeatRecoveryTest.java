@@ -65,31 +65,14 @@ class HeatRecoveryTest {
     }
 
     @Test
-    void oneRankKilledRestoresLocallyFromItsSurvivingNodeStore() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "2@round=8"))) {
+    void twoAdjacentThenTwoSpreadNodesLostWithTwoReplicas() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe", "--kill", "0,2@round=20:wipe"), "--replicas", "2")) {
             assertExactResult(job);
             List<JobEvents.Event> rollbacks = rollbacks(job);
-            assertEquals(4, rollbacks.size(), job.output());
-            assertTrue(rollbacks.stream().anyMatch(e -> e.number("rank") == 2), job.output());
-            assertEquals(0, received(rollbacks), job.output());
-        }
-    }
-
-    @Test
-    void nodeLossRestoresTheNewRankFromItsNextNeighbour() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "2@round=8:wipe"))) {
-            assertExactResult(job);
-            List<JobEvents.Event> rank2 = rollbacks(job).stream().filter(e -> e.number("rank") == 2).toList();
-            assertEquals(1, rank2.size(), job.output());
-            assertEquals(1, received(rank2), job.output());
-        }
-    }
-
-    @Test
-    void twoAdjacentNodesLostWithTwoReplicas() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe"), "--replicas", "2")) {
-            assertExactResult(job);
-            assertEquals(2, received(rollbacks(job)), job.output());
+            assertEquals(8, rollbacks.size(), job.output());
+            assertEquals(2, received(rollbacks.subList(0, 4)), job.output());
+            assertEquals(2, received(rollbacks.subList(4, 8)), job.output());
+            assertTrue(job.output().contains("after 2 recoveries"), job.output());
         }
     }
 
@@ -109,28 +92,12 @@ class HeatRecoveryTest {
     }
 
     @Test
-    void twoSpreadNodesLostWithTwoReplicas() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "0,2@round=8:wipe"), "--replicas", "2")) {
+    void mPlusOneAdjacentNodesLostThenEveryNodeLostRestoreFromTheDiskGeneration() throws Exception {
+        try (LaunchedJob job = run(List.of("--kill", "1,2@round=12:wipe", "--kill", "all@round=30:wipe"),
+                "--disk-dir", tmp.toString(), "--disk-ratio", "5")) {
             assertExactResult(job);
-            assertEquals(2, received(rollbacks(job)), job.output());
-        }
-    }
-
-    @Test
-    void mPlusOneAdjacentNodesLostRestoreFromTheDiskGeneration() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "1,2@round=12:wipe"), "--disk-dir", tmp.toString(),
-                "--disk-ratio", "5")) {
-            assertExactResult(job);
-            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("disk")).count(), job.output());
-        }
-    }
-
-    @Test
-    void totalLossRestoresFromTheDiskGeneration() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "all@round=12:wipe"), "--disk-dir", tmp.toString(),
-                "--disk-ratio", "5")) {
-            assertExactResult(job);
-            assertEquals(4, rollbacks(job).stream().filter(e -> e.text("source").equals("disk")).count(), job.output());
+            assertEquals(8, rollbacks(job).stream().filter(e -> e.text("source").equals("disk")).count(), job.output());
+            assertTrue(job.output().contains("after 2 recoveries"), job.output());
         }
     }
 
@@ -223,6 +190,16 @@ class HeatRecoveryTest {
                 "--kill", "2@round=30:wipe", "--kill", "1,2@round=38"))) {
             assertExactResult(job);
             assertTrue(job.output().contains("after 5 recoveries"), job.output());
+            List<JobEvents.Event> rollbacks = rollbacks(job);
+            assertEquals(20, rollbacks.size(), job.output());
+            // the first: rank 1 killed, its node store kept, so every rank restores its own copy
+            assertTrue(rollbacks.subList(0, 4).stream().anyMatch(e -> e.number("rank") == 1), job.output());
+            assertEquals(0, received(rollbacks.subList(0, 4)), job.output());
+            // the second: rank 3's node lost, so its replacement receives its copy from the next rank
+            List<JobEvents.Event> rank3 = rollbacks.subList(4, 8).stream().filter(e -> e.number("rank") == 3).toList();
+            assertEquals(1, rank3.size(), job.output());
+            assertEquals(1, received(rank3), job.output());
+            assertEquals(1, received(rollbacks.subList(4, 8)), job.output());
         }
     }
 }

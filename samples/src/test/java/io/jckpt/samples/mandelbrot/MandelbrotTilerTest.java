@@ -78,9 +78,7 @@ class MandelbrotTilerTest {
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "master killed                        | --kill 0@round=2         | --replicas 1 | LOCAL   | 4",
         "worker killed                        | --kill 2@round=2         | --replicas 1 | LOCAL   | 4",
-        "master's node lost                   | --kill 0@round=2:wipe    | --replicas 1 | RECEIVE | 1",
         "master's and a worker's nodes, m = 2 | --kill 0,1@round=2:wipe  | --replicas 2 | RECEIVE | 2",
         "total loss, from disk                | --kill all@round=3:wipe  | --disk-ratio 2 --disk-dir DISK | disk generation | 4"})
     void failureMidRunRecoversToTheSameChecksum(String failure, String kill, String tiler, String source,
