@@ -505,8 +505,8 @@ public final class Campaign {
     }
 
     private List<String> launchArgs(Scenario scenario, String jobId, Path diskRoot) {
-        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure", "respawn",
-                "--job-id", jobId));
+        List<String> args = new ArrayList<>(List.of("-np", Integer.toString(settings.ranks()), "--on-failure",
+                scenario == Scenario.HOST_RELAUNCH ? "relaunch" : "respawn", "--job-id", jobId));
         if (scenario.silent()) {
             args.addAll(List.of("--detector", "heartbeat:" + HEARTBEAT_MILLIS));
         }
@@ -515,7 +515,8 @@ public final class Campaign {
                 "--iterations", Long.toString(settings.iterations()), "--every", Integer.toString(settings.every()),
                 "--elements", Integer.toString(settings.elements()), "--sleep", Long.toString(settings.sleepMillis()),
                 "--replicas", Integer.toString(scenario.replicas), "--disk", diskRoot.toString(),
-                "--disk-ratio", Integer.toString(scenario == Scenario.FLUSH ? 1 : settings.diskRatio())));
+                "--disk-ratio", Integer.toString(scenario == Scenario.FLUSH || scenario == Scenario.HOST_FLUSH ? 1
+                        : settings.diskRatio())));
         if (scenario == Scenario.KRYO_UNREGISTERED) {
             args.add("--kryo-unregistered");
         }

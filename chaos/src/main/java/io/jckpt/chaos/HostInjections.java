@@ -46,13 +46,28 @@ final class HostInjections {
 
     /** Injects {@code scenario}'s host failure into {@code run}. */
     void inject(LaunchedRun run, Scenario scenario) throws IOException, InterruptedException {
+        List<TestHost> job = hosts.jobHosts();
+        if (scenario == Scenario.HOST_FLUSH) {
+            injector.awaitFlush(run, (owner, file, which) -> {
+                long pid = run.rankPid(owner);
+                TestHost own = pid > 0 ? hosts.hostOf(pid) : null;
+                if (own == null) {
+                    injector.missed("rank " + owner + " had no process on a job host at its flush");
+                    return;
+                }
+                lose(run, own);
+                injector.note("(as rank %d created %s, flush %d)", owner, file, which);
+            });
+            return;
+        }
         if (!atMoment(run)) {
             return;
         }
-        List<TestHost> job = hosts.jobHosts();
         int first = injector.r % job.size();
         switch (scenario) {
-            case HOST -> lose(run, job.get(first));
+            case HOST, HOST_RELAUNCH -> lose(run, job.get(first));
+            case HOST_RESTART -> loseThenAnother(run, job, first, "recovering: epoch", 600);
+            case HOST_ROLLBACK -> loseThenAnother(run, job, first, "recovered: all", 1500);
             case PARTITION -> {
                 beforeHostCheck(run, job.get(first));
                 hosts.isolate(job.get(first));
@@ -69,6 +84,33 @@ final class HostInjections {
             case KILL_HOST -> killThenHost(run, job);
             default -> throw new IllegalArgumentException(scenario.label + " is not a host failure");
         }
+    }
+
+    /**
+     * The loss of job host {@code first}, then, 0 to {@code withinMillis} ms (drawn) after the launcher's
+     * line containing {@code after}, of another job host: while the first one's ranks restart, or while
+     * every rank restores. With 2 job hosts every copy is then gone: the disk generation, or a clear error.
+     */
+    private void loseThenAnother(LaunchedRun run, List<TestHost> job, int first, String after, long withinMillis)
+            throws IOException, InterruptedException {
+        lose(run, job.get(first));
+        if (job.size() == 2) {
+            injector.allowClearErrorWithoutGenerations(1);
+        }
+        LaunchedRun.Line line = run.await(t -> t.contains(after), injector.deadlineNanos);
+        if (line == null) {
+            injector.note("no '%s' line: the second host not lost", after);
+            return;
+        }
+        long delay = (long) (injector.v * withinMillis);
+        if (!run.sleepUntil(line.nanos() + delay * 1_000_000L) || run.ended()) {
+            injector.note("the job ended before the second host loss");
+            return;
+        }
+        TestHost second = job.get(other(first, job.size()));
+        hosts.lose(second);
+        injector.injected++;
+        injector.note("then %s lost %d ms after '%s' (at %s)", name(second), delay, after, Injector.since(run));
     }
 
     /** SIGKILL of rank r, then 100-800 ms later the loss of a job host other than the rank's. */

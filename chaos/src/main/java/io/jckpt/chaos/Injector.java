@@ -170,7 +170,7 @@ final class Injector {
                     stop(run, r);
                 }
             }
-            case HOST, KILL_HOST, PARTITION, HOSTS2 -> {
+            case HOST, KILL_HOST, PARTITION, HOSTS2, HOST_RELAUNCH, HOST_RESTART, HOST_ROLLBACK, HOST_FLUSH -> {
                 if (hosts == null) {
                     missed("no test hosts (bin/chaos --hosts N)");
                 } else {
@@ -397,6 +397,28 @@ final class Injector {
     }
 
     private void flush(LaunchedRun run) throws IOException, InterruptedException {
+        awaitFlush(run, (owner, file, which) -> {
+            long pid = run.rankPid(owner);
+            if (pid > 0) {
+                JobProcesses.kill(List.of(pid));
+                injected++;
+                note("SIGKILL rank %d (pid %d) as it created %s (flush %d) at %s", owner, pid, file, which, since(run));
+            } else {
+                missed("rank " + owner + " had no process at its flush");
+            }
+        });
+    }
+
+    /** What a run does at the drawn flush: {@code owner} created {@code file}, the run's {@code which}-th rank file. */
+    interface AtFlush {
+        void at(int owner, String file, int which) throws IOException;
+    }
+
+    /**
+     * Waits until a rank creates the drawn one (the first to half the rounds) of the rank files of disk
+     * generations being written, then calls {@code action}; missed when the job ends first.
+     */
+    void awaitFlush(LaunchedRun run, AtFlush action) throws IOException, InterruptedException {
         Files.createDirectories(diskJobDir.getParent());
         if (!Files.isDirectory(diskJobDir)) {
             Files.createDirectory(diskJobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -413,16 +435,7 @@ final class Injector {
                 for (WatchEvent<?> event : key.pollEvents()) {
                     Matcher m = RANK_FILE.matcher(String.valueOf(event.context()));
                     if (m.matches() && m.group(3) != null && ++seen == which) {
-                        int owner = Integer.parseInt(m.group(2));
-                        long pid = run.rankPid(owner);
-                        if (pid > 0) {
-                            JobProcesses.kill(List.of(pid));
-                            injected++;
-                            note("SIGKILL rank %d (pid %d) as it created %s (flush %d) at %s", owner, pid,
-                                    event.context(), which, since(run));
-                        } else {
-                            missed("rank " + owner + " had no process at its flush");
-                        }
+                        action.at(Integer.parseInt(m.group(2)), String.valueOf(event.context()), which);
                         return;
                     }
                 }

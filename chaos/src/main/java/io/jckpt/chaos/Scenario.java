@@ -51,10 +51,19 @@ enum Scenario {
             + " never healed during the job (start-up included); detected by the heartbeat", 1, 1, 0),
     HOSTS2("hosts2", "across hosts: two hosts lost at the same instant (loseNodes) with m = 2 and the shared disk"
             + " (start-up included); their ranks restart on two spare hosts (with 2 job hosts: from the disk"
-            + " generation, or a clear error before the first one)", 2, 1, 0);
+            + " generation, or a clear error before the first one)", 2, 1, 0),
+    HOST_RELAUNCH("host-relaunch", "across hosts: --on-failure relaunch, a whole host lost at a seeded moment (start-up"
+            + " included); every rank restarts, the lost host's on the spare host", 1, 1, 0),
+    HOST_RESTART("host-restart", "across hosts: a host lost, then another 0-600 ms after the recovery began, while the"
+            + " first one's ranks restart (m = 2, the shared disk)", 2, 2, 0),
+    HOST_ROLLBACK("host-rollback", "across hosts: a host lost, then another 0-1500 ms after the new world exists, while"
+            + " the ranks restore and receive their copies (m = 2, the shared disk)", 2, 2, 0),
+    HOST_FLUSH("host-flush", "across hosts: a rank's host lost as that rank creates its file of a disk generation"
+            + " (disk ratio 1, the shared disk)", 1, 1, 0);
 
     /** The scenarios of a campaign across test hosts when none are named ({@code bin/chaos --hosts N}). */
-    static final List<Scenario> ACROSS_HOSTS = List.of(HOST, KILL_HOST, PARTITION, HOSTS2, SIGSTOP, GROW);
+    static final List<Scenario> ACROSS_HOSTS = List.of(HOST, KILL_HOST, PARTITION, HOSTS2, SIGSTOP, GROW, HOST_RELAUNCH,
+            HOST_RESTART, HOST_ROLLBACK, HOST_FLUSH);
 
     final String label;
     final String description;
@@ -83,12 +92,14 @@ enum Scenario {
 
     /** Whether a clear error can be acceptable for this scenario (see {@link Injector}). */
     boolean mayFailClearly() {
-        return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP || this == HOSTS2;
+        return this == BEYOND_M || this == TOTAL || this == LAUNCHER_WIPE || this == FLIP || this == HOSTS2
+                || this == HOST_RESTART || this == HOST_ROLLBACK;
     }
 
     /** Whether it injects into test hosts (only with {@code --hosts}). */
     boolean hostOnly() {
-        return this == HOST || this == KILL_HOST || this == PARTITION || this == HOSTS2;
+        return this == HOST || this == KILL_HOST || this == PARTITION || this == HOSTS2 || this == HOST_RELAUNCH
+                || this == HOST_RESTART || this == HOST_ROLLBACK || this == HOST_FLUSH;
     }
 
     /**
@@ -105,7 +116,7 @@ enum Scenario {
 
     /** Spare hosts in the hostfile beyond the job hosts: where the ranks of the hosts it loses restart. */
     int spareHosts() {
-        return this == HOSTS2 ? 2 : hostOnly() ? 1 : 0;
+        return this == HOSTS2 || this == HOST_RESTART || this == HOST_ROLLBACK ? 2 : hostOnly() ? 1 : 0;
     }
 
     /** Whether the launcher runs with the campaign's heartbeat detector (a SIGSTOPped rank is found by it alone). */
