@@ -47,26 +47,10 @@ public interface CheckpointImage {
      * @return an image over the same bytes
      */
     default CheckpointImage completeWhen(final Completion complete) {
-        final CheckpointImage image = this;
-        return new CheckpointImage() {
-            @Override
-            public long length() {
-                return image.length();
-            }
-
-            @Override
-            public ByteBuffer region(final long offset, final int length) {
-                return image.region(offset, length);
-            }
-
+        return new Forwarding(this) {
             @Override
             public boolean awaitComplete() throws InterruptedException {
-                return image.awaitComplete() && complete.await();
-            }
-
-            @Override
-            public void release() {
-                image.release();
+                return super.awaitComplete() && complete.await();
             }
         };
     }
@@ -98,32 +82,49 @@ public interface CheckpointImage {
      * @return an image over the same bytes
      */
     default CheckpointImage withRelease(final Runnable action) {
-        final CheckpointImage image = this;
-        return new CheckpointImage() {
-            @Override
-            public long length() {
-                return image.length();
-            }
-
-            @Override
-            public ByteBuffer region(final long offset, final int length) {
-                return image.region(offset, length);
-            }
-
-            @Override
-            public boolean awaitComplete() throws InterruptedException {
-                return image.awaitComplete();
-            }
-
+        return new Forwarding(this) {
             @Override
             public void release() {
                 try {
-                    image.release();
+                    super.release();
                 } finally {
                     action.run();
                 }
             }
         };
+    }
+
+    /**
+     * An image over another image's bytes that forwards every call to it: what {@link #completeWhen} and
+     * {@link #withRelease} add to an image overrides one call of it.
+     */
+    class Forwarding implements CheckpointImage {
+        private final CheckpointImage image;
+
+        /** @param image the image every call goes to */
+        protected Forwarding(final CheckpointImage image) {
+            this.image = image;
+        }
+
+        @Override
+        public long length() {
+            return image.length();
+        }
+
+        @Override
+        public ByteBuffer region(final long offset, final int length) {
+            return image.region(offset, length);
+        }
+
+        @Override
+        public boolean awaitComplete() throws InterruptedException {
+            return image.awaitComplete();
+        }
+
+        @Override
+        public void release() {
+            image.release();
+        }
     }
 
     /**
