@@ -10,7 +10,8 @@ import java.util.Map;
  * How the launcher runs a command on a host ({@code --rsh CMD}), as mpirun's remote-shell agent: the
  * agent's words, then the host (or the agent's {@code {host}} placeholder replaced by it), then the
  * command as one shell-quoted string, which the remote side's shell splits again. The default is
- * {@code ssh -o BatchMode=yes} (never a password prompt); {@code ssh -F FILE}, an {@code srun}-style
+ * {@code ssh -o BatchMode=yes -o ConnectTimeout=10} (never a password prompt, and a host that drops
+ * the connection's packets, down or cut off, found in 10 s rather than the kernel's 2 minutes); {@code ssh -F FILE}, an {@code srun}-style
  * agent or {@code nsenter --target {host} ...} fit the same form.
  *
  * <p>Secrets never go on a command line, local or remote: {@link #command} takes the environment as
@@ -21,8 +22,8 @@ import java.util.Map;
  * @param agent the agent's words, e.g. {@code [ssh, -o, BatchMode=yes]}
  */
 public record RemoteShell(List<String> agent) {
-    /** The default agent: ssh that fails instead of asking for a password. */
-    public static final RemoteShell SSH = new RemoteShell(List.of("ssh", "-o", "BatchMode=yes"));
+    /** The default agent: ssh that fails instead of asking for a password, or after 10 s without a connection. */
+    public static final RemoteShell SSH = new RemoteShell(List.of("ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"));
 
     /** The placeholder an agent may contain for the host. */
     public static final String HOST_PLACEHOLDER = "{host}";

@@ -48,8 +48,8 @@ class RemoteShellTest {
 
     @Test
     void theAgentTakesTheHostAtItsPlaceholderOrAtTheEnd() throws Exception {
-        assertEquals(List.of("ssh", "-o", "BatchMode=yes", "h1"), RemoteShell.SSH.command("h1", Map.of(), List.of(),
-                List.of("true")).subList(0, 4));
+        assertEquals(List.of("ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "h1"),
+                RemoteShell.SSH.command("h1", Map.of(), List.of(), List.of("true")).subList(0, 6));
         RemoteShell nsenter = RemoteShell.parse("nsenter --target {host} -m -p -- sh -c");
         List<String> line = nsenter.command("4242", Map.of(), List.of(), List.of("true"));
         assertEquals(List.of("nsenter", "--target", "4242", "-m", "-p", "--", "sh", "-c"), line.subList(0, 8));
