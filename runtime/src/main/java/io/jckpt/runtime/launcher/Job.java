@@ -489,9 +489,10 @@ public final class Job {
         }
         return "deadlock: every rank has waited at least " + spec.deadlockMillis() / 1000
                 + " s in a communication call, using no CPU: " + waits
-                + (epoch > 0 ? ". After a recovery (epoch " + epoch + "), ranks that resumed at different steps of the"
-                        + " program (a here() skipped or added on one rank before the failure) wait for each other"
-                        + " so: here(step) names such a skip at its round" : "")
+                + (epoch > 0 ? ". After a recovery (epoch " + epoch + ") the usual cause is a here() one rank skipped"
+                        + " or added: before the failure (the ranks resumed at different steps; here(step) names that"
+                        + " at its round), or at the first here() after the recovery, which every rank enters together"
+                        : "")
                 + "; not retried (--deadlock-timeout 0 turns this check off)";
     }
 
