@@ -143,7 +143,7 @@ class YourOwnProjectTest {
      * A Maven settings file whose first repository is the local repository this build reads (found
      * from where slf4j-api was resolved), as a read-only {@code file://} repository of releases.
      */
-    private static Path seedSettings(Path tmp) throws Exception {
+    static Path seedSettings(Path tmp) throws Exception {
         Path jar = Path.of(org.slf4j.LoggerFactory.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path seed = jar.getParent().getParent().getParent().getParent().getParent(); // org/slf4j/slf4j-api/V/x.jar
         assertTrue(Files.isDirectory(seed.resolve("org/slf4j")), "not a Maven repository: " + seed);
