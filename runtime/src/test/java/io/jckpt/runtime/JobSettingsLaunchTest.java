@@ -68,6 +68,19 @@ class JobSettingsLaunchTest {
             assertEquals(2, job.awaitExit(60_000), job.output());
             assertTrue(job.output().contains("environment variable JCKPT_DISK_RATIO=often: must be a whole number"), job.output());
         }
+        // checked before any rank starts: more replicas than the world holds, a disk directory that cannot be made
+        try (LaunchedJob job = LaunchedJob.startWithEnvironment(Map.of("JCKPT_REPLICAS", "5"), "-np", "4", "-cp",
+                LaunchedJob.testClasses().toString(), PROGRAM)) {
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("environment variable JCKPT_REPLICAS=5 needs more ranks: a rank's copies live"
+                    + " on the other ranks, so at most -np - 1 = 3"), job.output());
+            assertFalse(job.output().contains("ranks running"), "no rank started: " + job.output());
+        }
+        try (LaunchedJob job = LaunchedJob.start("-np", "2", "--disk", "/proc/jckpt-test/disk", "-cp",
+                LaunchedJob.testClasses().toString(), PROGRAM)) {
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("--disk /proc/jckpt-test/disk: the disk directory cannot be made"), job.output());
+        }
         try (LaunchedJob job = LaunchedJob.startWithEnvironment(Map.of("JCKPT_JVM_OPTS", "-Xmx64m Xss1m"), "-np", "2",
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM)) {
             assertEquals(2, job.awaitExit(60_000), job.output());

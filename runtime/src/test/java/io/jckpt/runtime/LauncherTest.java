@@ -174,7 +174,7 @@ class LauncherTest {
                 "--max-recoveries", "1", "-cp", LaunchedJob.testClasses().toString(), RING, "4000", "2", "throw")) {
             assertEquals(1, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch 1, re-spawning rank 2").size(), job.output());
-            assertTrue(job.output().contains("injected failure on rank 2 (recovery limit of 1 reached)"), job.output());
+            assertTrue(job.output().contains("injected failure on rank 2 (recovery limit of 1 reached; --max-recoveries N raises it)"), job.output());
             assertTrue(job.linesContaining("a program error").isEmpty(), job.output());
             assertNoProcessLeft(job.jobId());
         }
@@ -258,7 +258,7 @@ class LauncherTest {
             job.awaitLine("[rank 1] iteration 100", RUN_MILLIS);
             new ProcessBuilder("kill", "-9", Long.toString(job.rankPids()[1])).start().waitFor(5, TimeUnit.SECONDS);
             assertEquals(1, job.awaitExit(10_000), job.output());
-            assertTrue(job.output().contains("(recovery limit of 0 reached)"), job.output());
+            assertTrue(job.output().contains("(recovery limit of 0 reached; --max-recoveries N raises it)"), job.output());
             assertNoProcessLeft(job.jobId());
         }
     }

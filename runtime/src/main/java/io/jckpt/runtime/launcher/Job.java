@@ -715,7 +715,7 @@ public final class Job {
         long detected = triage.pendingSinceNanos();
         triage.recovered();
         if (recoveries >= spec.maxRecoveries()) {
-            return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached)", false);
+            return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached; --max-recoveries N raises it)", false);
         }
         recoveries++;
         epoch++;

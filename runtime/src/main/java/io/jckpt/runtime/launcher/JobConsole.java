@@ -174,15 +174,21 @@ final class JobConsole implements AutoCloseable {
         }
     }
 
-    /** The job's report page, {@code report.html} next to its events file: best effort, one warning when it fails. */
-    private void writeReport(java.nio.file.Path eventsFile) {
+    /**
+     * The job's report page, {@code report.html} next to its events file: best effort, one warning when it fails.
+     *
+     * @return whether it was written
+     */
+    private boolean writeReport(java.nio.file.Path eventsFile) {
         java.nio.file.Path page = io.jckpt.runtime.report.JobReport.besideEvents(eventsFile);
         try {
             io.jckpt.runtime.report.JobReport.write(eventsFile, page);
+            return true;
         } catch (IOException | RuntimeException | LinkageError e) {
             err.println(String.format(Locale.ROOT, "[ckpt-run %8.3fs] WARNING: report page %s not written (%s)",
                     elapsedSeconds(), page, e));
             err.flush();
+            return false;
         }
     }
 
@@ -198,9 +204,13 @@ final class JobConsole implements AutoCloseable {
         }
         if (events != null) {
             events.close();
-            if (report) {
-                writeReport(events.file());
-            }
+            boolean written = report && writeReport(events.file());
+            String where = String.format(Locale.ROOT, "[ckpt-run %8.3fs] events: %s%s", elapsedSeconds(),
+                    events.file().toAbsolutePath(), written ? "; report: "
+                            + io.jckpt.runtime.report.JobReport.besideEvents(events.file()) : "");
+            out.println(where);
+            out.flush();
+            toLog(where);
         }
         if (log != null) {
             try {

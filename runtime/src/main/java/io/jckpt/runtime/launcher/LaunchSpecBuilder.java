@@ -289,7 +289,7 @@ public final class LaunchSpecBuilder {
             throw new UsageException("--replicas " + settings.get(JobSettings.Setting.REPLICAS) + " needs more ranks:"
                     + " a rank's copies live on the other ranks, so at most -np - 1 = " + (np - 1));
         }
-        checkEnvironment(settings);
+        checkEnvironment(settings, np);
         LaunchProgram prog = program != null ? program : LaunchProgram.resolve(cp, jar, cpFiles, rest);
         if (logFile != null) {
             Path parent = logFile.toAbsolutePath().getParent();
@@ -429,16 +429,45 @@ public final class LaunchSpecBuilder {
                 : LaunchSpec.defaultStandbys(onFailure, device, np, Runtime.getRuntime().availableProcessors());
     }
 
-    /** Ranks inherit the environment: a bad JCKPT_* value not overridden by an option fails here, once. */
-    private static void checkEnvironment(Map<JobSettings.Setting, String> settings) throws UsageException {
+    /**
+     * Ranks inherit the environment: a bad JCKPT_* value not overridden by an option fails here, once,
+     * before any JVM starts; so do more replicas than the other ranks can hold and a disk directory
+     * that cannot be made or written (the option's or the variable's; checked on this host).
+     */
+    private static void checkEnvironment(Map<JobSettings.Setting, String> settings, int np) throws UsageException {
         JobSettings environment = JobSettings.of(System.getenv(), new java.util.Properties());
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {
             if (!settings.containsKey(setting)) {
                 try {
-                    environment.lookup(setting);
+                    java.util.Optional<JobSettings.Value> value = environment.lookup(setting);
+                    if (value.isPresent() && value.get().source() == JobSettings.Source.ENVIRONMENT) {
+                        checkValue(setting, value.get().text(), "environment variable " + setting.variable()
+                                + "=" + value.get().text(), np);
+                    }
                 } catch (InvalidOptionException e) {
                     throw new UsageException(e.getMessage().replace("invalid option ", "environment variable "));
                 }
+            } else {
+                checkValue(setting, settings.get(setting), setting.option() + " " + settings.get(setting), np);
+            }
+        }
+    }
+
+    /** What a value given to the job can be checked against before any rank starts (see {@link #checkEnvironment}). */
+    private static void checkValue(JobSettings.Setting setting, String value, String given, int np) throws UsageException {
+        if (setting == JobSettings.Setting.REPLICAS && Integer.parseInt(value.trim()) > np - 1) {
+            throw new UsageException(given + " needs more ranks: a rank's copies live on the other ranks, so at most"
+                    + " -np - 1 = " + (np - 1));
+        }
+        if (setting == JobSettings.Setting.DISK && !value.isBlank()) {
+            Path dir = Path.of(value.trim()).toAbsolutePath();
+            try {
+                Files.createDirectories(dir);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new UsageException(given + ": the disk directory cannot be made (" + e + ")");
+            }
+            if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+                throw new UsageException(given + ": " + dir + " is not a writable directory");
             }
         }
     }

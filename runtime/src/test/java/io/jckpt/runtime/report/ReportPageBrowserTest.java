@@ -43,6 +43,9 @@ class ReportPageBrowserTest {
                 LOOP, "12", "30", tmp.resolve("disk").toString(), "2")) {
             assertEquals(0, job.awaitExit(180_000), job.output());
             assertFalse(job.output().contains("report page"), "no warning about the page: " + job.output());
+            // the launcher's last line says where both went
+            assertTrue(job.output().contains("] events: " + events.toAbsolutePath() + "; report: "
+                    + tmp.resolve("job/report.html").toAbsolutePath()), job.output());
         }
         Path page = tmp.resolve("job/report.html");
         assertTrue(Files.isRegularFile(page), "the launcher wrote the report page next to the events file");
