@@ -33,6 +33,12 @@ public final class CkptRun {
             System.err.println("ckpt-run: " + e.getMessage());
             return Job.EXIT_USAGE;
         }
+        try {
+            LaunchSpecBuilder.checkDiskDirectory(spec.settings());
+        } catch (UsageException e) {
+            System.err.println("ckpt-run: " + e.getMessage());
+            return Job.EXIT_USAGE;
+        }
         JckptHome home;
         try {
             home = JckptHome.locate();

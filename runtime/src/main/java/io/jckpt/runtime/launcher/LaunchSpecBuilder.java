@@ -284,12 +284,7 @@ public final class LaunchSpecBuilder {
             kills.add(KillSpec.parse(text, np));
         }
         int standbyCount = checkedFailureHandling(np);
-        if (settings.containsKey(JobSettings.Setting.REPLICAS)
-                && Integer.parseInt(settings.get(JobSettings.Setting.REPLICAS)) > np - 1) {
-            throw new UsageException("--replicas " + settings.get(JobSettings.Setting.REPLICAS) + " needs more ranks:"
-                    + " a rank's copies live on the other ranks, so at most -np - 1 = " + (np - 1));
-        }
-        checkEnvironment(settings, np);
+        checkSettings(settings, np);
         LaunchProgram prog = program != null ? program : LaunchProgram.resolve(cp, jar, cpFiles, rest);
         if (logFile != null) {
             Path parent = logFile.toAbsolutePath().getParent();
@@ -431,10 +426,10 @@ public final class LaunchSpecBuilder {
 
     /**
      * Ranks inherit the environment: a bad JCKPT_* value not overridden by an option fails here, once,
-     * before any JVM starts; so do more replicas than the other ranks can hold and a disk directory
-     * that cannot be made or written (the option's or the variable's; checked on this host).
+     * before any JVM starts; so do more replicas than the other ranks can hold (the option's or the
+     * variable's).
      */
-    private static void checkEnvironment(Map<JobSettings.Setting, String> settings, int np) throws UsageException {
+    private static void checkSettings(Map<JobSettings.Setting, String> settings, int np) throws UsageException {
         JobSettings environment = JobSettings.of(System.getenv(), new java.util.Properties());
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {
             if (!settings.containsKey(setting)) {
@@ -453,13 +448,34 @@ public final class LaunchSpecBuilder {
         }
     }
 
-    /** What a value given to the job can be checked against before any rank starts (see {@link #checkEnvironment}). */
+    /** What a value given to the job can be checked against before any rank starts (see {@link #checkSettings}). */
     private static void checkValue(JobSettings.Setting setting, String value, String given, int np) throws UsageException {
         if (setting == JobSettings.Setting.REPLICAS && Integer.parseInt(value.trim()) > np - 1) {
             throw new UsageException(given + " needs more ranks: a rank's copies live on the other ranks, so at most"
                     + " -np - 1 = " + (np - 1));
         }
-        if (setting == JobSettings.Setting.DISK && !value.isBlank()) {
+    }
+
+    /**
+     * The job's disk directory ({@code --disk}, else {@code JCKPT_DISK}) made if missing and writable, on this
+     * host, before any rank starts (the launcher's start, not the spec's: it makes the directory).
+     *
+     * @param settings the job's options ({@link LaunchSpec#settings()})
+     * @throws UsageException naming the option or variable, when the directory cannot be made or written
+     */
+    static void checkDiskDirectory(Map<JobSettings.Setting, String> settings) throws UsageException {
+        String value = settings.get(JobSettings.Setting.DISK);
+        String given = JobSettings.Setting.DISK.option() + " " + value;
+        if (value == null) {
+            java.util.Optional<JobSettings.Value> env = JobSettings.of(System.getenv(), new java.util.Properties())
+                    .lookup(JobSettings.Setting.DISK);
+            if (env.isEmpty() || env.get().source() != JobSettings.Source.ENVIRONMENT) {
+                return;
+            }
+            value = env.get().text();
+            given = "environment variable " + JobSettings.Setting.DISK.variable() + "=" + value;
+        }
+        if (!value.isBlank()) {
             Path dir = Path.of(value.trim()).toAbsolutePath();
             try {
                 Files.createDirectories(dir);
