@@ -69,6 +69,11 @@ final class CampaignHosts implements AutoCloseable {
         return hosts.hosts().subList(0, jobHosts);
     }
 
+    /** The spare hosts, in the hostfile's order (where the ranks of lost hosts restart). */
+    List<TestHost> spares() {
+        return hosts.hosts().subList(jobHosts, hosts.hosts().size());
+    }
+
     /** Writes the hostfile of a run of {@code scenario}: the job hosts, then its spare hosts. */
     Path hostfile(Path file, Scenario scenario) throws IOException {
         return HostedJobs.writeHostfile(file, "bin/chaos --hosts " + jobHosts + ": " + scenario.label, SLOTS,

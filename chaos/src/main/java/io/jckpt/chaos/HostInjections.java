@@ -66,8 +66,11 @@ final class HostInjections {
         int first = injector.r % job.size();
         switch (scenario) {
             case HOST, HOST_RELAUNCH -> lose(run, job.get(first));
-            case HOST_RESTART -> loseThenAnother(run, job, first, "recovering: epoch", 600);
-            case HOST_ROLLBACK -> loseThenAnother(run, job, first, "recovered: all", 1500);
+            // the second host: in half the runs the spare the first one's ranks restart on, else another job host
+            case HOST_RESTART -> loseThenAnother(run, job, first, "recovering: epoch", 600,
+                    injector.r2 % 2 == 0 ? hosts.spares().get(0) : job.get(other(first, job.size())));
+            case HOST_ROLLBACK -> loseThenAnother(run, job, first, "recovered: all", 1500,
+                    job.get(other(first, job.size())));
             case PARTITION -> {
                 beforeHostCheck(run, job.get(first));
                 hosts.isolate(job.get(first));
@@ -88,11 +91,11 @@ final class HostInjections {
 
     /**
      * The loss of job host {@code first}, then, 0 to {@code withinMillis} ms (drawn) after the launcher's
-     * line containing {@code after}, of another job host: while the first one's ranks restart, or while
-     * every rank restores. With 2 job hosts every copy is then gone: the disk generation, or a clear error.
+     * line containing {@code after}, of {@code second}: while the first one's ranks restart, or while every
+     * rank restores. With 2 job hosts both lost, every copy is gone: the disk generation, or a clear error.
      */
-    private void loseThenAnother(LaunchedRun run, List<TestHost> job, int first, String after, long withinMillis)
-            throws IOException, InterruptedException {
+    private void loseThenAnother(LaunchedRun run, List<TestHost> job, int first, String after, long withinMillis,
+                                 TestHost second) throws IOException, InterruptedException {
         lose(run, job.get(first));
         if (job.size() == 2) {
             injector.allowClearErrorWithoutGenerations(1);
@@ -107,7 +110,6 @@ final class HostInjections {
             injector.note("the job ended before the second host loss");
             return;
         }
-        TestHost second = job.get(other(first, job.size()));
         hosts.lose(second);
         injector.injected++;
         injector.note("then %s lost %d ms after '%s' (at %s)", name(second), delay, after, Injector.since(run));

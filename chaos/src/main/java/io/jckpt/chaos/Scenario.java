@@ -54,8 +54,9 @@ enum Scenario {
             + " generation, or a clear error before the first one)", 2, 1, 0),
     HOST_RELAUNCH("host-relaunch", "across hosts: --on-failure relaunch, a whole host lost at a seeded moment (start-up"
             + " included); every rank restarts, the lost host's on the spare host", 1, 1, 0),
-    HOST_RESTART("host-restart", "across hosts: a host lost, then another 0-600 ms after the recovery began, while the"
-            + " first one's ranks restart (m = 2, the shared disk)", 2, 2, 0),
+    HOST_RESTART("host-restart", "across hosts: a host lost, then 0-600 ms after the recovery began, while the ranks"
+            + " restart, another job host or (half the runs) the spare the first one's ranks restart on (m = 2, the"
+            + " shared disk)", 2, 2, 0),
     HOST_ROLLBACK("host-rollback", "across hosts: a host lost, then another 0-1500 ms after the new world exists, while"
             + " the ranks restore and receive their copies (m = 2, the shared disk)", 2, 2, 0),
     HOST_FLUSH("host-flush", "across hosts: a rank's host lost as that rank creates its file of a disk generation"
