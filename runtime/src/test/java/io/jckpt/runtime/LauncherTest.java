@@ -80,7 +80,7 @@ class LauncherTest {
 
     @Test
     void respawnedRankAndSurvivorsFinishInAFreshWorld() throws Exception {
-        int iterations = 20_000;
+        int iterations = 8_000;
         // --standby 0: the replacement is a freshly forked JVM (the standby path has its own test)
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "--standby", "0", "-cp",
                 LaunchedJob.testClasses().toString(), RING, Integer.toString(iterations))) {
@@ -183,7 +183,7 @@ class LauncherTest {
     @Test
     void twoRanksKilledAtOnceAreRecoveredTogether() throws Exception {
         try (LaunchedJob job = LaunchedJob.start("-np", "4", "--on-failure", "respawn", "-cp",
-                LaunchedJob.testClasses().toString(), RING, "20000")) {
+                LaunchedJob.testClasses().toString(), RING, "8000")) {
             job.awaitLine("[rank 1] iteration 300", RUN_MILLIS);
             long[] pids = job.rankPids();
             new ProcessBuilder("kill", "-9", Long.toString(pids[1]), Long.toString(pids[2])).start()
