@@ -11,8 +11,8 @@ import java.util.Map;
  * agent's words, then the host (or the agent's {@code {host}} placeholder replaced by it), then the
  * command as one shell-quoted string, which the remote side's shell splits again. The default is
  * {@code ssh -o BatchMode=yes -o ConnectTimeout=10} (never a password prompt, and a host that drops
- * the connection's packets, down or cut off, found in 10 s rather than the kernel's 2 minutes); {@code ssh -F FILE}, an {@code srun}-style
- * agent or {@code nsenter --target {host} ...} fit the same form.
+ * the connection's packets, down or cut off, found in 10 s rather than the kernel's 2 minutes);
+ * {@code ssh -F FILE}, an {@code srun}-style agent or {@code nsenter --target {host} ...} fit the same form.
  *
  * <p>Secrets never go on a command line, local or remote: {@link #command} takes the environment as
  * two maps, plain variables (set with {@code env NAME=VALUE} in the remote command) and secret ones,

@@ -177,18 +177,18 @@ final class JobConsole implements AutoCloseable {
     /**
      * The job's report page, {@code report.html} next to its events file: best effort, one warning when it fails.
      *
-     * @return whether it was written
+     * @return the page, or null when it was not written
      */
-    private boolean writeReport(java.nio.file.Path eventsFile) {
+    private java.nio.file.Path writeReport(java.nio.file.Path eventsFile) {
         java.nio.file.Path page = io.jckpt.runtime.report.JobReport.besideEvents(eventsFile);
         try {
             io.jckpt.runtime.report.JobReport.write(eventsFile, page);
-            return true;
+            return page;
         } catch (IOException | RuntimeException | LinkageError e) {
             err.println(String.format(Locale.ROOT, "[ckpt-run %8.3fs] WARNING: report page %s not written (%s)",
                     elapsedSeconds(), page, e));
             err.flush();
-            return false;
+            return null;
         }
     }
 
@@ -204,10 +204,9 @@ final class JobConsole implements AutoCloseable {
         }
         if (events != null) {
             events.close();
-            boolean written = report && writeReport(events.file());
+            java.nio.file.Path page = report ? writeReport(events.file()) : null;
             String where = String.format(Locale.ROOT, "[ckpt-run %8.3fs] events: %s%s", elapsedSeconds(),
-                    events.file().toAbsolutePath(), written ? "; report: "
-                            + io.jckpt.runtime.report.JobReport.besideEvents(events.file()) : "");
+                    events.file().toAbsolutePath(), page != null ? "; report: " + page : "");
             out.println(where);
             out.flush();
             toLog(where);

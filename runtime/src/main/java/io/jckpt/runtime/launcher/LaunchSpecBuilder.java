@@ -424,6 +424,25 @@ public final class LaunchSpecBuilder {
                 : LaunchSpec.defaultStandbys(onFailure, device, np, Runtime.getRuntime().availableProcessors());
     }
 
+    /** A value the job gives a setting, and how a message names where it came from. */
+    private record Given(String value, String where) { }
+
+    /**
+     * The job's value of {@code setting}: the launcher's option, else the environment variable (a property
+     * would be a rank JVM's own); empty when neither gives one.
+     *
+     * @throws InvalidOptionException when the variable's value does not parse
+     */
+    private static java.util.Optional<Given> given(JobSettings.Setting setting, Map<JobSettings.Setting, String> settings,
+                                                   JobSettings environment) {
+        String option = settings.get(setting);
+        if (option != null) {
+            return java.util.Optional.of(new Given(option, setting.option() + " " + option));
+        }
+        return environment.lookup(setting).filter(v -> v.source() == JobSettings.Source.ENVIRONMENT)
+                .map(v -> new Given(v.text(), "environment variable " + setting.variable() + "=" + v.text()));
+    }
+
     /**
      * Ranks inherit the environment: a bad JCKPT_* value not overridden by an option fails here, once,
      * before any JVM starts; so do more replicas than the other ranks can hold (the option's or the
@@ -432,27 +451,17 @@ public final class LaunchSpecBuilder {
     private static void checkSettings(Map<JobSettings.Setting, String> settings, int np) throws UsageException {
         JobSettings environment = JobSettings.of(System.getenv(), new java.util.Properties());
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {
-            if (!settings.containsKey(setting)) {
-                try {
-                    java.util.Optional<JobSettings.Value> value = environment.lookup(setting);
-                    if (value.isPresent() && value.get().source() == JobSettings.Source.ENVIRONMENT) {
-                        checkValue(setting, value.get().text(), "environment variable " + setting.variable()
-                                + "=" + value.get().text(), np);
-                    }
-                } catch (InvalidOptionException e) {
-                    throw new UsageException(e.getMessage().replace("invalid option ", "environment variable "));
-                }
-            } else {
-                checkValue(setting, settings.get(setting), setting.option() + " " + settings.get(setting), np);
+            java.util.Optional<Given> given;
+            try {
+                given = given(setting, settings, environment);
+            } catch (InvalidOptionException e) {
+                throw new UsageException(e.getMessage().replace("invalid option ", "environment variable "));
             }
-        }
-    }
-
-    /** What a value given to the job can be checked against before any rank starts (see {@link #checkSettings}). */
-    private static void checkValue(JobSettings.Setting setting, String value, String given, int np) throws UsageException {
-        if (setting == JobSettings.Setting.REPLICAS && Integer.parseInt(value.trim()) > np - 1) {
-            throw new UsageException(given + " needs more ranks: a rank's copies live on the other ranks, so at most"
-                    + " -np - 1 = " + (np - 1));
+            if (setting == JobSettings.Setting.REPLICAS && given.isPresent()
+                    && Integer.parseInt(given.get().value().trim()) > np - 1) {
+                throw new UsageException(given.get().where() + " needs more ranks: a rank's copies live on the other"
+                        + " ranks, so at most -np - 1 = " + (np - 1));
+            }
         }
     }
 
@@ -464,26 +473,22 @@ public final class LaunchSpecBuilder {
      * @throws UsageException naming the option or variable, when the directory cannot be made or written
      */
     static void checkDiskDirectory(Map<JobSettings.Setting, String> settings) throws UsageException {
-        String value = settings.get(JobSettings.Setting.DISK);
-        String given = JobSettings.Setting.DISK.option() + " " + value;
-        if (value == null) {
-            java.util.Optional<JobSettings.Value> env = JobSettings.of(System.getenv(), new java.util.Properties())
-                    .lookup(JobSettings.Setting.DISK);
-            if (env.isEmpty() || env.get().source() != JobSettings.Source.ENVIRONMENT) {
-                return;
-            }
-            value = env.get().text();
-            given = "environment variable " + JobSettings.Setting.DISK.variable() + "=" + value;
+        java.util.Optional<Given> disk = given(JobSettings.Setting.DISK, settings,
+                JobSettings.of(System.getenv(), new java.util.Properties()));
+        if (disk.isEmpty()) {
+            return;
         }
+        String value = disk.get().value();
+        String where = disk.get().where();
         if (!value.isBlank()) {
             Path dir = Path.of(value.trim()).toAbsolutePath();
             try {
                 Files.createDirectories(dir);
             } catch (java.io.IOException | RuntimeException e) {
-                throw new UsageException(given + ": the disk directory cannot be made (" + e + ")");
+                throw new UsageException(where + ": the disk directory cannot be made (" + e + ")");
             }
             if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
-                throw new UsageException(given + ": " + dir + " is not a writable directory");
+                throw new UsageException(where + ": " + dir + " is not a writable directory");
             }
         }
     }
