@@ -360,12 +360,12 @@ public final class ReplicaSlot {
     }
 
     /**
-     * Allocates (a new file: write(2) of zeros over everything after the header's page, never
-     * written before) and maps every page of the slot into this process, once, before its first
-     * write, so the write never takes a page fault. The mapping is touched by reads only: on a
-     * shared file mapping the kernel maps up to 16 pages already in the page cache per read fault
-     * (fault-around) and, for tmpfs, maps them writable; writes would fault once per page. Reading
-     * never changes a byte, so it is safe while the slot is in use.
+     * Allocates (a new file: fallocate(2), or write(2) of zeros, over everything after the header's
+     * page, never written before) and maps every page of the slot into this process, once, before its first
+     * write, so the write never takes a page fault. Pages are mapped with one madvise call where
+     * the kernel has it, else by reads (on a shared file mapping the kernel maps up to 16 pages
+     * already in the page cache per read fault and, for tmpfs, maps them writable; writes would
+     * fault once per page). Neither changes a byte, so it is safe while the slot is in use.
      *
      * @throws IOException if the file system is full
      */
@@ -374,7 +374,9 @@ public final class ReplicaSlot {
             return;
         }
         if (created && state() == STATE_EMPTY && !inUse) {
-            ReplicaStore.allocate(channel, PAGE, mapping.size()); // never written: only zeros to replace
+            if (!SlotPages.allocate(path, PAGE, mapping.size())) {
+                ReplicaStore.allocate(channel, PAGE, mapping.size()); // never written: only zeros to replace
+            }
         }
         touched = mapping.pretouch(); // keeps the reads
         prepared = true;

@@ -112,15 +112,22 @@ final class SlotMapping {
         return w.duplicate().position(at).limit(at + length).slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Maps every page into this process by reading it (a read fault maps it writable on tmpfs); returns a checksum to keep the reads. */
+    /**
+     * Maps every page into this process: one {@link SlotPages} call per mapping, or else by
+     * reading a byte of every page (a read fault maps it writable on tmpfs).
+     *
+     * @return a checksum of the bytes read, to keep the reads (0 when no page was read)
+     */
     long pretouch() {
         long sum = 0;
         for (MappedByteBuffer w : windows) {
-            for (int p = 0; p < w.capacity(); p += PAGE) {
-                sum += w.get(p);
+            if (!SlotPages.populate(w)) {
+                for (int p = 0; p < w.capacity(); p += PAGE) {
+                    sum += w.get(p);
+                }
             }
         }
-        if (contiguous) {
+        if (contiguous && !SlotPages.populate(address, size)) {
             for (long p = 0; p < size; p += PAGE) {
                 sum += UnsafeMemory.MEMORY.readByte(address + p);
             }

@@ -365,7 +365,7 @@ class ReplicaStoreTest {
     }
 
     /** Allocated bytes of a file (stat's block count): a sparse hole has none. */
-    private static long allocatedBytes(Path f) throws Exception {
+    static long allocatedBytes(Path f) throws Exception {
         Process p = new ProcessBuilder("stat", "-c", "%b %B", f.toString()).redirectErrorStream(true).start();
         String out;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
