@@ -23,7 +23,7 @@ class CollectiveMistakeLaunchTest {
 
     @Test
     void aFailureAfterASkippedHereEndsInTheClearErrorWithinABound() throws Exception {
-        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--standby", "0",
+        try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--standby", "0", "--deadlock-timeout", "5",
                 "--kill", "2@round=5", "-cp", LaunchedJob.testClasses().toString(),
                 "io.jckpt.runtime.programs.SkippedHere", "60", "20", "1", "5", "120")) {
             LaunchedJob.Line kill = job.awaitLine("injecting failure", RUN_MILLIS);
