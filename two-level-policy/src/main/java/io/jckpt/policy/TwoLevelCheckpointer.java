@@ -189,8 +189,27 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             if (e instanceof Error error) {
                 throw error;
             }
+            if (c.abandoned()) {
+                // a peer of the abandoned world closed its channels first (its error came before ours)
+                throw new CkptException("rank " + context.rank() + ": open failed: MPJ world " + context.epoch()
+                        + " abandoned after a failure (" + e.getMessage() + ")", e);
+            }
             throw new CkptException("rank " + context.rank() + ": open failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * @return whether this rank's world is abandoned: asked of the exchange, which knows before every
+     *         rank's fence is raised (a peer's raised fence closes its channels, and its reset can reach
+     *         this rank before its own fence goes up)
+     */
+    private boolean abandoned() {
+        if (fence.raised()) {
+            return true;
+        }
+        java.util.concurrent.atomic.AtomicBoolean now = new java.util.concurrent.atomic.AtomicBoolean();
+        exchange.onAbandoned(context.epoch(), () -> now.set(true)).close();
+        return now.get();
     }
 
     private int rank() {
