@@ -16,9 +16,9 @@ import mpi.MPI;
  * the job runs across hosts). Interleaved per iteration, on rank 0: one raw TCP transfer of the same
  * bytes to a {@link io.jckpt.testkit.TcpPeerMain} at {@code --peer} (the test kit's two-JVM baseline,
  * listening on rank 1's host), before or after the round in turn; the round is here() then the wait until
- * it is replicated ({@code awaitReplicated}); then one CRC32C pass over the same bytes off-heap (the work
+ * it is replicated ({@code awaitReplicated}); then one CRC32C pass and one HMAC-SHA256 pass over the same bytes off-heap (the work
  * each end of a copy adds to a raw transfer). Rank 0 prints {@code sample tcp=NANOS replication=NANOS
- * crc=NANOS} per measured iteration, the replication time being the agent's own
+ * crc=NANOS (x) mac=NANOS} per measured iteration, the replication time being the agent's own
  * ({@code CkptStats.lastReplicationNanos}, as section 3 reads it).
  *
  * <pre>
@@ -62,6 +62,8 @@ public final class HostReplication {
         int colon = peer.lastIndexOf(':');
         java.nio.ByteBuffer offHeap = java.nio.ByteBuffer.allocateDirect(data.length).put(data).flip();
         java.util.zip.CRC32C crc32c = new java.util.zip.CRC32C();
+        javax.crypto.Mac hmac = javax.crypto.Mac.getInstance("HmacSHA256"); // the image MAC's algorithm (ImageMac)
+        hmac.init(new javax.crypto.spec.SecretKeySpec(io.jckpt.image.ImageKey.newJobKey(), "HmacSHA256"));
         try (Baselines.TwoJvmPair raw = rank == 0 ? Baselines.TwoJvmPair.connect(
                 new InetSocketAddress(peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1))), size) : null) {
             for (int i = -warmup; i < iterations; i++) {
@@ -83,9 +85,16 @@ public final class HostReplication {
                     crc32c.update(offHeap.duplicate());
                     crc = System.nanoTime() - start;
                 }
+                long mac = 0;
+                if (raw != null) {
+                    long start = System.nanoTime();
+                    hmac.update(offHeap.duplicate());
+                    byte[] tag = hmac.doFinal();
+                    mac = System.nanoTime() - start + (tag[0] & 0); // keeps the tag
+                }
                 if (raw != null && i >= 0) {
-                    System.out.printf(Locale.ROOT, "sample tcp=%d replication=%d crc=%d (%x)%n", tcp,
-                            c.stats().lastReplicationNanos(), crc, crc32c.getValue() & 0xF);
+                    System.out.printf(Locale.ROOT, "sample tcp=%d replication=%d crc=%d (%x) mac=%d%n", tcp,
+                            c.stats().lastReplicationNanos(), crc, crc32c.getValue() & 0xF, mac);
                 }
             }
         }

@@ -30,7 +30,7 @@ final class HostsBench {
     /** Where each job with a host loss keeps its output (see {@link #keep}). */
     static final String LOGS = "perf/target/hosts-logs";
     private static final java.util.concurrent.atomic.AtomicInteger KEPT = new java.util.concurrent.atomic.AtomicInteger();
-    private static final Pattern SAMPLE = Pattern.compile("sample tcp=([0-9]+) replication=([0-9]+) crc=([0-9]+)");
+    private static final Pattern SAMPLE = Pattern.compile("sample tcp=([0-9]+) replication=([0-9]+) crc=([0-9]+) \\([0-9a-f]+\\) mac=([0-9]+)");
     /** {@code -Djckpt.bench.hosts.handWritten=false} leaves 12c out (a campaign on 12a and 12b). */
     static final String HAND_WRITTEN = "jckpt.bench.hosts.handWritten";
 
@@ -38,7 +38,7 @@ final class HostsBench {
      * Replication between two hosts: raw TCP, the replication agent's time and one CRC32C pass over the same
      * bytes (rank 0's JVM), per measured round.
      */
-    record Replication(int size, Samples tcp, Samples replication, Samples crc) {
+    record Replication(int size, Samples tcp, Samples replication, Samples crc, Samples mac) {
     }
 
     /** The section's result ({@code handWritten} null when left out: {@link #HAND_WRITTEN}). */
@@ -93,8 +93,9 @@ final class HostsBench {
             HostLoss loss = new HostLoss(hosts.host(VICTIM));
 
             List<LaunchedBench.Case> cases = List.of(
-                    new LaunchedBench.Case("one host: node loss (--kill 2@round=3:wipe, section 10's row)", 1024, 2040,
-                            false, true, "respawn", 1),
+                    new LaunchedBench.Case("one host: node loss (rank 2 and its store, section 10's row; once the warm"
+                            + " standby is ready)", 1024, 2040, false, true, "respawn", 1, List.of(),
+                            new LaunchedBench.LocalNodeLoss(io.jckpt.CkptOptions.defaultMemoryDirectory())),
                     new LaunchedBench.Case("one host: node loss, no standby (--standby 0: the replacement JVM is forked)",
                             1024, 2040, false, true, "respawn", 0),
                     new LaunchedBench.Case("across hosts: rank 2's whole host lost (4 hosts, one rank each, --standby 1:"
@@ -149,6 +150,7 @@ final class HostsBench {
             Samples tcp = new Samples();
             Samples repl = new Samples();
             Samples crc = new Samples();
+            Samples mac = new Samples();
             try (LaunchedJob job = LaunchedJob.start(repo, args, Map.of())) {
                 int status = job.awaitExit(180_000);
                 if (status != 0) {
@@ -161,13 +163,14 @@ final class HostsBench {
                         tcp.add(Double.parseDouble(m.group(1)));
                         repl.add(Double.parseDouble(m.group(2)));
                         crc.add(Double.parseDouble(m.group(3)));
+                        mac.add(Double.parseDouble(m.group(4)));
                     }
                 }
             }
             if (repl.count() != iterations) {
                 throw new IllegalStateException("replication across hosts: " + repl.count() + " samples of " + iterations);
             }
-            return new Replication(size, tcp, repl, crc);
+            return new Replication(size, tcp, repl, crc, mac);
         } finally {
             peer.getOutputStream().close(); // the peer's watchdog: end of its stdin
             if (!peer.waitFor(10, TimeUnit.SECONDS)) {
@@ -203,7 +206,10 @@ final class HostsBench {
                 + "plus the work a copy adds at its two ends, one CRC32C pass each (the owner's over its image before "
                 + "it sends, below 8 MiB, or one chunk ahead of the send above; the holder's over each chunk as it "
                 + "arrives): from one pass (the two ends' passes fully overlapped with each other and the transfer) "
-                + "to two (none overlapped), on the same two cores.");
+                + "to two (none overlapped), on the same two cores. The authenticated transfer adds the owner's "
+                + "HMAC-SHA256 pass (the image MAC, docs/design.md 'Authenticated checkpoints': the agent seals the "
+                + "round before or, above 8 MiB, chunk by chunk just ahead of its send) to one CRC32C pass: the "
+                + "floor for a copy that is authenticated, since the MAC is one sequential pass.");
         List<List<String>> rows = new ArrayList<>();
         for (Replication x : r.replication()) {
             double oneEnd = x.tcp().median() + x.crc().median();
@@ -215,18 +221,25 @@ final class HostsBench {
                     x.crc().timeCell() + " (" + Samples.gbps(x.size(), x.crc().median()) + ")",
                     Samples.time(oneEnd) + " – " + Samples.time(bothEnds),
                     "**" + Samples.ratio(oneEnd, x.replication().median()) + " – "
-                            + Samples.ratio(bothEnds, x.replication().median()) + "**"));
+                            + Samples.ratio(bothEnds, x.replication().median()) + "**",
+                    x.mac().timeCell() + " (" + Samples.gbps(x.size(), x.mac().median()) + ")",
+                    Samples.time(oneEnd + x.mac().median()),
+                    "**" + Samples.ratio(oneEnd + x.mac().median(), x.replication().median()) + "**"));
         }
         report.table(List.of("size", "n", "raw TCP h1 → h2, two JVMs (baseline)", "replication h1 → h2 (agent time)",
                 "throughput vs raw TCP (target ≥ 0.80)", "one CRC32C pass (rank 0)",
-                "checksummed transfer: raw TCP + 1 – 2 CRC32C passes", "throughput vs checksummed transfer"), rows);
+                "checksummed transfer: raw TCP + 1 – 2 CRC32C passes", "throughput vs checksummed transfer",
+                "one HMAC-SHA256 pass (rank 0)", "authenticated transfer: raw TCP + 1 CRC32C + 1 HMAC pass",
+                "throughput vs authenticated transfer"), rows);
 
         report.heading(3, "12b. Node loss across hosts: kill → computing again, vs the single-host node loss (same run)");
         report.paragraph("Section 10's recovery run (`HeatSolver`, 4 MiB per rank, `--iterations "
                 + LaunchedBench.RECOVERY_ITERATIONS + " --ckpt-every " + LaunchedBench.RECOVERY_EVERY
                 + " --sleep-ms 3`, m = 1, `--on-failure respawn`), cases interleaved: on one host, rank 2's node "
-                + "loss by the launcher (`--kill 2@round=3:wipe`, section 10's row: a warm standby takes over; and "
-                + "the same with `--standby 0`, a forked JVM); across hosts, the same two ways (`--standby 1`: one "
+                + "loss made by the bench when rank 0 prints sweep 30 once the warm standby is ready (rank 2 stopped, "
+                + "its node-local store deleted where the launcher's `:wipe` deletes it, then SIGKILL: a warm standby "
+                + "takes over), and the same by the launcher with `--standby 0` (`--kill 2@round=3:wipe`, a forked "
+                + "JVM); across hosts, the same two ways (`--standby 1`: one "
                 + "warm standby on every host; `--standby 0`), `--hostfile` with "
                 + HOSTS + " hosts (2 slots each) `--map-by node` (rank r on host r + 1, a free slot on every host), "
                 + "rank 2's whole host lost by the bench when rank 0 prints sweep 30 (after checkpoint round 3): "
@@ -262,6 +275,9 @@ final class HostsBench {
             BenchSuite.key("across hosts: replication of " + Samples.size(x.size()) + ", m = 1 (target: raw / ours ≥ "
                     + "0.80, i.e. ≤ 1.25x here)", x.replication().median(), "raw TCP between the same two hosts",
                     x.tcp().median(), "12a");
+            BenchSuite.key("across hosts: replication of " + Samples.size(x.size()) + ", m = 1, vs the authenticated "
+                    + "transfer's floor", x.replication().median(), "raw TCP + 1 CRC32C + 1 HMAC-SHA256 pass (same run)",
+                    x.tcp().median() + x.crc().median() + x.mac().median(), "12a");
         }
         Map<LaunchedBench.Case, Samples> totals = LaunchedBench.totals(r.recovery());
         double single = median(totals, r.cases().get(0));
@@ -269,7 +285,7 @@ final class HostsBench {
         double across = median(totals, r.cases().get(2));
         double acrossForked = median(totals, r.cases().get(3));
         BenchSuite.key("across hosts: kill → computing again, 4 MiB per rank, a whole host lost, warm standbys"
-                + " (target ≤ 1.25x)", across, "one host: node loss (--kill 2@round=3:wipe)", single, "12b");
+                + " (target ≤ 1.25x)", across, "one host: node loss, warm standby", single, "12b");
         BenchSuite.key("across hosts: kill → computing again, 4 MiB per rank, a whole host lost, no standby",
                 acrossForked, "one host: node loss, forked replacement (--standby 0)", forked, "12b");
         if (r.handWritten() == null) {

@@ -196,8 +196,46 @@ final class LaunchedBench {
         /** Makes the failure now. */
         void inject() throws Exception;
 
+        /** Makes the failure now in {@code job} (default: {@link #inject()}, which needs nothing of it). */
+        default void inject(LaunchedJob job) throws Exception {
+            inject();
+        }
+
         /** Puts back what failed (after the job ended). */
         void repair() throws Exception;
+    }
+
+    /**
+     * A node lost on this one host, made by the bench: rank 2 stopped (SIGSTOP, so it writes nothing
+     * more), its node-local store deleted (where the launcher's {@code :wipe} deletes it), then killed
+     * (SIGKILL). The same failure as {@code --kill 2@round=R:wipe}, at a moment the bench chooses.
+     */
+    record LocalNodeLoss(Path memoryDirectory) implements Failure {
+        @Override
+        public void inject() {
+            throw new UnsupportedOperationException("a local node loss needs its job");
+        }
+
+        @Override
+        public void inject(LaunchedJob job) throws Exception {
+            long pid = job.rankPids()[2];
+            new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+            Path store = memoryDirectory.resolve(job.jobId()).resolve("rank-2");
+            if (java.nio.file.Files.exists(store)) {
+                try (var walk = java.nio.file.Files.walk(store)) {
+                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        java.nio.file.Files.deleteIfExists(p);
+                    }
+                }
+            } else {
+                throw new IllegalStateException("no node-local store of rank 2 at " + store);
+            }
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+
+        @Override
+        public void repair() {
+        }
     }
 
     /**
@@ -289,13 +327,12 @@ final class LaunchedBench {
                     // the case measured is a failure that meets warm standbys: wait until every host has its
                     // standbys ready (their warm-up takes seconds of these two cores' CPU at the start)
                     java.util.regex.Matcher m = STANDBYS_PER_HOST.matcher(job.awaitLine("warm standby", 60_000).text());
-                    if (m.find()) {
-                        job.awaitLines(" ready (pid ", Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2)), 120_000);
-                    }
+                    job.awaitLines(" ready (pid ", m.find() ? Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2))
+                            : c.standbys(), 120_000);
                 }
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();
-                c.failure().inject();
+                c.failure().inject(job);
             } else if (c.pid()) {
                 long[] pids = job.awaitRankPids(60_000);
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
