@@ -327,8 +327,13 @@ final class LaunchedBench {
                     // the case measured is a failure that meets warm standbys: wait until every host has its
                     // standbys ready (their warm-up takes seconds of these two cores' CPU at the start)
                     java.util.regex.Matcher m = STANDBYS_PER_HOST.matcher(job.awaitLine("warm standby", 60_000).text());
-                    job.awaitLines(" ready (pid ", m.find() ? Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2))
-                            : c.standbys(), 120_000);
+                    int standbys = m.find() ? Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2)) : c.standbys();
+                    if (job.awaitLinesOrExit(" ready (pid ", standbys, 120_000) == null) {
+                        // the warm-ups compete with the job for the two cores: it can end first (one more attempt)
+                        return new Recovery(c, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                                Double.NaN, "the job ended (status " + job.awaitExit(60_000) + ") before its " + standbys
+                                + " warm standbys were ready", false, 0);
+                    }
                 }
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
                 kill = System.nanoTime();

@@ -154,6 +154,14 @@ public final class LaunchedJob implements AutoCloseable {
         return await(text, 1, millis, true);
     }
 
+    /**
+     * Waits (bounded) until {@code count} lines contain {@code text}; returns the last of them, or null
+     * when the launcher's output ended (it exited) with fewer.
+     */
+    public Line awaitLinesOrExit(String text, int count, long millis) throws InterruptedException {
+        return await(text, count, millis, true);
+    }
+
     /** Waits (bounded) until {@code count} lines contain {@code text}; returns the last of them. */
     public Line awaitLines(String text, int count, long millis) throws InterruptedException {
         return await(text, count, millis, false);
