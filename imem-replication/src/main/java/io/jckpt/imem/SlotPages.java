@@ -9,12 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes a slot file's pages resident with one system call each instead of one per page:
+ * Makes a slot file's pages resident with one system call each instead of work per page:
  * {@code fallocate(2)} allocates the file's blocks (instead of writing zeros over them) and
  * {@code madvise(MADV_POPULATE_READ)} (Linux 5.14 and later) maps every page of a mapping (instead
- * of a read fault per page). On this machine a 1 GiB tmpfs slot takes 0.1 s and 0.3 s, against
- * about 1 s and 2-4 s: a page fault costs a trap, the call costs one. Neither changes a byte, so both
- * are safe while the slot is in use. Where a call is not there (an older kernel, a file system
+ * of a read fault per page, each a trap; figures in the module README). Neither changes a byte, so
+ * both are safe while the slot is in use. Where a call is not there (an older kernel, a file system
  * without fallocate, no native access) the method says so and the caller does it page by page.
  */
 final class SlotPages {
