@@ -149,7 +149,7 @@ final class HandWrittenBench {
                         if (hosts == null) {
                             ProcessHandle.of(pids[2]).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
                         } else {
-                            hosts.failure().inject();
+                            hosts.failure().inject(job);
                         }
                         int status = job.awaitExit(180_000);
                         if (hosts != null) {

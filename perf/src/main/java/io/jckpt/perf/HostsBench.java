@@ -49,7 +49,7 @@ final class HostsBench {
     /** The bench's whole-host loss: {@link TestHost#loseNode()}, then the host started again (empty /dev/shm). */
     private record HostLoss(TestHost host) implements LaunchedBench.Failure {
         @Override
-        public void inject() throws Exception {
+        public void inject(LaunchedJob job) throws Exception {
             host.loseNode();
         }
 

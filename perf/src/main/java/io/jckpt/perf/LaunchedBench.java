@@ -193,13 +193,8 @@ final class LaunchedBench {
      * and its repair for the next run.
      */
     interface Failure {
-        /** Makes the failure now. */
-        void inject() throws Exception;
-
-        /** Makes the failure now in {@code job} (default: {@link #inject()}, which needs nothing of it). */
-        default void inject(LaunchedJob job) throws Exception {
-            inject();
-        }
+        /** Makes the failure now in {@code job} (whose ranks and job id it may need). */
+        void inject(LaunchedJob job) throws Exception;
 
         /** Puts back what failed (after the job ended). */
         void repair() throws Exception;
@@ -212,24 +207,14 @@ final class LaunchedBench {
      */
     record LocalNodeLoss(Path memoryDirectory) implements Failure {
         @Override
-        public void inject() {
-            throw new UnsupportedOperationException("a local node loss needs its job");
-        }
-
-        @Override
         public void inject(LaunchedJob job) throws Exception {
             long pid = job.rankPids()[2];
             new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
             Path store = memoryDirectory.resolve(job.jobId()).resolve("rank-2");
-            if (java.nio.file.Files.exists(store)) {
-                try (var walk = java.nio.file.Files.walk(store)) {
-                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                        java.nio.file.Files.deleteIfExists(p);
-                    }
-                }
-            } else {
+            if (!java.nio.file.Files.exists(store)) {
                 throw new IllegalStateException("no node-local store of rank 2 at " + store);
             }
+            BenchSuite.deleteTree(store);
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         }
 
@@ -330,9 +315,10 @@ final class LaunchedBench {
                     int standbys = m.find() ? Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2)) : c.standbys();
                     if (job.awaitLinesOrExit(" ready (pid ", standbys, 120_000) == null) {
                         // the warm-ups compete with the job for the two cores: it can end first (one more attempt)
+                        int status = job.awaitExit(60_000);
                         return new Recovery(c, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                                Double.NaN, "the job ended (status " + job.awaitExit(60_000) + ") before its " + standbys
-                                + " warm standbys were ready", false, 0);
+                                Double.NaN, "the job ended (status " + status + ") before its " + standbys
+                                + " warm standbys were ready", false, status);
                     }
                 }
                 job.awaitLine("iteration " + killSweep + " residual", 120_000);
