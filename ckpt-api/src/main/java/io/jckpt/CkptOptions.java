@@ -109,6 +109,8 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
     public static final Duration DEFAULT_HERE_WAIT_TIMEOUT = Duration.ofSeconds(60);
     /** Fallback of the default memory cap when the physical memory size cannot be read: 1 GiB. */
     public static final long FALLBACK_MAX_MEMORY_BYTES = 1L << 30;
+    /** The origin of a setting the program's builder call gave. */
+    private static final String PROGRAM = "program";
 
     /**
      * Validates every option, in a fixed order, and makes the directories absolute.
@@ -165,7 +167,7 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
             origins.putAll(settingOrigins);
         }
         for (Setting setting : Setting.values()) {
-            origins.putIfAbsent(setting, new Value("", Source.PROGRAM, "program"));
+            origins.putIfAbsent(setting, new Value("", Source.PROGRAM, PROGRAM));
         }
         settingOrigins = Collections.unmodifiableMap(origins);
     }
@@ -190,6 +192,7 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
                 .minReplicas(minReplicas).interval(interval).nodeMtbf(nodeMtbf).failureNodes(failureNodes)
                 .diskRatioAuto(diskRatioAuto).diskUnavailable(diskUnavailable);
         b.origins.putAll(settingOrigins); // where each value came from, not "program": build() reads no job setting again
+        b.derived = true;
         return b;
     }
 
@@ -201,6 +204,33 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
      * @return one line
      */
     public String settingsSummary() {
+        return summary(replicas, diskDirectory, diskRatio, diskRatioAuto, memoryDirectory, maxMemoryBytes, interval,
+                nodeMtbf, settingOrigins);
+    }
+
+    /**
+     * The settings line of a rank, in a job with these settings, whose program sets none of the per-job
+     * settings: what a launcher prints before its ranks start, in the words of the ranks' own
+     * {@link #settingsSummary()} (the same defaults, of this machine). Each value given is checked; the
+     * checks across options (such as {@code interval=auto} needing a node MTBF) wait for the program's calls.
+     *
+     * @param job the job's settings (launcher options, system properties of the rank JVMs, environment)
+     * @return one line
+     * @throws InvalidOptionException naming the option, property or variable whose value does not parse
+     */
+    public static String jobSettingsSummary(JobSettings job) {
+        Builder b = builder();
+        b.applyJobSettings(job);
+        Path memory = b.memoryDirectory != null ? b.memoryDirectory : MachineDefaults.memoryDirectory();
+        return summary(b.replicas, b.diskDirectory == null ? null : b.diskDirectory.toAbsolutePath().normalize(),
+                b.diskRatio, b.diskRatioAuto, memory.toAbsolutePath().normalize(),
+                b.maxMemoryBytes != null ? b.maxMemoryBytes : MachineDefaults.maxMemoryBytes(), b.interval, b.nodeMtbf,
+                b.origins);
+    }
+
+    private static String summary(int replicas, Path diskDirectory, int diskRatio, boolean diskRatioAuto,
+                                  Path memoryDirectory, long maxMemoryBytes, IntervalPolicy interval, Duration nodeMtbf,
+                                  Map<Setting, Value> origins) {
         StringJoiner line = new StringJoiner(", ");
         for (Setting setting : Setting.values()) {
             String value = switch (setting) {
@@ -210,12 +240,13 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
                 case MEMORY_DIR -> memoryDirectory.toString();
                 case MAX_MEMORY -> JobSettings.formatBytes(maxMemoryBytes);
                 case INTERVAL -> interval.toString();
-                case NODE_MTBF -> nodeMtbf == null ? "none" : nodeMtbf.toMillis() / 1000.0 + "s";
+                case NODE_MTBF -> nodeMtbf == null ? "none" : JobSettings.formatDuration(nodeMtbf);
             };
-            if (setting.defaultsUnlisted() && settingOrigins.get(setting).source() == Source.DEFAULT) {
+            Value origin = origins.get(setting);
+            if (setting.defaultsUnlisted() && origin.source() == Source.DEFAULT) {
                 continue; // the interval's settings at their defaults: the line stays as it was before them
             }
-            line.add(setting.label() + "=" + value + " (" + settingOrigins.get(setting).origin() + ")");
+            line.add(setting.label() + "=" + value + " (" + origin.origin() + ")");
         }
         return line.toString();
     }
@@ -415,6 +446,8 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
         private DiskUnavailable diskUnavailable = DiskUnavailable.FAIL;
         /** The per-job settings given so far: the program's calls (or the options this builder derives from). */
         private final EnumMap<Setting, Value> origins = new EnumMap<>(Setting.class);
+        /** Whether this builder derives from built options ({@link #toBuilder()}): it reads nothing of the job. */
+        private boolean derived;
 
         private Builder() {
         }
@@ -560,8 +593,22 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
         }
 
         private Builder program(Setting setting, Object value) {
-            origins.put(setting, new Value(String.valueOf(value), Source.PROGRAM, "program"));
+            origins.put(setting, new Value(String.valueOf(value), Source.PROGRAM, PROGRAM));
             return this;
+        }
+
+        /**
+         * The job's value of a setting the program sets, for the settings line ({@code program, over
+         * --replicas=2}): a program that overrides the job's settings says so where the job's log shows it.
+         * A job value that does not parse is not the program's concern: nothing is said of it.
+         */
+        private static java.util.Optional<String> overridden(Setting setting, JobSettings job) {
+            try {
+                return job.lookup(setting).map(v -> v.origin().startsWith("-D") ? v.origin() + "=" + v.text()
+                        : v.source() == Source.LAUNCHER ? v.origin() + " " + v.text() : v.origin() + "=" + v.text());
+            } catch (InvalidOptionException e) {
+                return java.util.Optional.empty();
+            }
         }
 
         /**
@@ -570,7 +617,12 @@ public record CkptOptions(int replicas, int diskRatio, Path memoryDirectory, Pat
          */
         void applyJobSettings(JobSettings job) {
             for (Setting setting : Setting.values()) {
-                if (origins.containsKey(setting)) {
+                Value set = origins.get(setting);
+                if (set != null) {
+                    if (!derived && set.source() == Source.PROGRAM && set.origin().equals(PROGRAM)) {
+                        overridden(setting, job).ifPresent(given -> origins.put(setting,
+                                new Value(set.text(), Source.PROGRAM, PROGRAM + ", over " + given)));
+                    }
                     continue;
                 }
                 Value value = job.lookup(setting).orElse(null);

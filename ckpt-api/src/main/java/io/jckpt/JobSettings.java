@@ -339,6 +339,27 @@ public final class JobSettings {
         return java.time.Duration.ofNanos(Math.max(1, Math.round(seconds * 1e9)));
     }
 
+    /**
+     * @param duration a duration {@code > 0}
+     * @return it in the largest unit of {@link #parseDuration} that divides it (e.g. {@code 5y}, {@code 90m},
+     *         {@code 36h}), else in seconds with up to three decimals (e.g. {@code 1.5s}): what parses back to it
+     */
+    public static String formatDuration(java.time.Duration duration) {
+        long millis = duration.toMillis();
+        if (millis % 1000 == 0) {
+            long seconds = millis / 1000;
+            long[] sizes = {365 * 86400L, 86400, 3600, 60};
+            String[] units = {"y", "d", "h", "m"};
+            for (int i = 0; i < sizes.length; i++) {
+                if (seconds >= sizes[i] && seconds % sizes[i] == 0) {
+                    return seconds / sizes[i] + units[i];
+                }
+            }
+            return seconds + "s";
+        }
+        return java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString() + "s";
+    }
+
     static Path parsePath(String text) {
         return Paths.get(text);
     }

@@ -150,7 +150,7 @@ class CkptOptionsTest {
         assertEquals(IntervalPolicy.auto(), o.interval());
         assertEquals(Duration.ofDays(30), o.nodeMtbf());
         assertEquals("--interval", o.settingOrigins().get(JobSettings.Setting.INTERVAL).origin());
-        assertTrue(o.settingsSummary().endsWith("interval=auto (--interval), nodeMtbf=2592000.0s (JCKPT_NODE_MTBF)"),
+        assertTrue(o.settingsSummary().endsWith("interval=auto (--interval), nodeMtbf=30d (JCKPT_NODE_MTBF)"),
                 o.settingsSummary());
         // a system property; the program's own call wins over every job setting
         java.util.Properties p = new java.util.Properties();

@@ -57,8 +57,49 @@ class JobSettingsTest {
         assertEquals(1 << 20, q.maxMemoryBytes());
         assertEquals(6, q.diskRatio());
         assertEquals(JobSettings.Source.PROGRAM, q.settingOrigins().get(JobSettings.Setting.REPLICAS).source());
-        assertTrue(q.settingsSummary().contains("replicas=1 (program)"), q.settingsSummary());
-        assertTrue(q.settingsSummary().contains("disk=none (program)"), q.settingsSummary());
+        // and the settings line names the job's value each call overrode, so an override is never silent
+        assertTrue(q.settingsSummary().startsWith("replicas=1 (program, over --replicas 3), disk=none (program, over"
+                + " JCKPT_DISK=/env/disk), diskRatio=6 (-Djckpt.diskRatio)"), q.settingsSummary());
+        assertTrue(q.settingsSummary().contains("maxMemory=1 MiB (program, over JCKPT_MAX_MEMORY=64m)"), q.settingsSummary());
+        assertTrue(build(CkptOptions.builder().replicas(1), Map.of(), props()).settingsSummary()
+                .startsWith("replicas=1 (program), "));
+        assertTrue(build(CkptOptions.builder().replicas(2), env, props("jckpt.replicas", "4")).settingsSummary()
+                .startsWith("replicas=2 (program, over --replicas 3), "));
+        assertTrue(build(CkptOptions.builder().replicas(2), Map.of(), props("jckpt.replicas", "4")).settingsSummary()
+                .startsWith("replicas=2 (program, over -Djckpt.replicas=4), "));
+    }
+
+    @Test
+    void theJobsLineIsTheLineOfAProgramThatSetsNothing() {
+        Map<String, String> env = Map.of("JCKPT_LAUNCHER_REPLICAS", "3", "JCKPT_DISK", "/env/disk",
+                "JCKPT_LAUNCHER_NODE_MTBF", "36h", "JCKPT_MAX_MEMORY", "64m");
+        Properties p = props("jckpt.diskRatio", "auto:50", "jckpt.interval", "calls:4");
+        JobSettings job = JobSettings.of(env, p);
+        assertEquals(build(CkptOptions.builder(), env, p).settingsSummary(), CkptOptions.jobSettingsSummary(job));
+        assertEquals("replicas=3 (--replicas), disk=/env/disk (JCKPT_DISK), diskRatio=auto:50 (-Djckpt.diskRatio),"
+                + " memoryDir=" + CkptOptions.defaultMemoryDirectory() + " (default), maxMemory=64 MiB (JCKPT_MAX_MEMORY),"
+                + " interval=calls:4 (-Djckpt.interval), nodeMtbf=36h (--node-mtbf)", CkptOptions.jobSettingsSummary(job));
+        assertEquals(build(CkptOptions.builder(), Map.of(), props()).settingsSummary(),
+                CkptOptions.jobSettingsSummary(JobSettings.of(Map.of(), props())));
+        // the checks across options wait for the program (which may give the MTBF interval=auto needs) ...
+        assertTrue(CkptOptions.jobSettingsSummary(JobSettings.of(Map.of("JCKPT_INTERVAL", "auto"), props()))
+                .contains("interval=auto (JCKPT_INTERVAL)"));
+        // ... a value that does not parse does not
+        InvalidOptionException e = assertThrows(InvalidOptionException.class,
+                () -> CkptOptions.jobSettingsSummary(JobSettings.of(Map.of(), props("jckpt.replicas", "two"))));
+        assertTrue(e.getMessage().contains("-Djckpt.replicas=two"), e.getMessage());
+    }
+
+    @Test
+    void aDurationIsWrittenAsItParses() {
+        for (String text : new String[] {"5y", "30d", "36h", "90m", "45s", "1.5s", "0.001s", "400d"}) {
+            java.time.Duration d = JobSettings.parseDuration(text, "t");
+            assertEquals(d, JobSettings.parseDuration(JobSettings.formatDuration(d), "t"), text);
+        }
+        assertEquals("90m", JobSettings.formatDuration(java.time.Duration.ofMinutes(90)));
+        assertEquals("25h", JobSettings.formatDuration(java.time.Duration.ofHours(25)));
+        assertEquals("61s", JobSettings.formatDuration(java.time.Duration.ofSeconds(61)));
+        assertEquals("1.5s", JobSettings.formatDuration(java.time.Duration.ofMillis(1500)));
     }
 
     @Test

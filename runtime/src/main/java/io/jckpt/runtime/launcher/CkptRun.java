@@ -34,7 +34,7 @@ public final class CkptRun {
             return Job.EXIT_USAGE;
         }
         try {
-            LaunchSpecBuilder.checkDiskDirectory(spec.settings());
+            LaunchSpecBuilder.checkDiskDirectory(spec);
         } catch (UsageException e) {
             System.err.println("ckpt-run: " + e.getMessage());
             return Job.EXIT_USAGE;

@@ -205,7 +205,10 @@ public final class Job {
         this.summary = new JobSummary(console::elapsedSeconds);
         this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add);
         this.exchanges = channels.exchanges();
-        this.settings = new LauncherSettings(spec, System.getenv());
+        java.util.List<String> rankJvmOptions = new java.util.ArrayList<>(home.jvmFlags());
+        rankJvmOptions.addAll(logging.jvmFlags());
+        rankJvmOptions.addAll(spec.jvmOptions());
+        this.settings = new LauncherSettings(spec, System.getenv(), rankJvmOptions);
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */

@@ -284,7 +284,7 @@ public final class LaunchSpecBuilder {
             kills.add(KillSpec.parse(text, np));
         }
         int standbyCount = checkedFailureHandling(np);
-        checkSettings(settings, np);
+        checkSettings(settings, np, jvmOptions);
         LaunchProgram prog = program != null ? program : LaunchProgram.resolve(cp, jar, cpFiles, rest);
         if (logFile != null) {
             Path parent = logFile.toAbsolutePath().getParent();
@@ -428,19 +428,38 @@ public final class LaunchSpecBuilder {
     private record Given(String value, String where) { }
 
     /**
-     * The job's value of {@code setting}: the launcher's option, else the environment variable (a property
-     * would be a rank JVM's own); empty when neither gives one.
+     * The job's value of {@code setting}: the launcher's option, else a system property of the rank JVMs,
+     * else the environment variable; empty when none gives one.
      *
-     * @throws InvalidOptionException when the variable's value does not parse
+     * @param job the rank JVMs' properties and the environment ({@link #rankSettings})
+     * @throws InvalidOptionException when the property's or variable's value does not parse
      */
     private static java.util.Optional<Given> given(JobSettings.Setting setting, Map<JobSettings.Setting, String> settings,
-                                                   JobSettings environment) {
+                                                   JobSettings job) {
         String option = settings.get(setting);
         if (option != null) {
             return java.util.Optional.of(new Given(option, setting.option() + " " + option));
         }
-        return environment.lookup(setting).filter(v -> v.source() == JobSettings.Source.ENVIRONMENT)
-                .map(v -> new Given(v.text(), "environment variable " + setting.variable() + "=" + v.text()));
+        return job.lookup(setting).filter(v -> v.source() != JobSettings.Source.LAUNCHER)
+                .map(v -> new Given(v.text(), v.source() == JobSettings.Source.PROPERTY
+                        ? "rank JVM option -D" + setting.property() + "=" + v.text()
+                        : "environment variable " + setting.variable() + "=" + v.text()));
+    }
+
+    /**
+     * The settings the rank JVMs will find besides the launcher's options: the {@code -Djckpt.*} of their
+     * command line ({@code JCKPT_JVM_OPTS}, then {@code --jvm-opt}, the variables the JVM reads first) and
+     * the environment they inherit.
+     */
+    static JobSettings rankSettings(List<String> jvmOptions) {
+        List<String> rankOptions = new ArrayList<>();
+        try {
+            rankOptions.addAll(JckptHome.siteJvmOptions(System.getenv(JckptHome.JVM_OPTS_VARIABLE)));
+        } catch (IllegalArgumentException e) {
+            // a word that is no option: the launcher's start names it (JckptHome.locate)
+        }
+        rankOptions.addAll(jvmOptions);
+        return JobSettings.of(System.getenv(), LauncherSettings.rankProperties(System.getenv(), rankOptions));
     }
 
     /**
@@ -448,14 +467,16 @@ public final class LaunchSpecBuilder {
      * before any JVM starts; so do more replicas than the other ranks can hold (the option's or the
      * variable's).
      */
-    private static void checkSettings(Map<JobSettings.Setting, String> settings, int np) throws UsageException {
-        JobSettings environment = JobSettings.of(System.getenv(), new java.util.Properties());
+    private static void checkSettings(Map<JobSettings.Setting, String> settings, int np, List<String> jvmOptions)
+            throws UsageException {
+        JobSettings job = rankSettings(jvmOptions);
         for (JobSettings.Setting setting : JobSettings.Setting.values()) {
             java.util.Optional<Given> given;
             try {
-                given = given(setting, settings, environment);
+                given = given(setting, settings, job);
             } catch (InvalidOptionException e) {
-                throw new UsageException(e.getMessage().replace("invalid option ", "environment variable "));
+                throw new UsageException(e.getMessage().replace("invalid option -D", "rank JVM option -D")
+                        .replace("invalid option ", "environment variable "));
             }
             if (setting == JobSettings.Setting.REPLICAS && given.isPresent()
                     && Integer.parseInt(given.get().value().trim()) > np - 1) {
@@ -469,12 +490,11 @@ public final class LaunchSpecBuilder {
      * The job's disk directory ({@code --disk}, else {@code JCKPT_DISK}) made if missing and writable, on this
      * host, before any rank starts (the launcher's start, not the spec's: it makes the directory).
      *
-     * @param settings the job's options ({@link LaunchSpec#settings()})
-     * @throws UsageException naming the option or variable, when the directory cannot be made or written
+     * @param spec the job
+     * @throws UsageException naming the option, property or variable, when the directory cannot be made or written
      */
-    static void checkDiskDirectory(Map<JobSettings.Setting, String> settings) throws UsageException {
-        java.util.Optional<Given> disk = given(JobSettings.Setting.DISK, settings,
-                JobSettings.of(System.getenv(), new java.util.Properties()));
+    static void checkDiskDirectory(LaunchSpec spec) throws UsageException {
+        java.util.Optional<Given> disk = given(JobSettings.Setting.DISK, spec.settings(), rankSettings(spec.jvmOptions()));
         if (disk.isEmpty()) {
             return;
         }

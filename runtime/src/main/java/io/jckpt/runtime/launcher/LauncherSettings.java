@@ -10,28 +10,51 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The checkpoint settings as the launcher sees them: its options ({@code --memory-dir},
- * {@code --replicas}, ...), then its environment ({@code JCKPT_*}). The launcher's own system
- * properties are not the ranks' (theirs come with {@code --jvm-opt -Djckpt.*}), so they do not count.
- * Resolved once, when the job is made.
+ * The checkpoint settings as the ranks will see them, resolved once when the job is made: the
+ * launcher's options ({@code --memory-dir}, {@code --replicas}, ...), the system properties the rank
+ * JVMs get ({@code -Djckpt.*} in {@code --jvm-opt}, {@code JCKPT_JVM_OPTS}, {@code JAVA_TOOL_OPTIONS},
+ * {@code JDK_JAVA_OPTIONS}; the last one given wins, as in the JVM), then the environment
+ * ({@code JCKPT_*}). Its line is the ranks' own ({@link CkptOptions#jobSettingsSummary}): the two
+ * differ only where the program's builder calls set a value, and rank 0's line says so.
  */
 final class LauncherSettings {
     private final JobSettings settings;
     private final Path memoryDirectory;
 
     /**
-     * @param spec        the launcher's options
-     * @param environment the launcher's environment
+     * @param spec           the launcher's options
+     * @param environment    the launcher's environment, which the ranks inherit
+     * @param rankJvmOptions the options of every rank JVM's command line, in their order
+     * @throws io.jckpt.InvalidOptionException naming the option, property or variable whose value does not parse
      */
-    LauncherSettings(LaunchSpec spec, Map<String, String> environment) {
+    LauncherSettings(LaunchSpec spec, Map<String, String> environment, List<String> rankJvmOptions) {
         Map<String, String> seen = new HashMap<>(environment);
         spec.settings().forEach((setting, value) -> seen.put(setting.launcherVariable(), value));
-        this.settings = JobSettings.of(seen, new Properties());
+        this.settings = JobSettings.of(seen, rankProperties(environment, rankJvmOptions));
         this.memoryDirectory = settings.lookup(JobSettings.Setting.MEMORY_DIR).map(v -> Path.of(v.text()))
                 .orElseGet(CkptOptions::defaultMemoryDirectory);
     }
 
-    /** Every setting with its value and origin, or {@code =default}: the launcher's settings line. */
+    /** The {@code -Djckpt.*} properties a rank JVM ends with: the JVM reads its variables first, then its command line. */
+    static Properties rankProperties(Map<String, String> environment, List<String> rankJvmOptions) {
+        List<String> words = new ArrayList<>();
+        for (String variable : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")) {
+            String value = environment.get(variable);
+            if (value != null && !value.isBlank()) {
+                words.addAll(List.of(value.trim().split("\\s+")));
+            }
+        }
+        words.addAll(rankJvmOptions);
+        Properties properties = new Properties();
+        for (String word : words) {
+            if (word.startsWith("-Djckpt.")) {
+                int eq = word.indexOf('=');
+                properties.setProperty(eq < 0 ? word.substring(2) : word.substring(2, eq), eq < 0 ? "" : word.substring(eq + 1));
+            }
+        }
+        return properties;
+    }
+
     /** @return every setting: its value and origin, or "default", for the events file */
     java.util.Map<String, Object> fields() {
         java.util.Map<String, Object> fields = new java.util.LinkedHashMap<>();
@@ -43,20 +66,14 @@ final class LauncherSettings {
         return fields;
     }
 
+    /** @return the settings line: every setting as a rank whose program sets none of them will have it */
     String line() {
-        List<String> parts = new ArrayList<>();
-        for (JobSettings.Setting setting : JobSettings.Setting.values()) {
-            settings.lookup(setting).map(v -> setting.label() + "=" + v.text() + " (" + v.origin() + ")")
-                    .or(() -> setting.defaultsUnlisted() ? java.util.Optional.empty()
-                            : java.util.Optional.of(setting.label() + "=default"))
-                    .ifPresent(parts::add);
-        }
-        return String.join(", ", parts);
+        return CkptOptions.jobSettingsSummary(settings);
     }
 
     /**
      * Where the ranks keep their node-local stores unless the program sets another directory: the
-     * launcher's {@code --memory-dir}, else {@code JCKPT_MEMORY_DIR}, else the default.
+     * launcher's {@code --memory-dir}, else {@code -Djckpt.memoryDir}, else {@code JCKPT_MEMORY_DIR}, else the default.
      */
     Path memoryDirectory() {
         return memoryDirectory;
