@@ -1,6 +1,7 @@
 package io.jckpt.samples.cg;
 
 import io.jckpt.cli.CommandLines;
+import io.jckpt.samples.GivenSettings;
 
 
 import java.nio.file.Path;
@@ -17,14 +18,14 @@ import picocli.CommandLine.Option;
  * --tolerance 0          stop early when ||r|| &lt;= tolerance * ||b|| (0 = always run all iterations)
  * --report 50            print the residual norm every this many iterations
  * --ckpt-every 0         checkpoint every this many iterations (0 = no checkpoints)
- * --replicas 1           in-memory copies on other ranks (m)
- * --disk-ratio 1000      one disk round per this many checkpoints (0 = none)
- * --disk-dir PATH        stable-storage directory (none = no disk level)
+ * --replicas M           in-memory copies on other ranks (m; default: the job's)
+ * --disk-ratio K         one disk round per this many checkpoints (0 = none; default: the job's)
+ * --disk-dir PATH        stable-storage directory (default: the job's, else no disk level)
  * --sleep-ms 0           pause per iteration (to make demos and tests observable)
  * </pre>
  */
-record CgOptions(int nx, int ny, int iterations, double tolerance, int report, int checkpointEvery, int replicas,
-                 int diskRatio, Path diskDirectory, int sleepMillis) {
+record CgOptions(int nx, int ny, int iterations, double tolerance, int report, int checkpointEvery, Integer replicas,
+                 Integer diskRatio, Path diskDirectory, int sleepMillis) {
 
     /** The command line as picocli fills it in; the field values are the defaults. */
     @Command(name = "io.jckpt.samples.cg.CgSolver", sortOptions = false,
@@ -50,14 +51,14 @@ record CgOptions(int nx, int ny, int iterations, double tolerance, int report, i
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many iterations (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M",
-                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
-        int replicas = 1;
-        @Option(names = "--disk-ratio", paramLabel = "K",
-                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
-        int diskRatio = 1000;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
-                + " no disk level)")
+        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
+                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
+        Integer replicas;
+        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
+                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
+        Integer diskRatio;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
+                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
         Path diskDirectory;
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per iteration, to make demos and tests observable (default: ${DEFAULT-VALUE})")

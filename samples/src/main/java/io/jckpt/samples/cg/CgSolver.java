@@ -3,7 +3,7 @@ package io.jckpt.samples.cg;
 import io.jckpt.cli.CommandLines;
 
 import io.jckpt.Ckpt;
-import io.jckpt.CkptOptions;
+import io.jckpt.samples.GivenSettings;
 
 import java.util.Locale;
 import mpi.MPI;
@@ -70,11 +70,8 @@ public final class CgSolver {
         Dots dots = new Dots(problem, rows, first, ny);
 
         if (options.checkpointing()) {
-            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio());
-            if (options.diskDirectory() != null) {
-                ckpt.diskDirectory(options.diskDirectory());
-            }
-            Ckpt.open(ckpt.build());
+            // only what the command line gave: the job's settings (ckpt-run --replicas, ...) decide the rest
+            Ckpt.open(GivenSettings.builder(options.replicas(), options.diskRatio(), options.diskDirectory()).build());
         }
         problem.fillRhs(r, first, rows); // x = 0, so r = b
         System.arraycopy(r, 0, p, 0, n);

@@ -141,15 +141,17 @@ public final class Demo {
         System.out.printf(Locale.ROOT, "reference checksum %s (%.2f s)%n%n", reference, (System.nanoTime() - t0) / 1e9);
 
         Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
+        // the checkpoint settings are the job's (the launcher's options), the program's arguments its own
         List<String> command = new ArrayList<>(List.of(root.resolve("bin/ckpt-run").toString(), "-np",
-                Integer.toString(ranks), "--on-failure", "respawn", "--kill", kill, "--events", eventsFile.toString(), "-cp",
-                root.resolve("samples/target/classes").toString(), "io.jckpt.samples.heat.HeatSolver",
-                "--nx", Integer.toString(nx), "--ny", Integer.toString(ny), "--iterations", Integer.toString(iterations),
-                "--ckpt-every", Integer.toString(every), "--replicas", Integer.toString(replicas), "--report", "200",
-                "--sleep-ms", "2"));
+                Integer.toString(ranks), "--on-failure", "respawn", "--kill", kill, "--events", eventsFile.toString(),
+                "--replicas", Integer.toString(replicas)));
         if (totalLoss) {
-            command.addAll(List.of("--disk-dir", disk.toAbsolutePath().toString(), "--disk-ratio", "5"));
+            command.addAll(List.of("--disk", disk.toAbsolutePath().toString(), "--disk-ratio", "5"));
         }
+        command.addAll(List.of("-cp", root.resolve("samples/target/classes").toString(),
+                "io.jckpt.samples.heat.HeatSolver", "--nx", Integer.toString(nx), "--ny", Integer.toString(ny),
+                "--iterations", Integer.toString(iterations), "--ckpt-every", Integer.toString(every), "--report", "200",
+                "--sleep-ms", "2"));
         System.out.printf("== %d ranks under bin/ckpt-run, m = %d, injected failure: %s%n", ranks, replicas, kill);
         System.out.println("$ " + String.join(" ", command));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -93,11 +93,11 @@ final class DemoAcrossHosts {
             Path root = Paths.get(System.getProperty("jckpt.repo.root", ".")).toAbsolutePath().normalize();
             List<String> command = new ArrayList<>(List.of(root.resolve("bin/ckpt-run").toString(), "-np",
                     Integer.toString(ranks), "--hostfile", hostfile.toString(), "--map-by", "node",
-                    "--rsh", HostedJobs.rsh(hosts), "--on-failure", "respawn",
-                    "--events", eventsFile.toString(), "-cp", root.resolve("samples/target/classes").toString(),
-                    "io.jckpt.samples.heat.HeatSolver", "--nx", Integer.toString(options.nx), "--ny",
-                    Integer.toString(options.ny), "--iterations", Integer.toString(options.iterations),
-                    "--ckpt-every", Integer.toString(options.every), "--replicas", Integer.toString(options.replicas),
+                    "--rsh", HostedJobs.rsh(hosts), "--on-failure", "respawn", "--replicas",
+                    Integer.toString(options.replicas), "--events", eventsFile.toString(), "-cp",
+                    root.resolve("samples/target/classes").toString(), "io.jckpt.samples.heat.HeatSolver", "--nx",
+                    Integer.toString(options.nx), "--ny", Integer.toString(options.ny), "--iterations",
+                    Integer.toString(options.iterations), "--ckpt-every", Integer.toString(options.every),
                     "--report", "200", "--sleep-ms", "2"));
             System.out.printf("== %d ranks on %d hosts under bin/ckpt-run (2 a host, over ssh), m = %d; host %s (%s) will"
                     + " be lost whole once the launcher reports checkpoint round %d of %d or later%n", ranks, hostCount,

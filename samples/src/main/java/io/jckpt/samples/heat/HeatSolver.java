@@ -3,7 +3,7 @@ package io.jckpt.samples.heat;
 import io.jckpt.cli.CommandLines;
 
 import io.jckpt.Ckpt;
-import io.jckpt.CkptOptions;
+import io.jckpt.samples.GivenSettings;
 import io.jckpt.CtrlOptions;
 
 import java.util.Locale;
@@ -59,12 +59,9 @@ public final class HeatSolver {
         int[] sweep = {0};
 
         if (options.checkpointing()) {
-            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio())
-                    .interval(options.interval()).nodeMtbf(options.nodeMtbf());
-            if (options.diskDirectory() != null) {
-                ckpt.diskDirectory(options.diskDirectory());
-            }
-            Ckpt.open(ckpt.build());
+            // only what the command line gave: the job's settings (ckpt-run --replicas, ...) decide the rest
+            Ckpt.open(GivenSettings.interval(GivenSettings.builder(options.replicas(), options.diskRatio(),
+                    options.diskDirectory()), options.interval(), options.nodeMtbf()).build());
         }
         for (int r = 0; r < rows; r++) {
             for (int c = 0; c < nx; c++) {

@@ -1,6 +1,7 @@
 package io.jckpt.samples.heat;
 
 import io.jckpt.cli.CommandLines;
+import io.jckpt.samples.GivenSettings;
 
 import io.jckpt.IntervalPolicy;
 
@@ -18,9 +19,9 @@ import picocli.CommandLine.Option;
  * --iterations 1000      Jacobi sweeps
  * --report 100           print the residual every this many sweeps
  * --ckpt-every 0         checkpoint every this many sweeps (0 = no checkpoints; must be even)
- * --replicas 1           in-memory copies on other ranks (m)
- * --disk-ratio 1000      one disk round per this many checkpoints (0 = none)
- * --disk-dir PATH        stable-storage directory (none = no disk level)
+ * --replicas M           in-memory copies on other ranks (m; default: the job's)
+ * --disk-ratio K         one disk round per this many checkpoints (0 = none; default: the job's)
+ * --disk-dir PATH        stable-storage directory (default: the job's, else no disk level)
  * --sleep-ms 0           pause per sweep (to make demos and tests observable)
  * --ctrl-replicas R:M    after checkpoint round R, change m to M with Ckpt.ctrl (applied from round R+1)
  * --interval SPEC        let jckpt decide when (Ckpt.needCheckpoint() after each pair of sweeps): calls:N,
@@ -28,7 +29,7 @@ import picocli.CommandLine.Option;
  * --node-mtbf SECONDS    the MTBF of one node, for --interval auto (refined by the failures the job sees)
  * </pre>
  */
-record SolverOptions(int nx, int ny, int iterations, int report, int checkpointEvery, int replicas, int diskRatio,
+record SolverOptions(int nx, int ny, int iterations, int report, int checkpointEvery, Integer replicas, Integer diskRatio,
                      Path diskDirectory, int sleepMillis, long ctrlRound, int ctrlReplicas, IntervalPolicy interval,
                      Duration nodeMtbf) {
 
@@ -50,14 +51,14 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many sweeps, even (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M",
-                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
-        int replicas = 1;
-        @Option(names = "--disk-ratio", paramLabel = "K",
-                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
-        int diskRatio = 1000;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
-                + " no disk level)")
+        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
+                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
+        Integer replicas;
+        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
+                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
+        Integer diskRatio;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
+                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
         Path diskDirectory;
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per sweep, to make demos and tests observable (default: ${DEFAULT-VALUE})")
@@ -99,7 +100,7 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
                 throw new IllegalArgumentException("--ctrl-replicas needs a round >= 1 and m >= 0: " + value);
             }
         }
-        IntervalPolicy interval = line.interval == null ? IntervalPolicy.manual() : IntervalPolicy.parse(line.interval);
+        IntervalPolicy interval = line.interval == null ? null : IntervalPolicy.parse(line.interval); // null: the job's
         Duration nodeMtbf = line.nodeMtbfSeconds == null ? null
                 : Duration.ofMillis(Math.round(line.nodeMtbfSeconds * 1000));
         if (line.iterations < 1 || line.report < 1 || line.sleepMillis < 0 || line.checkpointEvery < 0) {
@@ -119,6 +120,6 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
 
     /** @return whether jckpt decides when to checkpoint (--interval) instead of every --ckpt-every sweeps */
     boolean decided() {
-        return interval.kind() != IntervalPolicy.Kind.MANUAL;
+        return interval != null && interval.kind() != IntervalPolicy.Kind.MANUAL;
     }
 }

@@ -3,7 +3,7 @@ package io.jckpt.samples.mandelbrot;
 import io.jckpt.cli.CommandLines;
 
 import io.jckpt.Ckpt;
-import io.jckpt.CkptOptions;
+import io.jckpt.samples.GivenSettings;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -64,12 +64,9 @@ public final class MandelbrotTiler {
         Mosaic mosaic = null;
 
         if (options.checkpointing()) {
-            CkptOptions.Builder ckpt = CkptOptions.builder().replicas(options.replicas()).diskRatio(options.diskRatio())
-                    .kryoConfigurer(Mosaic::registerClasses);
-            if (options.diskDirectory() != null) {
-                ckpt.diskDirectory(options.diskDirectory());
-            }
-            Ckpt.open(ckpt.build());
+            // only what the command line gave: the job's settings (ckpt-run --replicas, ...) decide the rest
+            Ckpt.open(GivenSettings.builder(options.replicas(), options.diskRatio(), options.diskDirectory())
+                    .kryoConfigurer(Mosaic::registerClasses).build());
         }
         if (rank == MASTER) {
             mosaic = new Mosaic(problem, options.preallocate());

@@ -1,6 +1,7 @@
 package io.jckpt.samples.mandelbrot;
 
 import io.jckpt.cli.CommandLines;
+import io.jckpt.samples.GivenSettings;
 
 
 import java.nio.file.Path;
@@ -18,15 +19,15 @@ import picocli.CommandLine.Option;
  * --batch 8                  tiles per round (rounds are the checkpointable steps)
  * --report 1                 print progress every this many rounds
  * --ckpt-every 0             checkpoint every this many rounds (0 = no checkpoints)
- * --replicas 1               in-memory copies on other ranks (m)
- * --disk-ratio 1000          one disk round per this many checkpoints (0 = none)
- * --disk-dir PATH            stable-storage directory (none = no disk level)
+ * --replicas M               in-memory copies on other ranks (m; default: the job's)
+ * --disk-ratio K             one disk round per this many checkpoints (0 = none; default: the job's)
+ * --disk-dir PATH            stable-storage directory (default: the job's, else no disk level)
  * --sleep-ms 0               pause per tile (to make demos and tests observable)
  * --preallocate true         every tile's entry in the mosaic from the start (see {@link Mosaic})
  * </pre>
  */
 record TilerOptions(int width, int height, int tile, int iterations, int batch, int report, int checkpointEvery,
-                    int replicas, int diskRatio, Path diskDirectory, int sleepMillis, boolean preallocate) {
+                    Integer replicas, Integer diskRatio, Path diskDirectory, int sleepMillis, boolean preallocate) {
 
     /** The command line as picocli fills it in; the field values are the defaults. */
     @Command(name = "io.jckpt.samples.mandelbrot.MandelbrotTiler", sortOptions = false,
@@ -55,14 +56,14 @@ record TilerOptions(int width, int height, int tile, int iterations, int batch, 
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many rounds (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M",
-                description = "in-memory copies on other ranks (default: ${DEFAULT-VALUE})")
-        int replicas = 1;
-        @Option(names = "--disk-ratio", paramLabel = "K",
-                description = "one disk round per this many checkpoints, 0 = none (default: ${DEFAULT-VALUE})")
-        int diskRatio = 1000;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory (default: none,"
-                + " no disk level)")
+        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
+                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
+        Integer replicas;
+        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
+                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
+        Integer diskRatio;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
+                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
         Path diskDirectory;
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per tile, to make demos and tests observable (default: ${DEFAULT-VALUE})")

@@ -39,6 +39,9 @@ class DemoTest {
         assertTrue(text.contains("demo: OK, the checksum after the failure and recovery equals the failure-free reference"),
                 text);
         assertTrue(text.contains("rank 2: restored round") && text.contains("from memory (RECEIVE)"), text);
+        // m is the job's setting, given to the launcher: the program sets none (a builder call would win silently)
+        assertTrue(text.contains("rank 0: checkpoint settings: replicas=1 (--replicas), disk=none (default), diskRatio=1000"
+                + " (default)"), text);
         assertTrue(text.contains("| launcher exit status | 0 |"), text);
         Path events = out.resolve("demo-job/events.jsonl");
         Path page = out.resolve("demo-job/report.html").toAbsolutePath();

@@ -20,9 +20,13 @@ class SolverOptionsTest {
         SolverOptions d = SolverOptions.parse(new String[0]);
         assertEquals(256, d.nx());
         assertEquals(1000, d.iterations());
-        assertEquals(1000, d.diskRatio());
+        // the checkpoint settings not given are the job's: nothing the builder would set
+        assertNull(d.replicas());
+        assertNull(d.diskRatio());
         assertNull(d.diskDirectory());
-        assertEquals(IntervalPolicy.Kind.MANUAL, d.interval().kind());
+        assertNull(d.interval());
+        assertNull(d.nodeMtbf());
+        assertEquals(false, d.decided());
 
         SolverOptions o = SolverOptions.parse(new String[] {"--nx=64", "--ny", "32", "--ckpt-every=10",
                 "--disk-dir=/tmp/d", "--ctrl-replicas", "5:2", "--node-mtbf=1.5", "--nx", "96"});
