@@ -276,7 +276,11 @@ final class RestoreStep {
             active.store().discardNewerThan(restoredRound);
         }
         if (restored.isRecovery()) {
-            events.accept("restored round " + round + " from " + restored.from());
+            events.accept("restored round " + round + " from " + restored.from()
+                    + (restored.step() == io.jckpt.Checkpointer.NO_STEP ? "" : ", step " + restored.step()));
+        } else if (context.epoch() > 0 && decision.source() == RecoveryDecision.Source.CLEAN_START) {
+            // a recovery's world with nothing to restore: the launcher's recovery line says so
+            events.accept("restarted from the beginning: " + decision.reason());
         }
         if (hook != null) {
             hook.applied(rank(), decision);
