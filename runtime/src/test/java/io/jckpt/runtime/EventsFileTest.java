@@ -27,10 +27,12 @@ class EventsFileTest {
     @Test
     void aJobWithADiskRoundAndAFailureWritesEveryEventType(@TempDir Path tmp) throws Exception {
         Path events = tmp.resolve("job/events.jsonl");
+        List<String> recoveryLines;
         try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--standby", "0",
                 "--kill", "1@round=4:wipe", "--events", events.toString(), "-cp", LaunchedJob.testClasses().toString(),
                 LOOP, "12", "30", tmp.resolve("disk").toString(), "2")) {
             assertEquals(0, job.awaitExit(180_000), job.output());
+            recoveryLines = job.linesContaining("] recovery ");
         }
         ObjectMapper json = new ObjectMapper();
         List<JsonNode> all = new ArrayList<>();
@@ -45,7 +47,8 @@ class EventsFileTest {
         Set<String> types = new LinkedHashSet<>();
         all.forEach(e -> types.add(e.get("type").asText()));
         for (String expected : List.of("start", "settings", "ranks_running", "checkpoint", "progress", "disk_commit",
-                "injection", "failure", "recovery_start", "recovered", "rollback", "rank_totals", "summary", "end")) {
+                "injection", "failure", "recovery_start", "recovered", "rollback", "recovery", "rank_totals", "summary",
+                "end")) {
             assertTrue(types.contains(expected), "no " + expected + " event in " + types);
         }
         assertEquals("start", all.get(0).get("type").asText());
@@ -66,6 +69,32 @@ class EventsFileTest {
         }
         assertTrue(all.stream().anyMatch(e -> e.get("type").asText().equals("checkpoint") && e.get("rank").asInt() == 2
                 && e.get("bytes").asLong() > 0), "every rank's checkpoints, with their bytes");
+        // the recovery end to end, on the events' own clock: injected, detected, new world, last rollback
+        JsonNode recovery = first(all, "recovery");
+        double us = 1e-6; // the file's times are rounded to the microsecond
+        assertEquals(injection.get("t").asDouble(), recovery.get("failed_s").asDouble(), us, recovery.toString());
+        assertEquals(first(all, "failure").get("t").asDouble(), recovery.get("detected_s").asDouble(), us);
+        assertEquals(first(all, "recovered").get("t").asDouble(), recovery.get("world_s").asDouble(), us);
+        double lastRollback = rollbacks.stream().mapToDouble(r -> r.get("t").asDouble()).max().orElseThrow();
+        assertEquals(lastRollback, recovery.get("computing_s").asDouble(), us);
+        assertEquals(lastRollback, recovery.get("t").asDouble(), us, "reported as the last rank rolled back");
+        assertEquals(rollbacks.get(0).get("round").asLong(), recovery.get("round").asLong());
+        // the work redone: from the restored round's first report to the injection
+        double roundAt = all.stream().filter(e -> (e.get("type").asText().equals("checkpoint")
+                || e.get("type").asText().equals("progress")) && e.get("round").asLong() == recovery.get("round").asLong())
+                .mapToDouble(e -> e.get("t").asDouble()).min().orElseThrow();
+        assertEquals(Math.max(0, injection.get("t").asDouble() - roundAt), recovery.get("redone_s").asDouble(), 2 * us);
+        // and the one line the console showed says the same, rounded
+        double failed = recovery.get("failed_s").asDouble();
+        double detected = recovery.get("detected_s").asDouble();
+        double world = recovery.get("world_s").asDouble();
+        double computing = recovery.get("computing_s").asDouble();
+        assertEquals(1, recoveryLines.size(), recoveryLines.toString());
+        assertTrue(recoveryLines.get(0).endsWith(String.format(java.util.Locale.ROOT, "recovery 1: %s, at %.2f s;"
+                        + " computing again at %.2f s, %.2f s later (detect %.2f, new world %.2f, restore %.2f s); restored"
+                        + " round %d from memory; redone: %.2f s of work", first(all, "failure").get("reason").asText(),
+                failed, computing, computing - failed, detected - failed, world - detected, computing - world,
+                recovery.get("round").asLong(), recovery.get("redone_s").asDouble())), recoveryLines.get(0));
     }
 
     @Test
@@ -80,8 +109,8 @@ class EventsFileTest {
             assertTrue(lines.get(0).matches(".*summary: newest round 10; \\d+ checkpoints per rank in the last world \\(3 ranks"
                     + " reported\\).*"), lines.get(0));
             assertTrue(lines.get(1).contains("here() blocked p50 ") && lines.get(1).contains("checkpoint overhead "), lines.get(1));
-            assertTrue(lines.get(2).matches(".*summary: recovery into epoch 1: \\d+ ms from detection to the new world,"
-                    + " rolled back to round \\d+.*"), lines.get(2));
+            assertTrue(lines.get(2).matches(".*summary: failures cost [0-9.]+ s = [0-9.]+ % of the [0-9.]+ s run: 1 recovery"
+                    + " \\([0-9.]+ s from the failures to computing again, [0-9.]+ s of work redone\\)"), lines.get(2));
         }
         ObjectMapper json = new ObjectMapper();
         JsonNode summary = null;
@@ -106,6 +135,10 @@ class EventsFileTest {
         // killed when it reported round 5; the others may have gone a round or two further meanwhile
         assertTrue(restored >= 4 && restored < 10, "rank 2 was killed at round 5: " + summary);
         assertTrue(summary.get("overhead_percent").asDouble() > 0, summary.toString());
+        JsonNode one = summary.get("recoveries").get(0);
+        assertEquals(one.get("computing_s").asDouble() - one.get("failed_s").asDouble(), one.get("recovering_s").asDouble(), 1e-9);
+        assertEquals(one.get("recovering_s").asDouble() + one.get("redone_s").asDouble(),
+                summary.get("failures_lost_s").asDouble(), 1e-9, summary.toString());
     }
 
     private static JsonNode first(List<JsonNode> events, String type) {

@@ -121,6 +121,8 @@ public final class Job {
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     /** Adds up the job's events for the end-of-job summary. */
     private final JobSummary summary;
+    /** Each recovery end to end: its line once the last rank rolled back, and the summary's totals. */
+    private final RecoveryLedger ledger;
     private final RankChannels channels;
     private final ExchangeCoordinator exchanges;
     private final RankLauncher launcher;
@@ -202,7 +204,8 @@ public final class Job {
         this.remoteCalls = new RemoteCalls(launcher::startOn);
         this.standbys = new StandbyPool((id, host) -> launcher.startStandby(id, epoch, host), console,
                 StandbyPool.hostsOf(spec), host -> host == null || !lostHosts.contains(host));
-        this.summary = new JobSummary(console::elapsedSeconds);
+        this.ledger = new RecoveryLedger(spec.worldSize());
+        this.summary = new JobSummary(console::elapsedSeconds, ledger);
         this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add);
         this.exchanges = channels.exchanges();
         java.util.List<String> rankJvmOptions = new java.util.ArrayList<>(home.jvmFlags());
@@ -218,6 +221,7 @@ public final class Job {
             launcher.controlHost(bindAddress);
             openEvents();
             console.observe(summary);
+            console.derive(ledger::accept);
             String startLine = "job " + jobId + ": " + spec.worldSize() + " ranks of " + spec.mainClass() + " on "
                     + spec.device().cliName() + (spec.onFailure() == LaunchSpec.FailurePolicy.RESPAWN
                     ? ", failed ranks re-spawned (at most " + spec.maxRecoveries() + " recoveries)"

@@ -27,6 +27,7 @@ final class JobConsole implements AutoCloseable {
     private static final java.util.regex.Pattern RANK_TAG = java.util.regex.Pattern.compile("^\\[rank (\\d+)\\] ");
     private boolean report;
     private final java.util.List<java.util.function.Consumer<ReportedEvent>> observers = new java.util.ArrayList<>();
+    private final java.util.List<Deriver> derivers = new java.util.ArrayList<>();
 
     JobConsole(PrintStream out, PrintStream err, boolean quiet, Path logFile) throws IOException {
         this.out = out;
@@ -69,6 +70,22 @@ final class JobConsole implements AutoCloseable {
         observers.add(observer);
     }
 
+    /** Makes an event of the events before it (a recovery's line once its last rank rolled back). */
+    @FunctionalInterface
+    interface Deriver {
+        /**
+         * @param seconds when {@code event} was reported, on the console's clock (the events file's)
+         * @param event   the event, after it was shown, written and observed
+         * @return the event it completes, reported next; or null
+         */
+        ReportedEvent derive(double seconds, ReportedEvent event);
+    }
+
+    /** @param deriver told of every event after the observers, under this console's lock; its events are reported next */
+    synchronized void derive(Deriver deriver) {
+        derivers.add(deriver);
+    }
+
     /** A launcher event without structure of its own (type {@code message} in the events file): always shown. */
     void event(String text) {
         event(ReportedEvent.message(text));
@@ -79,7 +96,11 @@ final class JobConsole implements AutoCloseable {
      * only), the event written to the events file when there is one.
      */
     synchronized void event(ReportedEvent event) {
-        double seconds = elapsedSeconds();
+        event(event, elapsedSeconds());
+    }
+
+    /** An event at {@code seconds}: a derived event takes the time of the event that completed it. */
+    private void event(ReportedEvent event, double seconds) {
         if (!event.text().isEmpty()) {
             String line = String.format(Locale.ROOT, "[ckpt-run %8.3fs] %s", seconds, event.text());
             err.println(line);
@@ -94,6 +115,12 @@ final class JobConsole implements AutoCloseable {
         }
         for (java.util.function.Consumer<ReportedEvent> observer : observers) {
             observer.accept(event);
+        }
+        for (Deriver deriver : derivers) {
+            ReportedEvent derived = deriver.derive(seconds, event);
+            if (derived != null) {
+                event(derived, seconds);
+            }
         }
     }
 

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  * The end-of-job summary: what checkpointing cost and what the failures cost, added up from the job's
  * events as they pass ({@link JobConsole#observe}): every rank's totals at close (checkpoints, image
  * bytes, here()'s blocking time and its p50/p99, disk rounds written and failed), the disk generations
- * committed, and per recovery the time from detection to the new world and the rounds rolled back.
- * Printed as a few lines and written as one {@code summary} event.
+ * committed, and what the failures cost in all: the time from each failure to the job computing again
+ * and the work redone ({@link RecoveryLedger}), as a share of the run. Printed as a few lines and
+ * written as one {@code summary} event.
  */
 final class JobSummary implements Consumer<ReportedEvent> {
     /** One rank's figures at close. */
@@ -22,14 +23,10 @@ final class JobSummary implements Consumer<ReportedEvent> {
                   long diskFailed) {
     }
 
-    /** One recovery: from detection to the new world, and the rounds between the failure and the restart point. */
-    record Recovery(int epoch, double worldMs, long failedAtRound, long restoredRound) {
-    }
-
     private final Map<Integer, Totals> totals = new TreeMap<>();
-    private final List<Recovery> recoveries = new ArrayList<>();
-    private final Map<Integer, Long> restoredByEpoch = new LinkedHashMap<>();
+    private final RecoveryLedger ledger;
     private final Map<Integer, Long> failedAtByEpoch = new LinkedHashMap<>();
+    private int worlds = 1;
     private long newestRound;
     private long diskCommits;
     private int epoch;
@@ -37,9 +34,13 @@ final class JobSummary implements Consumer<ReportedEvent> {
     /** When the newest MPJ world began running (seconds since the job started): the totals are its own. */
     private double worldStartSeconds;
 
-    /** @param clock seconds since the job started */
-    JobSummary(java.util.function.DoubleSupplier clock) {
+    /**
+     * @param clock  seconds since the job started
+     * @param ledger the job's recoveries, end to end
+     */
+    JobSummary(java.util.function.DoubleSupplier clock, RecoveryLedger ledger) {
         this.clock = clock;
+        this.ledger = ledger;
     }
 
     /** @return the totals a rank sent ({@link RankTotals#line()}), as an event, or null when {@code message} is not them */
@@ -67,11 +68,9 @@ final class JobSummary implements Consumer<ReportedEvent> {
                 epoch = number(f, "epoch").intValue();
                 failedAtByEpoch.put(epoch, newestRound);
             }
-            case "rollback" -> restoredByEpoch.merge(epoch, number(f, "round").longValue(), Math::min);
             case "recovered" -> {
                 worldStartSeconds = clock.getAsDouble();
-                recoveries.add(new Recovery(number(f, "epoch").intValue(), number(f, "world_ms").doubleValue(),
-                    failedAtByEpoch.getOrDefault(number(f, "epoch").intValue(), -1L), -1));
+                worlds++;
             }
             default -> {
             }
@@ -95,38 +94,47 @@ final class JobSummary implements Consumer<ReportedEvent> {
         // a rank's totals are those of its checkpointer, opened in the newest world
         double worldSeconds = runSeconds - worldStartSeconds;
         double overhead = worldSeconds > 0 ? 100 * blocking / 1000 / worldSeconds : 0;
+        List<RecoveryLedger.Recovery> recoveries = ledger.recoveries();
         List<Map<String, Object>> lost = new ArrayList<>();
-        for (Recovery r : recoveries) {
-            long restored = restoredByEpoch.getOrDefault(r.epoch(), -1L);
+        double recovering = 0;
+        double redone = 0;
+        for (RecoveryLedger.Recovery r : recoveries) {
             Map<String, Object> one = new LinkedHashMap<>();
             one.put("epoch", r.epoch());
-            one.put("world_ms", r.worldMs());
-            one.put("failed_at_round", r.failedAtRound());
-            one.put("restored_round", restored);
+            one.put("world_ms", (r.worldAt() - r.detectedAt()) * 1000);
+            one.put("failed_at_round", failedAtByEpoch.getOrDefault(r.epoch(), -1L));
+            one.put("restored_round", r.round());
+            one.put("failed_s", r.failedAt());
+            one.put("computing_s", r.computingAt());
+            one.put("recovering_s", r.recovering());
+            one.put("redone_s", Double.isNaN(r.redone()) ? null : r.redone());
             lost.add(one);
+            recovering += r.recovering();
+            redone += Double.isNaN(r.redone()) ? 0 : r.redone();
         }
-        if (totals.isEmpty() && recoveries.isEmpty()) {
+        double unfinished = Double.isNaN(ledger.openSince()) ? 0 : Math.max(0, runSeconds - ledger.openSince());
+        if (totals.isEmpty() && recoveries.isEmpty() && unfinished == 0) {
             return out;
         }
         String ranks = totals.size() + " rank" + (totals.size() == 1 ? "" : "s");
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
                 "summary: newest round %d; %s checkpoints per rank in the %s world (%s reported); %d disk generations"
                         + " committed, %d disk rounds written, %d failed", newestRound,
-                minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, recoveries.isEmpty() ? "job's"
+                minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, worlds == 1 ? "job's"
                         : "last", ranks, diskCommits, written, failed)));
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
                 "summary: image up to %s per rank; here() blocked p50 %.3f ms, p99 %.3f ms (slowest rank);"
                         + " checkpoint overhead %.2f %% (%.1f ms blocked in %.1f s%s)",
                 RankProgress.size(bytes), p50, p99, overhead, blocking, worldSeconds,
-                recoveries.isEmpty() ? "" : " of the last world")));
-        for (Map<String, Object> r : lost) {
-            long at = (Long) r.get("failed_at_round");
-            long restored = (Long) r.get("restored_round");
+                worlds == 1 ? "" : " of the last world")));
+        double lostSeconds = recovering + redone + unfinished;
+        if (!recoveries.isEmpty() || unfinished > 0) {
             out.add(ReportedEvent.message(String.format(Locale.ROOT,
-                    "summary: recovery into epoch %s: %.0f ms from detection to the new world%s", r.get("epoch"),
-                    (Double) r.get("world_ms"), restored < 0 ? "" : ", rolled back to round " + restored
-                            + (at >= restored ? " (" + (at - restored) + " round" + (at - restored == 1 ? "" : "s")
-                            + " recomputed)" : ""))));
+                    "summary: failures cost %.2f s = %.1f %% of the %.1f s run: %d recover%s (%.2f s from the failures to"
+                            + " computing again, %.2f s of work redone)%s", lostSeconds,
+                    runSeconds > 0 ? 100 * lostSeconds / runSeconds : 0, runSeconds, recoveries.size(),
+                    recoveries.size() == 1 ? "y" : "ies", recovering, redone, unfinished == 0 ? ""
+                            : String.format(Locale.ROOT, ", and %.2f s in the recovery the job ended in", unfinished))));
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("run_s", runSeconds);
@@ -143,6 +151,9 @@ final class JobSummary implements Consumer<ReportedEvent> {
         fields.put("here_p99_ms", p99);
         fields.put("blocking_ms_max", blocking);
         fields.put("overhead_percent", overhead);
+        fields.put("failures_lost_s", lostSeconds);
+        fields.put("recovering_s", recovering);
+        fields.put("redone_s", redone);
         fields.put("recoveries", lost);
         out.add(new ReportedEvent("summary", fields, ""));
         return out;

@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  */
 final class LauncherEvents {
     private static final Pattern COMMITTED = Pattern.compile("disk generation of round (\\d+) committed");
-    private static final Pattern RESTORED = Pattern.compile("restored round (\\d+) from (memory|disk)(?: \\((\\w+)\\))?");
+    private static final Pattern RESTORED = Pattern.compile(
+            "restored round (\\d+) from (memory|disk)(?: \\((\\w+)\\))?(?:.*, step (-?\\d+))?");
+    private static final Pattern RESTARTED = Pattern.compile("^restarted from the beginning");
 
     private LauncherEvents() {
     }
@@ -62,8 +64,15 @@ final class LauncherEvents {
         }
         m = RESTORED.matcher(message);
         if (m.find()) {
-            return ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
-                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT));
+            return m.group(4) == null
+                    ? ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
+                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT))
+                    : ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
+                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT),
+                    "step", Long.parseLong(m.group(4)));
+        }
+        if (RESTARTED.matcher(message).find()) { // a recovery with nothing to restore: round 0, the beginning
+            return ReportedEvent.of("rollback", text, "rank", rank, "round", 0L, "source", "start", "how", "");
         }
         return ReportedEvent.of("rank_event", text, "rank", rank, "text", message);
     }
