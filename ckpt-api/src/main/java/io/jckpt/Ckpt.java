@@ -87,6 +87,7 @@ public final class Ckpt {
      */
     public static Checkpointer open(CkptOptions options, RankContext context, CheckpointerProvider provider) {
         Objects.requireNonNull(provider, "provider");
+        long began = System.nanoTime();
         JobServices services = JobServices.current();
         if (services != null) {
             services.checkCurrentWorld(); // a thread of an abandoned world opens nothing
@@ -120,6 +121,9 @@ public final class Ckpt {
             if (services != null && context.rank() == 0 && context.epoch() == 0) {
                 // the job's log says once which settings are in effect and where each came from
                 services.event("checkpoint settings: " + options.settingsSummary());
+            }
+            if (services != null) {
+                services.opened(System.nanoTime() - began); // the report page names the start-up's phases
             }
             return c;
         } finally {

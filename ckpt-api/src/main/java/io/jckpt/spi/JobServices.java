@@ -49,6 +49,15 @@ public interface JobServices {
     }
 
     /**
+     * Reports that {@link io.jckpt.Ckpt#open} returned on this rank, for the job's events ({@code rank_open}:
+     * the report page shows the open as a start-up phase). Must not block.
+     *
+     * @param openNanos how long the open took, from its call to its return
+     */
+    default void opened(long openNanos) {
+    }
+
+    /**
      * When the failure that lost this process's previous world was detected, on this process's clock:
      * the launcher's order to recover (or, re-spawned, its start) less the failure's age the launcher
      * gave with it. The interval policy measures the restart from it to the end of the recovery's open().

@@ -294,8 +294,9 @@ public final class Job {
     }
 
     private PortExchange newExchange() throws IOException {
+        int world = epoch;
         return new PortExchange(loopback, java.util.List.copyOf(rankHosts), spec.startTimeoutMillis(),
-                "jckpt-port-exchange-" + jobId + "-" + epoch);
+                "jckpt-port-exchange-" + jobId + "-" + epoch, () -> console.event(LauncherEvents.worldFormed(world)));
     }
 
     /** Starts rank {@code rank}'s JVM; {@code detectedNanos} when a failure was detected, -1 at the job's start. */

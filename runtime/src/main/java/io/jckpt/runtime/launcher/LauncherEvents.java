@@ -39,6 +39,11 @@ final class LauncherEvents {
         return ReportedEvent.of("ranks_running", text, "epoch", epoch, "pids", pids);
     }
 
+    /** Every rank of world {@code epoch} joined its MPJ port exchange (their MPI.Init has its peers): file only. */
+    static ReportedEvent worldFormed(int epoch) {
+        return ReportedEvent.of("world_formed", "", "epoch", epoch);
+    }
+
     /** Rank 0's newest round, as the console shows it at most once a second. */
     static ReportedEvent progress(RankProgress p) {
         return ReportedEvent.of("progress", p.line(), "round", p.round(), "bytes", p.bytes(),
@@ -57,6 +62,11 @@ final class LauncherEvents {
         ReportedEvent totals = JobSummary.totals(rank, text, message);
         if (totals != null) {
             return totals;
+        }
+        double[] open = io.jckpt.runtime.control.RankOpen.parse(message);
+        if (open != null) {
+            // file only: the report page's start-up phases; the console does not need a line per rank
+            return ReportedEvent.of("rank_open", "", "rank", rank, "epoch", (int) open[0], "open_ms", open[1]);
         }
         Matcher m = COMMITTED.matcher(message);
         if (m.find()) {

@@ -28,12 +28,22 @@ final class PortExchange implements AutoCloseable {
     private final Thread thread;
     private volatile String failure;
     private volatile long completedNanos;
+    private final Runnable formed;
 
     /**
      * @param hosts the host each rank runs on, as the other ranks must reach it, indexed by rank
      * @param timeoutMillis how long all ranks may take to arrive
      */
     PortExchange(InetAddress bindAddress, List<String> hosts, long timeoutMillis, String name) throws IOException {
+        this(bindAddress, hosts, timeoutMillis, name, () -> { });
+    }
+
+    /**
+     * @param formed run on the exchange's thread once every rank has its answer (the world is formed)
+     */
+    PortExchange(InetAddress bindAddress, List<String> hosts, long timeoutMillis, String name, Runnable formed)
+            throws IOException {
+        this.formed = formed;
         this.server = new ServerSocket();
         this.server.bind(new InetSocketAddress(bindAddress, 0), hosts.size() + 8);
         this.worldSize = hosts.size();
@@ -122,6 +132,7 @@ final class PortExchange implements AutoCloseable {
                     // its death, starts the next one; the others must still get their answer
                 }
             }
+            formed.run();
         } catch (IOException e) {
             if (!server.isClosed()) {
                 failure = "MPJ port exchange failed: " + (e.getMessage() != null ? e.getMessage() : e.toString());

@@ -84,6 +84,11 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
+    public void opened(long openNanos) {
+        control.event(io.jckpt.runtime.control.RankOpen.line(RankServices.world().epoch(), openNanos));
+    }
+
+    @Override
     public long worldLostNanos() {
         long recovered = control.recoverNanos();
         if (recovered > 0) {

@@ -41,6 +41,8 @@ public final class JobReport {
     private final String source;
     private final int ranks;
     private final double end;
+    private final List<List<StartUp.Phase>> startUp;
+    private final List<Recoveries.Recovery> recoveries;
 
     private JobReport(List<JsonNode> events, String source) {
         this.events = events;
@@ -58,6 +60,8 @@ public final class JobReport {
         }
         this.ranks = Math.max(1, n);
         this.end = Math.max(last, 1e-3);
+        this.startUp = StartUp.of(events, ranks, end);
+        this.recoveries = Recoveries.of(events);
     }
 
     /**
@@ -191,6 +195,9 @@ public final class JobReport {
         h.append("<h2>Timeline</h2>\n");
         timeline(h);
         legend(h);
+        startUpZoom(h);
+        startUpTable(h);
+        recoveryTable(h);
         h.append("<h2>Summary</h2>\n");
         summary(h);
         h.append("<h2>here() blocking time per round</h2>\n");
@@ -220,25 +227,13 @@ public final class JobReport {
                     + "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#dde8f3\"/></g>\n",
                     r, r, y + LANE / 2 + 4, r, LEFT, y, PLOT, LANE));
         }
-        JsonNode running = first("ranks_running");
-        double started = running == null ? end : running.path("t").asDouble();
-        for (int r = 0; r < ranks; r++) {
-            h.append(fmt("<rect class=\"starting\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e2e2e2\">"
-                    + "<title>starting: every rank connected at %.3f s</title></rect>\n", LEFT, laneY(r),
-                    x(started) - LEFT, LANE, started));
-        }
-        // the time axis
-        double step = niceStep(end / 10);
-        h.append(fmt("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", LEFT,
-                lanesBottom + 6, LEFT + PLOT, lanesBottom + 6));
-        String format = step >= 1 ? "%.0f s" : step >= 0.1 ? "%.1f s" : "%.2f s";
-        for (int k = 0; k * step <= end + 1e-9; k++) {
-            double xt = x(k * step);
-            h.append(fmt("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>"
-                    + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-opacity=\"0.08\"/>"
-                    + "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                    xt, lanesBottom + 6, xt, lanesBottom + 11, xt, 30, xt, lanesBottom + 6, xt, lanesBottom + 24,
-                    fmt(format, k * step)));
+        startUp(h);
+        axis(h, lanesBottom, end, this::x);
+        h.append(fmt("<g class=\"grid\">"));
+        for (int k = 0; k * step(end) <= end + 1e-9; k++) {
+            double xt = x(k * step(end));
+            h.append(fmt("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" stroke-opacity=\"0.08\"/>",
+                    xt, 30, xt, lanesBottom + 6));
         }
         h.append("</g>\n");
         recoveries(h, lanesBottom);
@@ -311,141 +306,149 @@ public final class JobReport {
         h.append("</svg>\n");
     }
 
-    /** Per recovery: the work lost (shaded on every lane) and its phases (labelled above the lanes). */
-    private void recoveries(StringBuilder h, int lanesBottom) {
-        double windowStart = 0;
-        for (int i = 0; i < events.size(); i++) {
-            JsonNode e = events.get(i);
-            if (!type(e).equals("recovery_start")) {
-                if (type(e).equals("recovered")) {
-                    windowStart = e.path("t").asDouble();
-                }
-                continue;
-            }
-            double recoveryStart = e.path("t").asDouble();
-            double killed = Double.NaN;
-            double detected = Double.NaN;
-            long failedAt = -1;
-            for (JsonNode before : events) {
-                double t = before.path("t").asDouble();
-                if (t < windowStart || t > recoveryStart) {
-                    continue;
-                }
-                if (type(before).equals("injection") && Double.isNaN(killed)) {
-                    killed = t;
-                    failedAt = before.path("round").asLong(-1);
-                } else if (type(before).equals("failure") && Double.isNaN(detected)) {
-                    detected = t;
-                }
-            }
-            if (Double.isNaN(detected)) {
-                detected = recoveryStart;
-            }
-            double lostUntil = Double.isNaN(killed) ? detected : killed;
-            double recovered = Double.NaN;
-            double rolledBack = Double.NaN;
-            long restored = Long.MAX_VALUE;
-            for (int j = i + 1; j < events.size(); j++) {
-                JsonNode after = events.get(j);
-                String type = type(after);
-                if (type.equals("recovery_start")) {
-                    break;
-                }
-                if (type.equals("recovered") && Double.isNaN(recovered)) {
-                    recovered = after.path("t").asDouble();
-                } else if (type.equals("rollback")) {
-                    rolledBack = after.path("t").asDouble();
-                    restored = Math.min(restored, after.path("round").asLong());
-                }
-            }
-            if (failedAt < 0) {
-                failedAt = newestRoundBefore(lostUntil);
-            }
-            int epoch = e.path("epoch").asInt();
-            if (restored != Long.MAX_VALUE) {
-                double from = timeOfRound(restored, lostUntil);
-                for (int r = 0; r < ranks; r++) {
-                    h.append(fmt("<rect class=\"lost\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e53e3e\" "
-                            + "fill-opacity=\"0.28\"><title>work lost to the failure before epoch %d: from round %d "
-                            + "(%.3f s) to the failure (%.3f s, round %d), recomputed</title></rect>\n", x(from),
-                            laneY(r), Math.max(1.5, x(lostUntil) - x(from)), LANE, epoch, restored, from, lostUntil,
-                            failedAt));
-                }
-            }
-            if (!Double.isNaN(killed)) {
-                phase(h, 0, killed, detected, "#dd6b20", "detection", lanesBottom);
-            }
-            phase(h, 1, recoveryStart, Double.isNaN(recovered) ? recoveryStart : recovered, "#d69e2e",
-                    "recovery (new world " + epoch + ")", lanesBottom);
-            if (!Double.isNaN(recovered) && !Double.isNaN(rolledBack)) {
-                phase(h, 2, recovered, rolledBack, "#38a169", "rollbacks", lanesBottom);
-            }
+    /** Each rank's start-up phases on its lane, named inside where the name fits (always on hover). */
+    private void startUp(StringBuilder h) {
+        for (int r = 0; r < ranks; r++) {
+            startUpLane(h, startUp.get(r), laneY(r), this::x);
         }
     }
 
-    private void phase(StringBuilder h, int row, double from, double to, String colour, String label, int lanesBottom) {
+    private static void startUpLane(StringBuilder h, List<StartUp.Phase> phases, int y,
+                                     java.util.function.DoubleUnaryOperator x) {
+        for (StartUp.Phase p : phases) {
+            double x0 = x.applyAsDouble(p.from());
+            double w = Math.max(0, x.applyAsDouble(p.to()) - x0);
+            h.append(fmt("<g class=\"startup\" data-phase=\"%s\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                    + "height=\"%d\" fill=\"%s\"><title>%s</title></rect>", p.kind().name().toLowerCase(Locale.ROOT),
+                    x0, y, w, LANE, p.kind().colour, esc(p.title())));
+            for (String label : List.of(p.label(), p.kind().shortLabel)) {
+                if (LabelRow.width(label, 11) + 6 <= w) {
+                    h.append(fmt("<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
+                            + "fill=\"#333\">%s<title>%s</title></text>", x0 + w / 2, y + LANE / 2 + 4, esc(label),
+                            esc(p.title())));
+                    break;
+                }
+            }
+            h.append("</g>\n");
+        }
+    }
+
+    /**
+     * The start-up of the rank that reported its first checkpoint last, stretched over the timeline's
+     * width: on a long job's timeline its phases are too short to be named.
+     */
+    private void startUpZoom(StringBuilder h) {
+        int slowest = -1;
+        double last = 0;
+        for (int r = 0; r < ranks; r++) {
+            List<StartUp.Phase> phases = startUp.get(r);
+            if (phases.size() >= 2 && phases.get(phases.size() - 1).to() > last) {
+                slowest = r;
+                last = phases.get(phases.size() - 1).to();
+            }
+        }
+        if (slowest < 0) {
+            return;
+        }
+        double span = last;
+        java.util.function.DoubleUnaryOperator x = t -> LEFT + PLOT * Math.max(0, Math.min(t, span)) / span;
+        h.append(fmt("<h2>Start-up, zoomed: rank %d (the last to report its first checkpoint, at %.3f s)</h2>\n",
+                slowest, last));
+        int height = LANE + 34;
+        h.append(fmt("<svg id=\"startup-zoom\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                + "viewBox=\"0 0 %d %d\" font-size=\"12\">\n", LEFT + PLOT + 30, height, LEFT + PLOT + 30, height));
+        h.append(fmt("<text x=\"8\" y=\"%d\">rank %d</text>\n", 4 + LANE / 2 + 4, slowest));
+        startUpLane(h, startUp.get(slowest), 4, x);
+        axis(h, 4 + LANE, span, x);
+        h.append("</svg>\n");
+    }
+
+    /**
+     * Per recovery: the work lost (shaded on every lane) and its phases (bars above the lanes, labelled
+     * where a label fits without touching another: the recoveries table under the timeline has them all).
+     */
+    private static double step(double span) {
+        return niceStep(span / 10);
+    }
+
+    /** A time axis in seconds below {@code bottom}, from 0 to {@code span}, ticks 1, 2 or 5 x 10^n s apart. */
+    private static void axis(StringBuilder h, int bottom, double span, java.util.function.DoubleUnaryOperator x) {
+        double step = step(span);
+        h.append(fmt("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", LEFT,
+                bottom + 6, LEFT + PLOT, bottom + 6));
+        String format = step >= 1 ? "%.0f s" : step >= 0.1 ? "%.1f s" : "%.2f s";
+        for (int k = 0; k * step <= span + 1e-9; k++) {
+            double xt = x.applyAsDouble(k * step);
+            h.append(fmt("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>"
+                    + "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                    xt, bottom + 6, xt, bottom + 11, xt, bottom + 24, fmt(format, k * step)));
+        }
+        h.append("</g>\n");
+    }
+
+    private void recoveries(StringBuilder h, int lanesBottom) {
+        LabelRow[] rows = new LabelRow[3];
+        for (int row = 0; row < rows.length; row++) {
+            rows[row] = new LabelRow(LEFT, LEFT + PLOT + 28);
+        }
+        List<Runnable> labels = new ArrayList<>();
+        for (Recoveries.Recovery r : recoveries) {
+            if (r.restored() >= 0) {
+                for (int rank = 0; rank < ranks; rank++) {
+                    h.append(fmt("<rect class=\"lost\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#e53e3e\" "
+                            + "fill-opacity=\"0.28\"><title>work lost to the failure before epoch %d: from round %d "
+                            + "(%.3f s) to the failure (%.3f s, round %d), recomputed</title></rect>\n", x(r.lostFrom()),
+                            laneY(rank), Math.max(1.5, x(r.lostUntil()) - x(r.lostFrom())), LANE, r.epoch(),
+                            r.restored(), r.lostFrom(), r.lostUntil(), r.failedAt()));
+                }
+            }
+            if (!Double.isNaN(r.killed())) {
+                labels.add(phase(h, rows, 0, r.epoch(), r.killed(), r.detected(), "#dd6b20", "detection", lanesBottom));
+            }
+            double recovered = Double.isNaN(r.recovered()) ? r.start() : r.recovered();
+            labels.add(phase(h, rows, 1, r.epoch(), r.start(), recovered, "#d69e2e",
+                    "recovery (new world " + r.epoch() + ")", lanesBottom));
+            if (!Double.isNaN(r.recovered()) && !Double.isNaN(r.rolledBack())) {
+                labels.add(phase(h, rows, 2, r.epoch(), r.recovered(), r.rolledBack(), "#38a169", "rollbacks",
+                        lanesBottom));
+            }
+        }
+        labels.forEach(Runnable::run); // once every bar took its space
+    }
+
+    /**
+     * Draws one phase's bar (and its shade over the lanes); returns what draws its label, to be run once
+     * every bar of the row is known: the full label, else {@code #epoch duration}, else {@code #epoch}, else
+     * none (the bar's hover text has it).
+     */
+    private Runnable phase(StringBuilder h, LabelRow[] rows, int row, int epoch, double from, double to, String colour,
+                           String label, int lanesBottom) {
         double x0 = x(from);
         double w = Math.max(2, x(to) - x0);
         int y = 30 + row * 16;
         String text = fmt("%s %.3f s to %.3f s (%.0f ms)", label, from, to, (to - from) * 1000);
-        boolean left = x0 + w > LEFT + PLOT - 220; // near the right edge: the label goes before the bar
-        double labelX = left ? x0 - 3 : x0 + w + 3;
-        String anchor = left ? "end" : "start";
         h.append(fmt("<g class=\"phase\" data-phase=\"%s\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" "
                 + "fill=\"%s\"><title>%s</title></rect><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-                + "fill=\"%s\" fill-opacity=\"0.18\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" font-size=\"11\">%s</text>"
-                + "</g>\n",
-                esc(label.split(" ")[0]), x0, y, w, colour, esc(text), x0, laneY(0), w, lanesBottom - laneY(0), colour,
-                labelX, y + 11, anchor, esc(fmt("%s (%.0f ms)", label, (to - from) * 1000))));
-    }
-
-    /** The newest round any rank reported before {@code t}. */
-    private long newestRoundBefore(double t) {
-        long newest = 0;
-        for (JsonNode e : events) {
-            if (type(e).equals("checkpoint") && e.path("t").asDouble() <= t) {
-                newest = Math.max(newest, e.path("round").asLong());
+                + "fill=\"%s\" fill-opacity=\"0.18\"/></g>\n",
+                esc(label.split(" ")[0]), x0, y, w, colour, esc(text), x0, laneY(0), w, lanesBottom - laneY(0), colour));
+        rows[row].occupy(x0, x0 + w);
+        double ms = (to - from) * 1000;
+        return () -> {
+            LabelRow.Placed placed = rows[row].place(x0, x0 + w, 11, fmt("%s (%.0f ms)", label, ms),
+                    fmt("#%d %.0f ms", epoch, ms), fmt("#%d", epoch));
+            if (placed != null) {
+                h.append(fmt("<text class=\"label phase-label\" data-epoch=\"%d\" x=\"%.1f\" y=\"%d\" "
+                        + "text-anchor=\"%s\" font-size=\"11\">%s<title>%s</title></text>\n", epoch, placed.x(), y + 11,
+                        placed.anchor(), esc(placed.text()), esc(text)));
             }
-        }
-        return newest;
-    }
-
-    /**
-     * When round {@code round} was taken, before {@code before}: a report of it, else interpolated between
-     * the reported rounds around it (ranks report at most every 250 ms), else the first world's start.
-     */
-    private double timeOfRound(long round, double before) {
-        double lowT = 0;
-        long lowRound = 0;
-        double highT = Double.NaN;
-        long highRound = Long.MAX_VALUE;
-        for (JsonNode e : events) {
-            double t = e.path("t").asDouble();
-            if (type(e).equals("ranks_running") && lowRound == 0 && lowT == 0) {
-                lowT = t;
-            }
-            if (!type(e).equals("checkpoint") || t > before) {
-                continue;
-            }
-            long r = e.path("round").asLong();
-            if (r <= round && (r > lowRound || r == lowRound && t < lowT)) {
-                lowRound = r;
-                lowT = t;
-            }
-            if (r >= round && (r < highRound || r == highRound && t < highT)) {
-                highRound = r;
-                highT = t;
-            }
-        }
-        if (lowRound == round || Double.isNaN(highT) || highRound == lowRound) {
-            return lowT;
-        }
-        return lowT + (highT - lowT) * (round - lowRound) / (double) (highRound - lowRound);
+        };
     }
 
     private static void legend(StringBuilder h) {
         h.append("<ul class=\"legend\" id=\"legend\">\n");
-        item(h, "#e2e2e2", "starting (until every rank connected)");
+        for (StartUp.Kind kind : StartUp.Kind.values()) {
+            item(h, kind.colour, kind.legend);
+        }
         item(h, "#dde8f3", "rank lane (running)");
         item(h, "#2b6cb0", "checkpoint round reported (hover: round, bytes, here())");
         item(h, "#6b46c1", "disk generation committed");
@@ -463,6 +466,75 @@ public final class JobReport {
     private static void item(StringBuilder h, String colour, String label) {
         h.append("<li><span class=\"swatch\" style=\"background:").append(colour).append("\"></span>")
                 .append(esc(label)).append("</li>\n");
+    }
+
+    // ---- the tables under the timeline
+
+    /** The start-up's phases: each from the first rank's start to the last rank's end. */
+    private void startUpTable(StringBuilder h) {
+        if (startUp.isEmpty() || startUp.get(0).size() < 2) {
+            return;
+        }
+        h.append("<h2>Start-up</h2>\n<table id=\"startup\"><tr><th>phase</th><th>from (s)</th><th>to (s)</th>"
+                + "<th>took (ms, slowest rank)</th></tr>\n");
+        for (StartUp.Kind kind : StartUp.Kind.values()) {
+            double from = Double.POSITIVE_INFINITY;
+            double to = Double.NEGATIVE_INFINITY;
+            double longest = 0;
+            String label = null;
+            for (List<StartUp.Phase> rank : startUp) {
+                for (StartUp.Phase p : rank) {
+                    if (p.kind() == kind) {
+                        from = Math.min(from, p.from());
+                        to = Math.max(to, p.to());
+                        longest = Math.max(longest, p.to() - p.from());
+                        label = label == null ? p.label() : label;
+                    }
+                }
+            }
+            if (label != null) {
+                h.append(fmt("<tr><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
+                        + "<td class=\"num\">%.0f</td></tr>\n", esc(label.equals(kind.label) ? kind.legend : label),
+                        from, to, longest * 1000));
+            }
+        }
+        h.append("</table>\n");
+    }
+
+    /** One row per recovery: what failed and when, each phase's duration, what was restored and lost. */
+    private void recoveryTable(StringBuilder h) {
+        if (recoveries.isEmpty()) {
+            return;
+        }
+        Map<Integer, JsonNode> summarised = new TreeMap<>();
+        JsonNode s = first("summary");
+        if (s != null) {
+            s.path("recoveries").forEach(r -> summarised.put(r.path("epoch").asInt(), r));
+        }
+        h.append("<h2>Recoveries</h2>\n<table id=\"recoveries\"><tr><th>#: new world (epoch)</th>"
+                + "<th>failed rank(s)</th><th>killed at (s)</th><th>detected at (s)</th><th>detection (ms)</th>"
+                + "<th>detection to new world (ms)</th><th>rollbacks (ms)</th><th>failed at round</th>"
+                + "<th>restored round (from)</th><th>work lost (s)</th><th>rounds recomputed</th></tr>\n");
+        for (Recoveries.Recovery r : recoveries) {
+            JsonNode sum = summarised.get(r.epoch());
+            long failedAt = sum != null ? sum.path("failed_at_round").asLong() : r.failedAt();
+            double worldMs = !Double.isNaN(r.worldMs()) ? r.worldMs() : (r.recovered() - r.detected()) * 1000;
+            h.append(fmt("<tr data-epoch=\"%d\"><td class=\"num\">%d</td><td>%s</td><td class=\"num\">%s</td>"
+                    + "<td class=\"num\">%.3f</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                    + "<td class=\"num\">%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td>"
+                    + "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n", r.epoch(), r.epoch(),
+                    esc(r.failed().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))),
+                    orDash("%.3f", r.killed()), r.detected(), orDash("%.0f", (r.detected() - r.killed()) * 1000),
+                    orDash("%.1f", worldMs), orDash("%.0f", (r.rolledBack() - r.recovered()) * 1000), failedAt,
+                    r.restored() < 0 ? "&#x2014;" : r.restored() + " (" + esc(r.sources()) + ")",
+                    orDash("%.3f", r.lostUntil() - r.lostFrom()),
+                    r.restored() < 0 ? "&#x2014;" : String.valueOf(Math.max(0, failedAt - r.restored()))));
+        }
+        h.append("</table>\n");
+    }
+
+    private static String orDash(String format, double v) {
+        return Double.isNaN(v) ? "&#x2014;" : fmt(format, v);
     }
 
     // ---- the summary
@@ -495,20 +567,6 @@ public final class JobReport {
                     .append(esc(value(f.getValue()))).append("</td></tr>\n");
         }
         h.append("</table>\n");
-        JsonNode recoveries = s.path("recoveries");
-        if (recoveries.isArray() && recoveries.size() > 0) {
-            h.append("<h2>Recoveries</h2>\n<table id=\"recoveries\"><tr><th>new world (epoch)</th>"
-                    + "<th>detection to new world (ms)</th><th>failed at round</th><th>restored round</th>"
-                    + "<th>rounds recomputed</th></tr>\n");
-            for (JsonNode r : recoveries) {
-                h.append(fmt("<tr><td class=\"num\">%d</td><td class=\"num\">%.1f</td><td class=\"num\">%d</td>"
-                        + "<td class=\"num\">%d</td><td class=\"num\">%d</td></tr>\n", r.path("epoch").asInt(),
-                        r.path("world_ms").asDouble(), r.path("failed_at_round").asLong(),
-                        r.path("restored_round").asLong(),
-                        Math.max(0, r.path("failed_at_round").asLong() - r.path("restored_round").asLong())));
-            }
-            h.append("</table>\n");
-        }
     }
 
     private static String value(JsonNode v) {

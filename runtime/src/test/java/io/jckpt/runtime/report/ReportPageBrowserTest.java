@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.testkit.LaunchedJob;
 import java.awt.image.BufferedImage;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,9 +32,8 @@ class ReportPageBrowserTest {
 
     @Test
     void theLaunchersReportPageRendersInAHeadlessBrowser(@TempDir Path tmp) throws Exception {
-        Path browser = browser();
-        Assumptions.assumeTrue(browser != null, "no chromium on PATH (nor -Djckpt.chromium=FILE): bin/setup-browser"
-                + " installs Debian's chromium when run as root; the report page's browser test is skipped");
+        Chromium browser = Chromium.find();
+        Assumptions.assumeTrue(browser != null, Chromium.skipped());
         Path events = tmp.resolve("job/events.jsonl");
         try (LaunchedJob job = LaunchedJob.start("-np", "3", "--on-failure", "respawn", "--standby", "0",
                 "--kill", "1@round=4:wipe", "--events", events.toString(), "-cp", LaunchedJob.testClasses().toString(),
@@ -64,7 +61,7 @@ class ReportPageBrowserTest {
         assertEquals(html, Files.readString(again));
 
         Path png = tmp.resolve("report.png");
-        Ran shot = chromium(browser, tmp, "--screenshot=" + png, page);
+        Chromium.Ran shot = browser.run(tmp, "--screenshot=" + png, page);
         assertTrue(Files.size(png) > 0, shot.stderr());
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(1400, image.getWidth());
@@ -83,10 +80,11 @@ class ReportPageBrowserTest {
         assertTrue(colours.size() > 50, "a drawing, not a blank page: " + colours.size() + " colours");
         assertTrue(notWhite > pixels / 20, notWhite + " of " + pixels + " pixels not white");
         assertTrue(lane > 3 * 500, "the lanes are drawn: " + lane + " pixels of the lanes' colour");
-        assertNoConsoleError(shot);
+        Chromium.assertNoConsoleError(shot);
 
-        Ran dom = chromium(browser, tmp, "--dump-dom", page);
-        String rendered = dom.stdout();
+        Chromium.Laid laid = browser.layOut(tmp, page);
+        laid.assertNoLabelsOverlap();
+        String rendered = laid.ran().stdout();
         for (int rank = 0; rank < 3; rank++) {
             assertTrue(rendered.contains("id=\"lane-" + rank + "\""), "lane of rank " + rank + " in\n" + rendered);
         }
@@ -94,58 +92,15 @@ class ReportPageBrowserTest {
         for (String element : List.of("id=\"legend\"", "class=\"swatch\"", "<table id=\"summary\"",
                 "<table id=\"recoveries\"", "id=\"here-chart\"", "class=\"ckpt\"", "class=\"disk\"", "class=\"lost\"",
                 "class=\"injection\"", "class=\"failure\"", "class=\"rollback\"", "data-phase=\"detection\"",
-                "data-phase=\"recovery\"", "data-phase=\"rollbacks\"", "<b id=\"status\">completed</b>")) {
+                "data-phase=\"recovery\"", "data-phase=\"rollbacks\"", "<b id=\"status\">completed</b>",
+                // the start-up's phases, named from the launcher's world_formed and each rank's rank_open
+                "data-phase=\"starting\"", "data-phase=\"mpi_init\"", "data-phase=\"open\"",
+                "data-phase=\"first_here\"", "<table id=\"startup\"")) {
             assertTrue(rendered.contains(element), element + " in\n" + rendered);
         }
         assertTrue(Pattern.compile("class=\"tick\"[^>]*>\\d+(\\.\\d+)? s</text>").matcher(rendered).results().count() >= 4,
                 "the time axis has ticks in seconds");
-        assertNoConsoleError(dom);
+        Chromium.assertNoConsoleError(laid.ran());
     }
 
-    private static void assertNoConsoleError(Ran ran) {
-        for (String line : ran.stderr().lines().toList()) {
-            // Chromium logs every console message of the page as ...:CONSOLE:<line>] "..." (an exception:
-            // "Uncaught ..."); the page has no script, so any is an error
-            assertFalse(line.contains("Uncaught") || line.contains(":CONSOLE"), "a console message from the page: " + line);
-        }
-    }
-
-    /** What one Chromium run printed. */
-    private record Ran(String stdout, String stderr) {
-    }
-
-    private static Ran chromium(Path browser, Path tmp, String action, Path page) throws Exception {
-        Path profile = Files.createTempDirectory(tmp, "chromium-profile");
-        Path stdout = tmp.resolve("chromium.out");
-        Path stderr = tmp.resolve("chromium.err");
-        List<String> command = new ArrayList<>(List.of(browser.toString(), "--headless=new", "--no-sandbox",
-                "--disable-gpu", "--no-first-run", "--user-data-dir=" + profile, "--window-size=1400,1000",
-                "--enable-logging=stderr", "--v=0", action, page.toUri().toString()));
-        Process p = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-        p.getOutputStream().close();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError("chromium did not finish in 60 s: " + Files.readString(stderr));
-        }
-        Ran ran = new Ran(Files.readString(stdout), Files.readString(stderr));
-        assertEquals(0, p.exitValue(), ran.stderr());
-        return ran;
-    }
-
-    /** {@code -Djckpt.chromium=FILE}, else chromium (or chromium-browser) on PATH; null when none. */
-    private static Path browser() {
-        String configured = System.getProperty("jckpt.chromium");
-        if (configured != null && !configured.isBlank()) {
-            return Path.of(configured);
-        }
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
-            for (String name : List.of("chromium", "chromium-browser")) {
-                Path candidate = Path.of(dir, name);
-                if (Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
-    }
 }
