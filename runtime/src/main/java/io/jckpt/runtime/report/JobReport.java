@@ -514,7 +514,7 @@ public final class JobReport {
         h.append("<h2>Recoveries</h2>\n<table id=\"recoveries\"><tr><th>#: new world (epoch)</th>"
                 + "<th>failed rank(s)</th><th>killed at (s)</th><th>detected at (s)</th><th>detection (ms)</th>"
                 + "<th>detection to new world (ms)</th><th>rollbacks (ms)</th><th>failed at round</th>"
-                + "<th>restored round (from)</th><th>work lost (s)</th><th>rounds recomputed</th></tr>\n");
+                + "<th>restored round (from)</th><th>work redone (s)</th><th>rounds recomputed</th></tr>\n");
         for (Recoveries.Recovery r : recoveries) {
             JsonNode sum = summarised.get(r.epoch());
             long failedAt = sum != null ? sum.path("failed_at_round").asLong() : r.failedAt();
@@ -526,7 +526,8 @@ public final class JobReport {
                     esc(r.failed().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))),
                     orDash("%.3f", r.killed()), r.detected(), orDash("%.0f", (r.detected() - r.killed()) * 1000),
                     orDash("%.1f", worldMs), orDash("%.0f", (r.rolledBack() - r.recovered()) * 1000), failedAt,
-                    r.restored() < 0 ? "&#x2014;" : r.restored() + " (" + esc(r.sources()) + ")",
+                    r.restored() < 0 ? "&#x2014;" : r.restored() == 0 ? "the beginning"
+                            : r.restored() + " (" + esc(r.sources()) + ")",
                     orDash("%.3f", r.lostUntil() - r.lostFrom()),
                     r.restored() < 0 ? "&#x2014;" : String.valueOf(Math.max(0, failedAt - r.restored()))));
         }

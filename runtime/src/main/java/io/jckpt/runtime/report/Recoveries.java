@@ -8,7 +8,8 @@ import java.util.TreeSet;
 /**
  * The job's recoveries as the report page shows them, read from its events: per {@code recovery_start},
  * the injected kill and the detection before it, the new world, the rollbacks after it, the round
- * restored and the work lost. Only reads; the page draws them (timeline bars, the recoveries table).
+ * restored and the work lost; where the launcher reported a recovery end to end (its {@code recovery}
+ * event), its figures. Only reads; the page draws them (timeline bars, the recoveries table).
  */
 final class Recoveries {
     /**
@@ -111,11 +112,33 @@ final class Recoveries {
                 failedAt = newestRoundBefore(lostUntil);
             }
             boolean any = restored != Long.MAX_VALUE;
-            out.add(new Recovery(e.path("epoch").asInt(), List.copyOf(failed), killed, detected, recoveryStart,
+            Recovery r = new Recovery(e.path("epoch").asInt(), List.copyOf(failed), killed, detected, recoveryStart,
                     recovered, worldMs, rolledBack, any ? restored : -1, String.join(" and ", sources), failedAt,
-                    any ? timeOfRound(restored, lostUntil) : Double.NaN));
+                    any ? timeOfRound(restored, lostUntil) : Double.NaN);
+            out.add(asTheLauncherSaidIt(r));
         }
         return out;
+    }
+
+    /**
+     * The recovery with the launcher's own figures where it reported them (its {@code recovery} event, the
+     * same as its console line): the failure, detection, new world, last rollback, round and work redone.
+     */
+    private Recovery asTheLauncherSaidIt(Recovery r) {
+        for (JsonNode e : events) {
+            if (!type(e).equals("recovery") || e.path("epoch").asInt() != r.epoch()) {
+                continue;
+            }
+            double failedAt = e.path("failed_s").asDouble();
+            double detected = e.path("detected_s").asDouble();
+            double world = e.path("world_s").asDouble();
+            long round = e.path("round").asLong();
+            String source = e.path("source").asText() + (e.has("step") ? ", step " + e.path("step").asLong() : "");
+            return new Recovery(r.epoch(), r.failed(), failedAt < detected ? failedAt : Double.NaN, detected, r.start(),
+                    world, (world - detected) * 1000, e.path("computing_s").asDouble(), round, source, r.failedAt(),
+                    e.path("redone_s").isNumber() ? failedAt - e.path("redone_s").asDouble() : r.lostFrom());
+        }
+        return r;
     }
 
     /** The newest round any rank reported before {@code t}. */

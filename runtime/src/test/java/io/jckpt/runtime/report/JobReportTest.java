@@ -50,4 +50,23 @@ class JobReportTest {
         assertTrue(html.contains("id=\"lane-1\"") && !html.contains("id=\"lane-2\""), "one lane per rank");
         assertTrue(html.contains("id=\"summary-missing\""), "no summary event is said");
     }
+
+    @Test
+    void theLaunchersRecoveryEventGivesTheRecoveriesRowItsFigures(@TempDir Path tmp) throws IOException {
+        Path events = tmp.resolve("events.jsonl");
+        // the launcher's own account: the round's time it knew (2.75 s: 2.25 s redone), and the program's step
+        Files.writeString(events, EVENTS.replace("\n{\"v\":1,\"t\":9.0,\"type\":\"end\"", "\n{\"v\":1,\"t\":7.1,"
+                + "\"type\":\"recovery\",\"number\":1,\"epoch\":1,\"cause\":\"rank 1\",\"failed_s\":5.0,"
+                + "\"detected_s\":5.5,\"world_s\":6.5,\"computing_s\":7.1,\"round\":4,\"step\":40,"
+                + "\"source\":\"memory\",\"redone_s\":2.25}\n{\"v\":1,\"t\":9.0,\"type\":\"end\"") + "\n");
+        Path page = tmp.resolve("report.html");
+        JobReport.write(events, page);
+        String html = Files.readString(page);
+        String row = html.substring(html.indexOf("<tr data-epoch=\"1\">"));
+        row = row.substring(0, row.indexOf("</tr>"));
+        // killed 5.000, detected 5.500 (500 ms), new world 1000 ms, rollbacks 600 ms, restored round 4, 2.250 s redone
+        assertTrue(row.contains(">5.000<") && row.contains(">5.500<") && row.contains(">500<") && row.contains(">600<")
+                && row.contains("4 (memory, step 40)") && row.contains(">2.250<"), row);
+        assertTrue(html.contains("from round 4 (2.750 s) to the failure (5.000 s, round 6)"), "the shading too");
+    }
 }
