@@ -99,8 +99,7 @@ final class InboundCopy {
             if (payload == null) {
                 int r = ch.read(headerBuffer);
                 if (r < 0) {
-                    throw new ReplicationException("rank " + rank + ": rank " + links.previous() + " closed the connection",
-                            new EOFException());
+                    throw ReplicationException.connectionLost(rank, links.previous(), "was closed", new EOFException());
                 }
                 if (r > 0) {
                     lastProgress = System.nanoTime();
@@ -120,8 +119,8 @@ final class InboundCopy {
             int r = ch.read(payload);
             payload.limit(end0);
             if (r < 0) {
-                throw new ReplicationException("rank " + rank + ": rank " + links.previous()
-                        + " closed the connection in the middle of a copy", new EOFException());
+                throw ReplicationException.connectionLost(rank, links.previous(), "was closed in the middle of a copy",
+                        new EOFException());
             }
             if (r > 0) {
                 lastProgress = System.nanoTime();

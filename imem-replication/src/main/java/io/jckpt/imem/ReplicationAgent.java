@@ -207,7 +207,7 @@ public final class ReplicationAgent implements AutoCloseable {
     private void checkFailure() throws ReplicationException {
         ReplicationException f = failure;
         if (f != null) {
-            throw new ReplicationException(f.getMessage(), f);
+            throw f.again();
         }
         if (!running) {
             throw new ReplicationException("replication agent of rank " + rank + " is closed");
@@ -590,8 +590,8 @@ public final class ReplicationAgent implements AutoCloseable {
                 throw e;
             } catch (IOException e) {
                 int peer = k == outKey ? links.next() : links.previous();
-                throw new ReplicationException("rank " + rank + ": connection with rank " + peer + " failed ("
-                        + e.getMessage() + ")" + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
+                throw ReplicationException.connectionLost(rank, peer, "failed (" + e.getMessage() + ")"
+                        + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
             }
         }
         selector.selectedKeys().clear();
@@ -615,8 +615,7 @@ public final class ReplicationAgent implements AutoCloseable {
         } catch (ReplicationException e) {
             throw e;
         } catch (IOException e) {
-            throw new ReplicationException("rank " + rank + ": connection with rank " + links.next() + " failed ("
-                    + e.getMessage() + ")", e);
+            throw ReplicationException.connectionLost(rank, links.next(), "failed (" + e.getMessage() + ")", e);
         }
         try {
             if (!acks.isEmpty()) {
@@ -625,8 +624,8 @@ public final class ReplicationAgent implements AutoCloseable {
         } catch (ReplicationException e) {
             throw e;
         } catch (IOException e) {
-            throw new ReplicationException("rank " + rank + ": connection with rank " + links.previous() + " failed ("
-                    + e.getMessage() + ")" + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
+            throw ReplicationException.connectionLost(rank, links.previous(), "failed (" + e.getMessage() + ")"
+                    + (inbound.midCopy() ? " in the middle of a copy" : ""), e);
         }
     }
 
@@ -634,8 +633,7 @@ public final class ReplicationAgent implements AutoCloseable {
         for (;;) {
             int r = links.toNext().read(ackIn);
             if (r < 0) {
-                throw new ReplicationException("rank " + rank + ": rank " + links.next() + " closed the connection",
-                        new EOFException());
+                throw ReplicationException.connectionLost(rank, links.next(), "was closed", new EOFException());
             }
             if (ackIn.hasRemaining()) {
                 return;
@@ -713,6 +711,10 @@ public final class ReplicationAgent implements AutoCloseable {
             failure = f;
             if (f.getMessage().endsWith("deliberately")) {
                 LOG.info("{}", f.getMessage());
+            } else if (f.peerLost()) {
+                // a routine failure of a peer: the launcher reports it, and every later call of this
+                // agent throws it to the program (an error of its own is reported with it)
+                LOG.debug("{}", f.getMessage());
             } else {
                 LOG.warn("{}", f.getMessage());
             }

@@ -156,7 +156,8 @@ class CutThroughForwardingTest {
         // a closed connection on a read or a broken pipe on a write
         for (int r = 1; r < 3; r++) {
             String why = agents[r].failure().getMessage();
-            assertTrue(why.contains("closed the connection") || why.contains("connection with rank"), why);
+            assertTrue(agents[r].failure().peerLost(), why);
+            assertTrue(why.contains("a peer failed or left the replication ring (the connection with rank "), why);
         }
         assertTrue(agents[2].counters().bytesReceived() - before < img.length);
         assertRoundOneIntactAndRoundTwoNowhere(round1);

@@ -229,8 +229,9 @@ class RingReplicationTest {
                     }
                 } catch (ReplicationException expected) {
                     // rank 1's death, or its neighbour's stop that it caused, travels around the ring
-                    assertTrue(expected.getMessage().matches(".*(closed the connection|connection with rank \\d failed).*"),
-                            expected.getMessage());
+                    assertTrue(expected.peerLost(), expected.getMessage());
+                    assertTrue(expected.getMessage().matches("rank \\d: a peer failed or left the replication ring"
+                            + " \\(the connection with rank \\d (was closed|failed).*"), expected.getMessage());
                 }
                 assertNotNull(ring.agents[rank].failure());
             }

@@ -78,6 +78,8 @@ class LauncherEventsTest {
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(3, job.linesContaining("loop done at round 200 sum " + 3L * 200 * 201 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("FAILURE").size(), job.output());
+            assertQuietRecovery(job.output(), 1);
+            assertEquals(1, job.linesContaining("recovering: epoch 1, re-spawning rank 1").size(), job.output());
             // the events file, in order: the console's progress lines are its progress events
             List<JobEvents.Event> events = job.events();
             int recovering = indexOf(events, e -> e.type().equals("recovery_start") && e.number("epoch") == 1);
@@ -112,6 +114,27 @@ class LauncherEventsTest {
                     .filter(l -> l.equals(job.linesContaining("\tat io.jckpt.Ckpt.open(Ckpt.java:").get(0))).count(),
                     job.output());
             LauncherCleanupTest.assertNoProcessLeft(job.jobId());
+        }
+    }
+
+    /**
+     * A routine recovery of {@code failed}'s SIGKILL looks like one: no stack trace, no "threw" (the
+     * survivors' errors are folded into the recovery's line), no rank-tagged WARN or ERROR line, and no
+     * launcher warning or error naming a rank that did not fail.
+     */
+    static void assertQuietRecovery(String output, int failed) {
+        java.util.regex.Pattern rank = java.util.regex.Pattern.compile("\\brank (\\d+)");
+        for (String line : output.lines().toList()) {
+            assertTrue(!line.contains("\tat ") && !line.contains("Exception in thread") && !line.contains(" threw ")
+                    && !line.startsWith("Caused by: "), "alarming line: " + line + "\n" + output);
+            boolean warning = line.contains("WARN") || line.contains("ERROR");
+            assertTrue(!(warning && line.startsWith("[rank ")), "a survivor's warning: " + line + "\n" + output);
+            if (warning) {
+                java.util.regex.Matcher named = rank.matcher(line);
+                while (named.find()) {
+                    assertEquals(failed, Integer.parseInt(named.group(1)), "names a rank that did not fail: " + line);
+                }
+            }
         }
     }
 

@@ -49,8 +49,18 @@ final class ExchangeCoordinator {
     /** A new world starts: exchanges of older epochs are void. */
     synchronized void startEpoch(int newEpoch) {
         epoch = newEpoch;
+        epochStartNanos = System.nanoTime();
         pending.clear();
     }
+
+    /**
+     * A contribution of the abandoned world that was on its way when the recovery began (within
+     * {@link #IN_FLIGHT_MILLIS}): routine, so its problem line starts with {@link #IN_FLIGHT} and goes
+     * to the events file only. Later ones (a rank that missed its fence) are warnings.
+     */
+    static final String IN_FLIGHT = "in flight when the recovery began: ";
+    static final long IN_FLIGHT_MILLIS = 2_000;
+    private long epochStartNanos = System.nanoTime();
 
     /** Records a contribution; returns a problem description for the launcher's log, or {@code null}. */
     String contribute(int rank, ExchangeFrames.Contribution contribution) {
@@ -63,7 +73,10 @@ final class ExchangeCoordinator {
         String problem = null;
         synchronized (this) {
             if (contribution.epoch() != epoch) {
-                return "rank " + rank + " contributed to an exchange of epoch " + contribution.epoch()
+                boolean inFlight = contribution.epoch() < epoch
+                        && nowNanos - epochStartNanos < IN_FLIGHT_MILLIS * 1_000_000L;
+                return (inFlight ? IN_FLIGHT : "") + "rank " + rank + " contributed to an exchange of epoch "
+                        + contribution.epoch()
                         + " (current " + epoch + "): dropped";
             }
             Pending p = pending.computeIfAbsent(contribution.sequence(), s -> new Pending(worldSize,

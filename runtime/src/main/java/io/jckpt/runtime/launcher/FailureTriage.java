@@ -28,6 +28,14 @@ final class FailureTriage {
     static final List<String> COLLECTIVE_MISTAKES = List.of("io.jckpt.StepMismatchException",
             "io.jckpt.CollectiveMismatchException", "io.jckpt.UnrestoredTagsException");
     private static final Pattern REPORTING_RANK = Pattern.compile("^rank \\d+(, collective exchange #\\d+)?: ");
+    /**
+     * What a survivor's program throws because its world broke under it: MPJ Express's exceptions, the
+     * library's lost ring connection and its fence of an abandoned world. Such an echo is folded into
+     * the recovery's line (the events file keeps it); any other echo keeps a line of its own.
+     */
+    static final List<String> WORLD_ERRORS = List.of("mpi.MPIException", "xdev.XDevException",
+            "mpjdev.MPJDevException", "io.jckpt.runtime.rank.WorldAbandonedError",
+            "a peer failed or left the replication ring", "abandoned after a failure");
 
     /** A program's error (or exit) held until it is known whether it echoes a process failure. */
     record HeldError(String description, String stackTrace, long sinceNanos, int exitStatus) {
@@ -84,6 +92,8 @@ final class FailureTriage {
     private final TreeSet<Integer> pendingProcess = new TreeSet<>();
     private long pendingSinceNanos;
     private final TreeMap<Integer, HeldError> held = new TreeMap<>();
+    /** The pending echoes folded into the recovery's line ({@link #WORLD_ERRORS}), rank to description. */
+    private final TreeMap<Integer, String> folded = new TreeMap<>();
     private long lastProcessFailureNanos;
     private int lastProcessFailureEpoch = -1;
 
@@ -118,7 +128,7 @@ final class FailureTriage {
             lastProcessFailureEpoch = epoch;
             held.remove(rank);
             for (Map.Entry<Integer, HeldError> echo : held.entrySet()) {
-                lines.addAll(echo(echo.getKey(), echo.getValue().description()));
+                lines.addAll(echo(echo.getKey(), echo.getValue().description(), echo.getValue().stackTrace()));
             }
             held.clear();
         }
@@ -144,7 +154,7 @@ final class FailureTriage {
         boolean processFailureRecent = lastProcessFailureEpoch == epoch
                 && clock.getAsLong() - lastProcessFailureNanos < programErrorGraceNanos;
         if (!pendingProcess.isEmpty() || processFailureRecent) {
-            return echo(rank, description);
+            return echo(rank, description, stackTrace);
         }
         HeldError was = held.get(rank);
         if (was == null) {
@@ -157,12 +167,35 @@ final class FailureTriage {
         return List.of();
     }
 
-    private List<String> echo(int rank, String description) {
+    private List<String> echo(int rank, String description, String stackTrace) {
         if (pending.containsKey(rank)) {
             return List.of();
         }
         queue(rank, description);
+        if (worldError(description, stackTrace)) {
+            folded.put(rank, description);
+            return List.of();
+        }
         return List.of(description + " (the echo of the failure above: recovered with it)");
+    }
+
+    /**
+     * @return whether an error is one a survivor's program throws because its world broke: named in
+     *         {@link #WORLD_ERRORS} by what it threw or by a cause of it
+     */
+    static boolean worldError(String description, String stackTrace) {
+        List<String> texts = new ArrayList<>();
+        texts.add(description);
+        stackTrace.lines().filter(l -> l.strip().startsWith("Caused by: ")).forEach(texts::add);
+        return texts.stream().anyMatch(t -> WORLD_ERRORS.stream().anyMatch(t::contains));
+    }
+
+    /**
+     * @return the pending echoes folded into the recovery's line, rank to description (cleared by
+     *         {@link #recovered()})
+     */
+    TreeMap<Integer, String> folded() {
+        return folded;
     }
 
     private void queue(int rank, String description) {
@@ -205,6 +238,7 @@ final class FailureTriage {
     void recovered() {
         pending.clear();
         pendingProcess.clear();
+        folded.clear();
     }
 
     /** @return the held program errors, by rank */

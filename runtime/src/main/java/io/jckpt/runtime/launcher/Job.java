@@ -721,6 +721,17 @@ public final class Job {
         int[] failed = triage.pending().keySet().stream().mapToInt(Integer::intValue).toArray();
         String what = String.join("; ", triage.pending().values());
         long detected = triage.pendingSinceNanos();
+        // survivors' errors that their broken world caused: one mention in the recovery's line, each in
+        // the events file
+        java.util.TreeMap<Integer, String> folded = new java.util.TreeMap<>(triage.folded());
+        folded.keySet().removeIf(r -> java.util.Arrays.binarySearch(failed, r) >= 0);
+        for (Map.Entry<Integer, String> echo : folded.entrySet()) {
+            console.event(ReportedEvent.of("message", "", "text", echo.getValue()
+                    + " (the echo of the failure above: recovered with it)", "rank", echo.getKey()));
+        }
+        String echoes = folded.isEmpty() ? "" : " (the errors it caused on rank" + (folded.size() > 1 ? "s " : " ")
+                + RecoveryReport.ranks(folded.keySet().stream().mapToInt(Integer::intValue).toArray())
+                + " are in the events file)";
         triage.recovered();
         if (recoveries >= spec.maxRecoveries()) {
             return fail(what + " (recovery limit of " + spec.maxRecoveries() + " reached; --max-recoveries N raises it)", false);
@@ -738,7 +749,8 @@ public final class Job {
         exchange.close();
         exchange = newExchange();
         recovery = new RecoveryReport(epoch, spec.worldSize(), detected);
-        console.event(LauncherEvents.recoveryStart(RecoveryReport.startLine(epoch, failed, spec.worldSize()), epoch, failed));
+        console.event(LauncherEvents.recoveryStart(RecoveryReport.startLine(epoch, failed, spec.worldSize()) + echoes,
+                epoch, failed));
         lastFailed = failed;
         lastDetectedNanos = detected;
         // each send carries the failure's age then: a rank counts its restart from the detection

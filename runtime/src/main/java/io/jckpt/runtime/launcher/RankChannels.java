@@ -146,7 +146,9 @@ final class RankChannels implements ControlListener {
                 events.accept(new JobEvent.RankReported(rank, exit));
             } else if (type == ControlProtocol.EXCHANGE) {
                 String problem = exchanges.contribute(rank, ExchangeFrames.Contribution.decode(payload));
-                if (problem != null) {
+                if (problem != null && problem.startsWith(ExchangeCoordinator.IN_FLIGHT)) {
+                    console.event(ReportedEvent.of("message", "", "text", problem)); // the events file only
+                } else if (problem != null) {
                     console.event((problem.startsWith("collective") ? "ERROR: " : "WARNING: ") + problem);
                 }
             } else if (type == ControlProtocol.HEARTBEAT) {

@@ -31,6 +31,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * control connection ends the rank halts ({@link RankControl}).
  */
 public final class RankMain {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RankMain.class);
     private static final int EXIT_FAILED = 1;
 
     private sealed interface Signal {
@@ -116,6 +117,8 @@ public final class RankMain {
         WorldInfo world = firstWorld;
         String conf = firstConf;
         boolean respawn = "respawn".equals(System.getenv(RankEnvironment.ON_FAILURE));
+        // only a recovering job abandons worlds: there MPJ's traces of a failure are its echo
+        WorldTraces traces = respawn ? WorldTraces.install(rank) : null;
         boolean completed = false;
         if (control.epoch() == world.epoch()) {
             startProgram(world, conf, rank, mainClass, programArgs, loaders, respawn, control, signals);
@@ -132,14 +135,11 @@ public final class RankMain {
                 if (ended.failure() != null) {
                     Throwable t = ended.failure();
                     String trace = stackTrace(t);
-                    // one line here; the launcher prints the stack trace it receives below (once)
-                    System.err.println("rank " + rank + ": " + mainClass + " threw " + t);
-                    if (respawn) {
-                        // the launcher decides: a program error (it shows the stack trace and ends the
-                        // job) or the echo of another rank's death (this rank re-enters the program)
-                        System.err.println("rank " + rank + ": waiting for the launcher to decide");
-                    }
-                    System.err.flush();
+                    // nothing on the console: the launcher decides what this is and says it once, a
+                    // program error with its stack trace, the echo of another rank's death (this rank
+                    // re-enters the program) within the recovery's line
+                    LOG.debug("rank {}: {} threw {}{}", rank, mainClass, t,
+                            respawn ? "; waiting for the launcher to decide" : "");
                     control.exited(EXIT_FAILED, "threw " + t, ended.epoch(), trace);
                     if (!respawn) {
                         Runtime.getRuntime().halt(EXIT_FAILED);
@@ -156,6 +156,9 @@ public final class RankMain {
             } else if (signal instanceof JobComplete done && completed && done.epoch() == control.epoch()) {
                 TestHooks.beforeExit(rank, done.epoch());
                 loaders.stop();
+                if (traces != null) {
+                    traces.release(true); // the world completed: what MPJ printed in it was no echo
+                }
                 System.out.flush();
                 System.err.flush();
                 // MPJ Express leaves non-daemon threads behind: the rank's end is decided here

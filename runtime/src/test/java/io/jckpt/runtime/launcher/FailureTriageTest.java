@@ -48,6 +48,30 @@ class FailureTriageTest {
     }
 
     @Test
+    void anEchoOfTheBrokenWorldIsFoldedIntoTheRecoveryAndAnyOtherKeepsItsLine() {
+        // MPJ Express's error, held before the failure; the library's lost ring connection (the
+        // neighbour it names is not the failed rank), after it; a program's own exception type
+        triage.programError(0, "rank 0 threw mpi.MPIException: xdev.XDevException: java.nio.channels."
+                + "ClosedChannelException", "mpi.MPIException: xdev.XDevException\n\tat mpi.Comm.send(Comm.java:1)", 0);
+        assertEquals(List.of("FAILURE: rank 2 killed by SIGKILL"), triage.failure(2, "rank 2 killed by SIGKILL", 0, true));
+        assertEquals(List.of(), triage.programError(3, "rank 3 threw io.jckpt.CkptException: rank 3: checkpoint round 4"
+                + " failed: rank 3: a peer failed or left the replication ring (the connection with rank 0 was closed)",
+                "io.jckpt.CkptException: ...\n\tat io.jckpt.Ckpt.here(Ckpt.java:1)", 0));
+        // wrapped by the program: recognised by its cause
+        assertEquals(List.of(), triage.programError(4, "rank 4 threw java.lang.RuntimeException: step 7",
+                "java.lang.RuntimeException: step 7\n\tat Main.main(Main.java:3)\nCaused by: mpi.MPIException: x", 0));
+        assertEquals(List.of("rank 1 threw java.lang.IllegalStateException: bad (the echo of the failure above:"
+                + " recovered with it)"), triage.programError(1, "rank 1 threw java.lang.IllegalStateException: bad",
+                "java.lang.IllegalStateException: bad\n\tat Main.main(Main.java:3)", 0));
+        assertEquals(List.of(0, 3, 4), List.copyOf(triage.folded().keySet()));
+        assertEquals(List.of(0, 1, 2, 3, 4), List.copyOf(triage.pending().keySet()));
+        triage.recovered();
+        assertTrue(triage.folded().isEmpty());
+        assertFalse(FailureTriage.worldError("rank 1 threw java.lang.ArithmeticException: / by zero",
+                "java.lang.ArithmeticException: / by zero\n\tat mpi.MPI.Init(MPI.java:1)"), "a frame is no cause");
+    }
+
+    @Test
     void aProgramErrorAfterAProcessFailureWithinTheWindowIsItsEchoEvenOnceRecovered() {
         triage.failure(2, "rank 2 killed", 4, true);
         advanceMillis(30);

@@ -33,6 +33,7 @@ public final class EchoOnPeerDeath {
                 Thread.sleep(10);
             }
             if (rank != victim) {
+                System.out.println("peer died"); // the launcher holds the error: it prints nothing yet
                 throw new IllegalStateException("rank " + rank + ": peer died");
             }
         }

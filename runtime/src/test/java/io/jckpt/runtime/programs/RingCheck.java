@@ -43,6 +43,7 @@ public final class RingCheck {
             sum += ringStep(rank, next, prev, i);
             if (i == iterations / 2 && rank == faultRank) {
                 if (fault.equals("throw")) {
+                    System.out.println("throwing the injected failure"); // the rank prints nothing of it
                     throw new IllegalStateException("injected failure on rank " + rank);
                 }
                 if (fault.equals("exit3")) {
