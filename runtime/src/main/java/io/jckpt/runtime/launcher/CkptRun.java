@@ -62,7 +62,7 @@ public final class CkptRun {
         }
         try (JobConsole console = new JobConsole(System.out, System.err, spec.quiet(), spec.logFile())) {
             console.rankOutput(spec.noPrefix(), spec.outputDirectory());
-            return new Job(spec, home, console).run();
+            return new Job(spec, home, console, java.util.List.of(args)).run();
         } catch (Exception e) {
             System.err.println("ckpt-run: cannot run the job: " + e);
             return Job.EXIT_JOB_FAILED;

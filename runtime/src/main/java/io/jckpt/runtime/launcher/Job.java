@@ -121,6 +121,8 @@ public final class Job {
     private final Map<Integer, RankHost> currentHost = new ConcurrentHashMap<>();
     /** Adds up the job's events for the end-of-job summary. */
     private final JobSummary summary;
+    /** The launcher's arguments as given. */
+    private final java.util.List<String> commandLine;
     /** Each recovery end to end: its line once the last rank rolled back, and the summary's totals. */
     private final RecoveryLedger ledger;
     private final RankChannels channels;
@@ -184,7 +186,11 @@ public final class Job {
         }
     };
 
-    Job(LaunchSpec spec, JckptHome home, JobConsole console) throws IOException {
+    /**
+     * @param commandLine the launcher's arguments as given: a failed job's end says how to resume it
+     */
+    Job(LaunchSpec spec, JckptHome home, JobConsole console, java.util.List<String> commandLine) throws IOException {
+        this.commandLine = java.util.List.copyOf(commandLine);
         this.spec = spec;
         this.home = home;
         this.console = console;
@@ -1052,6 +1058,8 @@ public final class Job {
         long start = System.nanoTime();
         launcher.tearDown();
         summary.report(console.elapsedSeconds()).forEach(console::event);
+        console.event(summary.saved(spec.worldSize(), jobId, spec.jobId() != null, settings.memoryDirectory(),
+                settings.diskDirectory(), commandLine));
         console.event(LauncherEvents.end(String.format(Locale.ROOT, "job %s failed: %s (all ranks stopped in %.0f ms)",
                 jobId, reason, (System.nanoTime() - start) / 1e6), false, exitStatus, recoveries, reason));
         return exitStatus;

@@ -28,6 +28,9 @@ final class JobSummary implements Consumer<ReportedEvent> {
     private final Map<Integer, Long> failedAtByEpoch = new LinkedHashMap<>();
     private int worlds = 1;
     private long newestRound;
+    /** Each rank's newest round reported: the newest round complete on every rank is their least. */
+    private final Map<Integer, Long> newestByRank = new TreeMap<>();
+    private long newestDiskRound = -1;
     private long diskCommits;
     private int epoch;
     private final java.util.function.DoubleSupplier clock;
@@ -62,8 +65,16 @@ final class JobSummary implements Consumer<ReportedEvent> {
                     number(f, "bytes").longValue(), number(f, "blocking_ms").doubleValue(), number(f, "here_p50_ms").doubleValue(),
                     number(f, "here_p99_ms").doubleValue(), number(f, "disk_written").longValue(),
                     number(f, "disk_failed").longValue()));
-            case "checkpoint", "progress" -> newestRound = Math.max(newestRound, number(f, "round").longValue());
-            case "disk_commit" -> diskCommits++;
+            case "checkpoint", "progress" -> {
+                newestRound = Math.max(newestRound, number(f, "round").longValue());
+                if (e.type().equals("checkpoint")) {
+                    newestByRank.merge(number(f, "rank").intValue(), number(f, "round").longValue(), Math::max);
+                }
+            }
+            case "disk_commit" -> {
+                diskCommits++;
+                newestDiskRound = Math.max(newestDiskRound, number(f, "round").longValue());
+            }
             case "recovery_start" -> {
                 epoch = number(f, "epoch").intValue();
                 failedAtByEpoch.put(epoch, newestRound);
@@ -157,6 +168,62 @@ final class JobSummary implements Consumer<ReportedEvent> {
         fields.put("recoveries", lost);
         out.add(new ReportedEvent("summary", fields, ""));
         return out;
+    }
+
+    /**
+     * What a failed job leaves for a restart and the command that resumes it: the node-local stores when
+     * they are kept (the job had an explicit {@code --job-id}), the newest disk generation committed, or
+     * nothing a restart could use, and why.
+     *
+     * @param worldSize   the job's ranks
+     * @param jobId       the job's id
+     * @param storesKept  whether the node-local stores outlive the job (an explicit {@code --job-id})
+     * @param memoryDir   where the launcher keeps them
+     * @param diskDir     the disk directory the launcher knows of, or null
+     * @param commandLine the launcher's arguments as given
+     * @return the {@code saved} event, its line {@code saved: ...; resume with: ckpt-run ...}
+     */
+    synchronized ReportedEvent saved(int worldSize, String jobId, boolean storesKept, java.nio.file.Path memoryDir,
+                                     java.nio.file.Path diskDir, List<String> commandLine) {
+        long everywhere = newestByRank.size() == worldSize
+                ? newestByRank.values().stream().mapToLong(Long::longValue).min().orElse(0) : 0;
+        List<String> kept = new ArrayList<>();
+        if (storesKept) {
+            kept.add((everywhere > 0 ? "round " + everywhere + " (complete on every rank)" : "what the ranks wrote")
+                    + " in the node-local stores, " + memoryDir.resolve(jobId) + " on each rank's host");
+        }
+        if (newestDiskRound >= 0) {
+            kept.add("the disk generation of round " + newestDiskRound + ", in "
+                    + (diskDir != null ? diskDir.resolve(jobId).toString() : "the program's disk directory"));
+        }
+        if (kept.isEmpty()) {
+            return ReportedEvent.of("saved", "saved: nothing a restart could use: node-local stores go with a job"
+                    + " started without --job-id, and " + (diskCommits == 0 && diskDir == null
+                    ? "the job has no disk level" : "no disk generation was committed")
+                    + " (--job-id ID keeps the stores of a failed job; --disk DIR adds a disk level)",
+                    "stores_round", null, "disk_round", null, "resume", null);
+        }
+        String resume = resumeCommand(jobId, commandLine);
+        return ReportedEvent.of("saved", "saved: " + String.join(" and ", kept) + "; resume with: " + resume,
+                "stores_round", storesKept ? everywhere : null, "disk_round", newestDiskRound >= 0 ? newestDiskRound : null,
+                "resume", resume);
+    }
+
+    /**
+     * The launcher's command line with {@code --job-id} (the restart finds the job's stores and disk
+     * generations by it) and without the failures it injected ({@code --kill}, {@code --mtbf}).
+     */
+    static String resumeCommand(String jobId, List<String> commandLine) {
+        List<String> words = new ArrayList<>(List.of("ckpt-run", "--job-id", jobId));
+        for (int i = 0; i < commandLine.size(); i++) {
+            String a = commandLine.get(i);
+            if (a.equals("--job-id") || a.equals("--kill") || a.equals("--mtbf")) {
+                i++; // and its value
+            } else if (!a.startsWith("--job-id=") && !a.startsWith("--kill=") && !a.startsWith("--mtbf=")) {
+                words.add(a.matches("[A-Za-z0-9_@%+=:,./-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+            }
+        }
+        return String.join(" ", words);
     }
 
     private static Number number(Map<String, Object> fields, String name) {
