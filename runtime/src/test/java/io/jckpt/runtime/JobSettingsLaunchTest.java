@@ -94,6 +94,12 @@ class JobSettingsLaunchTest {
             assertTrue(job.output().contains("rank JVM option -Djckpt.disk=/proc/jckpt-test/d: the disk directory cannot"
                     + " be made"), job.output());
         }
+        try (LaunchedJob job = LaunchedJob.start("-np", "2", "--max-memory", "64T", "-cp",
+                LaunchedJob.testClasses().toString(), PROGRAM)) { // a cap this host's memory can never hold
+            assertEquals(2, job.awaitExit(60_000), job.output());
+            assertTrue(job.output().contains("--max-memory 64T: more than this host's memory ("), job.output());
+            assertFalse(job.output().contains("ranks running"), "no rank started: " + job.output());
+        }
         try (LaunchedJob job = LaunchedJob.start("-np", "2", "--disk", "/proc/jckpt-test/disk", "-cp",
                 LaunchedJob.testClasses().toString(), PROGRAM)) {
             assertEquals(2, job.awaitExit(60_000), job.output());

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Checks, before any rank starts, that every host can be reached with the remote shell and has what
  * the mpirun convention requires: the same Java (its path and version as the launcher's), the jckpt
- * home and every class path entry, at the same paths (a shared file system). All hosts are probed at
+ * home and every class path entry, at the same paths (a shared file system), and the disk level's
+ * directory writable (made when missing). All hosts are probed at
  * once, each with a bounded wait; a probe that overruns is killed. The first problem found, in host
  * order, is a {@link UsageException} naming the host and what is missing (exit 2, nothing started).
  */
@@ -25,6 +26,8 @@ public final class HostPreflight {
     private final String javaVersion;
     private final List<String> paths;
     private final long timeoutMillis;
+    /** Directories every host must be able to write (made when missing), each with how the job gave it. */
+    private final Map<String, String> writable = new LinkedHashMap<>();
 
     /**
      * @param shell          how hosts are reached
@@ -40,6 +43,16 @@ public final class HostPreflight {
         this.javaVersion = javaVersion;
         this.paths = List.copyOf(paths);
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * @param directory a directory every host must be able to write, made when missing (the disk level's)
+     * @param given     how the job gave it, for the message (e.g. {@code --disk /scratch/ckpt})
+     * @return this check
+     */
+    public HostPreflight writable(String directory, String given) {
+        writable.put(directory, given);
+        return this;
     }
 
     /**
@@ -83,6 +96,11 @@ public final class HostPreflight {
             script.append("[ -e ").append(RemoteShell.quote(path)).append(" ] || echo ")
                     .append(RemoteShell.quote("MISSING path " + path)).append("; ");
         }
+        for (String dir : writable.keySet()) {
+            String q = RemoteShell.quote(dir);
+            script.append("mkdir -p ").append(q).append(" 2>/dev/null; { [ -d ").append(q).append(" ] && [ -w ").append(q)
+                    .append(" ]; } || echo ").append(RemoteShell.quote("UNWRITABLE " + dir)).append("; ");
+        }
         script.append("echo DONE");
         List<String> command = shell.command(host, Map.of(), List.of(), List.of("sh", "-c", script.toString()));
         try {
@@ -115,6 +133,11 @@ public final class HostPreflight {
             if (line.startsWith("MISSING path ")) {
                 return "host " + host + " lacks " + line.substring("MISSING path ".length())
                         + " (every host needs the jckpt home and the class path at the same paths: a shared file system)";
+            }
+            if (line.startsWith("UNWRITABLE ")) {
+                String dir = line.substring("UNWRITABLE ".length());
+                return "host " + host + " cannot write " + dir + " (" + writable.getOrDefault(dir, dir)
+                        + "): every host writes its ranks' checkpoints there";
             }
             if (line.startsWith("JAVA ") && !line.contains("\"" + javaVersion + "\"")) {
                 return "host " + host + " runs another Java at " + javaExecutable + ": " + line.substring(5).strip()

@@ -35,6 +35,7 @@ public final class CkptRun {
         }
         try {
             LaunchSpecBuilder.checkDiskDirectory(spec);
+            LaunchSpecBuilder.checkMemoryCap(spec);
         } catch (UsageException e) {
             System.err.println("ckpt-run: " + e.getMessage());
             return Job.EXIT_USAGE;
@@ -74,7 +75,8 @@ public final class CkptRun {
 
     /**
      * Before any rank starts: every host (job and spare) reachable with the remote shell, with the
-     * launcher's Java, the jckpt home and every class path entry at the same paths.
+     * launcher's Java, the jckpt home and every class path entry at the same paths, and the job's disk
+     * directory writable there.
      */
     private static void preflight(LaunchSpec spec, JckptHome home) throws UsageException, InterruptedException {
         java.util.List<String> paths = new java.util.ArrayList<>();
@@ -83,8 +85,10 @@ public final class CkptRun {
         paths.addAll(spec.classPath());
         java.util.List<String> hosts = new java.util.ArrayList<>(spec.mapping().hostNames());
         spec.mapping().spares().forEach(h -> hosts.add(h.name()));
-        new io.jckpt.runtime.hosts.HostPreflight(spec.remoteShell(), JckptHome.javaExecutable(),
-                System.getProperty("java.version"), paths, PREFLIGHT_MILLIS).check(hosts);
+        io.jckpt.runtime.hosts.HostPreflight check = new io.jckpt.runtime.hosts.HostPreflight(spec.remoteShell(),
+                JckptHome.javaExecutable(), System.getProperty("java.version"), paths, PREFLIGHT_MILLIS);
+        LaunchSpecBuilder.diskDirectory(spec).ifPresent(disk -> check.writable(disk.value(), disk.where()));
+        check.check(hosts);
     }
 
     /** {@code --clean [--job-id ID]}: one line per store removed (or kept because its launcher runs). */

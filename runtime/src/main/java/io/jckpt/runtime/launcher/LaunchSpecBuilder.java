@@ -425,7 +425,18 @@ public final class LaunchSpecBuilder {
     }
 
     /** A value the job gives a setting, and how a message names where it came from. */
-    private record Given(String value, String where) { }
+    record Given(String value, String where) { }
+
+    /**
+     * @param spec the job
+     * @return the job's disk directory (absolute) and how it was given, when the job gives one
+     * @throws InvalidOptionException when a property's or variable's value does not parse
+     */
+    static java.util.Optional<Given> diskDirectory(LaunchSpec spec) {
+        return given(JobSettings.Setting.DISK, spec.settings(), rankSettings(spec.jvmOptions()))
+                .filter(g -> !g.value().isBlank())
+                .map(g -> new Given(Path.of(g.value().trim()).toAbsolutePath().toString(), g.where()));
+    }
 
     /**
      * The job's value of {@code setting}: the launcher's option, else a system property of the rank JVMs,
@@ -483,6 +494,31 @@ public final class LaunchSpecBuilder {
                 throw new UsageException(given.get().where() + " needs more ranks: a rank's copies live on the other"
                         + " ranks, so at most -np - 1 = " + (np - 1));
             }
+        }
+    }
+
+    /**
+     * A memory cap for each rank's node-local store ({@code --max-memory}, {@code -Djckpt.maxMemory},
+     * {@code JCKPT_MAX_MEMORY}) no larger than this host's memory, for a job on this host only (hosts are
+     * other machines). A rank's store lives in that memory: a cap above it can never hold.
+     *
+     * @param spec the job
+     * @throws UsageException naming the option, property or variable and the host's memory
+     */
+    static void checkMemoryCap(LaunchSpec spec) throws UsageException {
+        if (spec.remote()) {
+            return;
+        }
+        java.util.Optional<Given> cap = given(JobSettings.Setting.MAX_MEMORY, spec.settings(), rankSettings(spec.jvmOptions()));
+        if (cap.isEmpty()) {
+            return;
+        }
+        long bytes = JobSettings.parseBytes(cap.get().value(), cap.get().where());
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os && os.getTotalMemorySize() > 0
+                && bytes > os.getTotalMemorySize()) {
+            throw new UsageException(cap.get().where() + ": more than this host's memory ("
+                    + JobSettings.formatBytes(os.getTotalMemorySize()) + "), where each rank's node-local store lives");
         }
     }
 

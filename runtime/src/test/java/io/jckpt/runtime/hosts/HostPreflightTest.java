@@ -46,6 +46,14 @@ class HostPreflightTest {
         UsageException both = assertThrows(UsageException.class, () -> check.check(List.of("unreachable", "bare")));
         assertTrue(both.getMessage().startsWith("host unreachable") && both.getMessage().endsWith("(and 1 more host problem)"),
                 both.getMessage());
+        // the disk level's directory: made where missing, and refused by name where it cannot be
+        Path disk = tmp.resolve("made/disk");
+        preflight(tmp, List.of(tmp.toString())).writable(disk.toString(), "--disk " + disk).check(List.of("a"));
+        assertTrue(Files.isDirectory(disk), "made on the host");
+        UsageException unwritable = assertThrows(UsageException.class, () -> preflight(tmp, List.of(tmp.toString()))
+                .writable("/proc/jckpt-test/disk", "--disk /proc/jckpt-test/disk").check(List.of("a")));
+        assertTrue(unwritable.getMessage().equals("host a cannot write /proc/jckpt-test/disk (--disk"
+                + " /proc/jckpt-test/disk): every host writes its ranks' checkpoints there"), unwritable.getMessage());
         assumeTrue(Files.isExecutable(OTHER_JAVA) && !System.getProperty("java.version").startsWith("25"),
                 "another JDK at " + OTHER_JAVA + " for the other-Java case");
         UsageException oldJava = assertThrows(UsageException.class, () -> check.check(List.of("old-java")));
