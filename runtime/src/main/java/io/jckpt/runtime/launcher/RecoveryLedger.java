@@ -74,7 +74,11 @@ final class RecoveryLedger {
     /** A recovery under way: from its first failure to the last rank's rollback. */
     private static final class Open {
         String cause;
+        /** Failures detected with the first, before the recovery started (the ranks of one lost host). */
+        int with;
+        /** Failures during the recovery: they joined it. */
         int more;
+        boolean started;
         double failedAt;
         double detectedAt;
         int epoch = -1;
@@ -128,6 +132,7 @@ final class RecoveryLedger {
                     open.failedAt = seconds;
                     open.detectedAt = seconds;
                 }
+                open.started = true;
                 open.epoch = number(f, "epoch").intValue(); // a new world: its ranks roll back afresh
                 open.worldAt = Double.NaN;
                 open.rolledBack.clear();
@@ -153,7 +158,11 @@ final class RecoveryLedger {
             return; // the job's end, not a rank's failure
         }
         if (open != null) {
-            open.more++; // a failure during the recovery: the same recovery, longer
+            if (open.started) {
+                open.more++; // a failure during the recovery: the same recovery, longer
+            } else {
+                open.with++;
+            }
             return;
         }
         open = new Open();
@@ -196,8 +205,10 @@ final class RecoveryLedger {
         }
         roundAt.tailMap(o.round, false).clear(); // the rounds after the restored one are done again
         injectedAt.clear();
-        Recovery r = new Recovery(done.size() + 1, o.epoch, o.more == 0 ? o.cause
-                : o.cause + " (and " + o.more + " more failure" + (o.more == 1 ? "" : "s") + " during the recovery)",
+        String cause = o.cause + (o.with == 0 ? "" : " (and " + o.with + " more failure" + (o.with == 1 ? "" : "s")
+                + " with it)") + (o.more == 0 ? "" : " (and " + o.more + " more failure" + (o.more == 1 ? "" : "s")
+                + " during the recovery)");
+        Recovery r = new Recovery(done.size() + 1, o.epoch, cause,
                 o.failedAt, o.detectedAt, o.worldAt, seconds, o.round, o.step, o.source, redone);
         done.add(r);
         return r.event();

@@ -84,7 +84,8 @@ class RecoveryLedgerTest {
     void aFailureDuringARecoveryJoinsItAndItsWorldCounts() {
         startedAndCheckpointed();
         at(5.0, failure(1));
-        at(5.1, LauncherEvents.recoveryStart("recovering", 1, new int[] {1}));
+        at(5.02, failure(0)); // the same host's other rank: with it
+        at(5.1, LauncherEvents.recoveryStart("recovering", 1, new int[] {0, 1}));
         at(6.0, ReportedEvent.of("recovered", "recovered", "epoch", 1));
         at(6.5, rollback(0, 3)); // rank 0 of epoch 1 rolled back, then rank 2 fails
         at(6.6, failure(2));
@@ -94,8 +95,8 @@ class RecoveryLedgerTest {
         at(8.5, rollback(0, 3));
         at(8.6, rollback(1, 3));
         ReportedEvent done = at(8.7, rollback(2, 3));
-        assertTrue(done.text().startsWith("recovery 1: rank 1 exited with status 137 (and 1 more failure during the"
-                + " recovery), at 5.00 s; computing again at 8.70 s, 3.70 s later (detect 0.00, new world 3.00, restore"
+        assertTrue(done.text().startsWith("recovery 1: rank 1 exited with status 137 (and 1 more failure with it) (and 1"
+                + " more failure during the recovery), at 5.00 s; computing again at 8.70 s, 3.70 s later (detect 0.00, new world 3.00, restore"
                 + " 0.70 s)"), done.text());
         assertEquals(2, done.fields().get("epoch"));
         assertEquals(1, ledger.recoveries().size());
