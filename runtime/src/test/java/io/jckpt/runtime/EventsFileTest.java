@@ -105,12 +105,14 @@ class EventsFileTest {
                 LOOP, "10", "30")) {
             assertEquals(0, job.awaitExit(180_000), job.output());
             List<String> lines = job.linesContaining("summary: ");
-            assertEquals(3, lines.size(), job.output());
-            assertTrue(lines.get(0).matches(".*summary: newest round 10; \\d+ checkpoints per rank in the last world \\(3 ranks"
-                    + " reported\\).*"), lines.get(0));
-            assertTrue(lines.get(1).contains("here() blocked p50 ") && lines.get(1).contains("checkpoint overhead "), lines.get(1));
-            assertTrue(lines.get(2).matches(".*summary: failures cost [0-9.]+ s = [0-9.]+ % of the [0-9.]+ s run: 1 recovery"
-                    + " \\([0-9.]+ s from the failures to computing again, [0-9.]+ s of work redone\\)"), lines.get(2));
+            assertEquals(4, lines.size(), job.output());
+            assertTrue(lines.get(0).matches(".*summary: newest round 10; [0-9-]+ checkpoints per rank in the job, [0-9-]+ in the"
+                    + " last world \\(3 ranks reported\\).*"), lines.get(0));
+            assertTrue(lines.get(1).matches(".*summary: checkpoints cost [0-9.]+ s = [0-9.]+ % of the [0-9.]+ s run \\(the"
+                    + " slowest rank's here\\(\\) time, every world\\)"), lines.get(1));
+            assertTrue(lines.get(2).contains("here() blocked p50 ") && lines.get(2).contains("checkpoint overhead "), lines.get(2));
+            assertTrue(lines.get(3).matches(".*summary: failures cost [0-9.]+ s = [0-9.]+ % of the [0-9.]+ s run: 1 recovery"
+                    + " \\([0-9.]+ s from the failures to computing again, [0-9.]+ s of work redone\\)"), lines.get(3));
         }
         ObjectMapper json = new ObjectMapper();
         JsonNode summary = null;
@@ -135,6 +137,12 @@ class EventsFileTest {
         // killed when it reported round 5; the others may have gone a round or two further meanwhile
         assertTrue(restored >= 4 && restored < 10, "rank 2 was killed at round 5: " + summary);
         assertTrue(summary.get("overhead_percent").asDouble() > 0, summary.toString());
+        // every world's checkpoints: each rank passed here() for all 10 rounds and redid the ones after the
+        // restored round, in the last world fewer
+        assertTrue(summary.get("checkpoints_job_min").asLong() >= 10
+                && summary.get("checkpoints_job_min").asLong() > summary.get("checkpoints_min").asLong(), summary.toString());
+        assertTrue(summary.get("blocking_ms_job_max").asDouble() >= summary.get("blocking_ms_max").asDouble() - 1e-6
+                && summary.get("checkpoint_cost_percent").asDouble() > 0, summary.toString());
         JsonNode one = summary.get("recoveries").get(0);
         assertEquals(one.get("computing_s").asDouble() - one.get("failed_s").asDouble(), one.get("recovering_s").asDouble(), 1e-9);
         assertEquals(one.get("recovering_s").asDouble() + one.get("redone_s").asDouble(),

@@ -31,6 +31,8 @@ final class JobSummary implements Consumer<ReportedEvent> {
     /** Each rank's newest round reported: the newest round complete on every rank is their least. */
     private final Map<Integer, Long> newestByRank = new TreeMap<>();
     private long newestDiskRound = -1;
+    /** Per rank, per JVM it ran in: its here() calls and their blocking (ms) so far, over every world. */
+    private final Map<Integer, Map<String, double[]>> byJvm = new TreeMap<>();
     private long diskCommits;
     private int epoch;
     private final java.util.function.DoubleSupplier clock;
@@ -68,7 +70,12 @@ final class JobSummary implements Consumer<ReportedEvent> {
             case "checkpoint", "progress" -> {
                 newestRound = Math.max(newestRound, number(f, "round").longValue());
                 if (e.type().equals("checkpoint")) {
-                    newestByRank.merge(number(f, "rank").intValue(), number(f, "round").longValue(), Math::max);
+                    int rank = number(f, "rank").intValue();
+                    newestByRank.merge(rank, number(f, "round").longValue(), Math::max);
+                    if (f.get("jvm") != null) { // each JVM's totals so far: the last report of each counts
+                        byJvm.computeIfAbsent(rank, r -> new LinkedHashMap<>()).put(String.valueOf(f.get("jvm")),
+                                new double[] {number(f, "checkpoints").doubleValue(), number(f, "blocked_ms").doubleValue()});
+                    }
                 }
             }
             case "disk_commit" -> {
@@ -127,12 +134,28 @@ final class JobSummary implements Consumer<ReportedEvent> {
         if (totals.isEmpty() && recoveries.isEmpty() && unfinished == 0) {
             return out;
         }
+        // every world: each rank's JVMs added up (a survivor's one JVM, a replaced rank's several)
+        long jobMin = Long.MAX_VALUE;
+        long jobMax = 0;
+        double jobBlocked = 0;
+        for (Map<String, double[]> jvms : byJvm.values()) {
+            long n = Math.round(jvms.values().stream().mapToDouble(v -> v[0]).sum());
+            jobMin = Math.min(jobMin, n);
+            jobMax = Math.max(jobMax, n);
+            jobBlocked = Math.max(jobBlocked, jvms.values().stream().mapToDouble(v -> v[1]).sum());
+        }
+        jobMin = byJvm.isEmpty() ? 0 : jobMin;
+        double checkpointShare = runSeconds > 0 ? 100 * jobBlocked / 1000 / runSeconds : 0;
         String ranks = totals.size() + " rank" + (totals.size() == 1 ? "" : "s");
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
-                "summary: newest round %d; %s checkpoints per rank in the %s world (%s reported); %d disk generations"
+                "summary: newest round %d; %s checkpoints per rank in the job%s (%s reported); %d disk generations"
                         + " committed, %d disk rounds written, %d failed", newestRound,
-                minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt, worlds == 1 ? "job's"
-                        : "last", ranks, diskCommits, written, failed)));
+                jobMin == jobMax ? Long.toString(jobMax) : jobMin + "-" + jobMax, worlds == 1 ? ""
+                        : ", " + (minCkpt == maxCkpt ? Long.toString(maxCkpt) : minCkpt + "-" + maxCkpt) + " in the last world",
+                ranks, diskCommits, written, failed)));
+        out.add(ReportedEvent.message(String.format(Locale.ROOT,
+                "summary: checkpoints cost %.2f s = %.2f %% of the %.1f s run (the slowest rank's here() time, every world)",
+                jobBlocked / 1000, checkpointShare, runSeconds)));
         out.add(ReportedEvent.message(String.format(Locale.ROOT,
                 "summary: image up to %s per rank; here() blocked p50 %.3f ms, p99 %.3f ms (slowest rank);"
                         + " checkpoint overhead %.2f %% (%.1f ms blocked in %.1f s%s)",
@@ -154,6 +177,10 @@ final class JobSummary implements Consumer<ReportedEvent> {
         fields.put("ranks_reported", totals.size());
         fields.put("checkpoints_min", minCkpt);
         fields.put("checkpoints_max", maxCkpt);
+        fields.put("checkpoints_job_min", jobMin);
+        fields.put("checkpoints_job_max", jobMax);
+        fields.put("blocking_ms_job_max", jobBlocked);
+        fields.put("checkpoint_cost_percent", checkpointShare);
         fields.put("image_bytes_max", bytes);
         fields.put("disk_commits", diskCommits);
         fields.put("disk_written", written);

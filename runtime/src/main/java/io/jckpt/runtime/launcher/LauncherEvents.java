@@ -53,7 +53,8 @@ final class LauncherEvents {
     /** A rank's progress report: file only (the console shows rank 0's, once a second). */
     static ReportedEvent checkpoint(int rank, RankProgress p) {
         return ReportedEvent.of("checkpoint", "", "rank", rank, "round", p.round(), "bytes", p.bytes(),
-                "here_ms", p.blockedNanos() / 1e6);
+                "here_ms", p.blockedNanos() / 1e6, "checkpoints", p.checkpoints(), "blocked_ms", p.blockedTotalNanos() / 1e6,
+                "jvm", Long.toHexString(p.incarnation()));
     }
 
     /** A line a rank's library sent: a disk commit, a rollback with its source, or another rank event. */

@@ -31,6 +31,11 @@ final class ProgressReporter implements Agent {
     private volatile long round = -1;
     private volatile long bytes;
     private volatile long nanos;
+    /** here() calls of this JVM and their blocking time, over every world it ran in (one writer: the program thread). */
+    private volatile long checkpoints;
+    private volatile long blockedTotal;
+    /** This JVM among the rank's: the launcher adds up each one's totals. */
+    private final long incarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong();
     private long sentRound = -1;
     private final long heartbeatNanos;
     /** 0: the launcher is not watched (the rank halts when its control connection ends). */
@@ -62,6 +67,8 @@ final class ProgressReporter implements Agent {
     void checkpointed(long newRound, long newBytes, long blockingNanos) {
         bytes = newBytes;
         nanos = blockingNanos;
+        checkpoints = checkpoints + 1; // the program thread only
+        blockedTotal = blockedTotal + blockingNanos;
         round = newRound;
         LockSupport.unpark(runner.thread()); // null before its first cycle: that cycle sees the round
     }
@@ -80,7 +87,8 @@ final class ProgressReporter implements Agent {
         boolean reported = current != sentRound;
         if (reported) {
             sentRound = current;
-            control.progress(ByteBuffer.allocate(24).putLong(current).putLong(bytes).putLong(nanos).array());
+            control.progress(ByteBuffer.allocate(48).putLong(current).putLong(bytes).putLong(nanos).putLong(checkpoints)
+                    .putLong(blockedTotal).putLong(incarnation).array());
             lastSentNanos = System.nanoTime();
         }
         int work = reported ? 1 : 0;

@@ -580,7 +580,7 @@ public final class JobReport {
     // ---- here() per round
 
     private void hereTimes(StringBuilder h) {
-        // round -> rank -> ms (a rank reports its newest round at most every 250 ms: not every round)
+        // round -> rank -> ms (a rank reports its newest round at most every 20 ms: not every round)
         TreeMap<Long, Map<Integer, Double>> byRound = new TreeMap<>();
         double max = 0;
         for (JsonNode e : events) {
@@ -637,7 +637,7 @@ public final class JobReport {
             item(h, colour(r), "rank " + r);
         }
         h.append("</ul>\n<details><summary>the figures (rounds as reported: each rank reports its newest round at "
-                + "most every 250 ms)</summary>\n<table id=\"here-table\"><tr><th>round</th>");
+                + "most every 20 ms)</summary>\n<table id=\"here-table\"><tr><th>round</th>");
         for (int r = 0; r < ranks; r++) {
             h.append("<th>rank ").append(r).append(" (ms)</th>");
         }

@@ -154,7 +154,7 @@ final class Recoveries {
 
     /**
      * When round {@code round} was taken, before {@code before}: a report of it, else interpolated between
-     * the reported rounds around it (ranks report at most every 250 ms), else the first world's start.
+     * the reported rounds around it (ranks report at most every 20 ms), else the first world's start.
      */
     private double timeOfRound(long round, double before) {
         double lowT = 0;

@@ -13,16 +13,17 @@ class RankProgressTest {
 
     @Test
     void decodesTheRanksRoundFrameAndShowsItsLine() throws IOException {
-        byte[] payload = ByteBuffer.allocate(24).putLong(41).putLong(12 * 1024 + 5).putLong(1_500_000).array();
+        byte[] payload = ByteBuffer.allocate(48).putLong(41).putLong(12 * 1024 + 5).putLong(1_500_000).putLong(44)
+                .putLong(90_000_000).putLong(-7).array();
         RankProgress progress = RankProgress.decode(payload);
-        assertEquals(new RankProgress(41, 12 * 1024 + 5, 1_500_000), progress);
+        assertEquals(new RankProgress(41, 12 * 1024 + 5, 1_500_000, 44, 90_000_000, -7), progress);
         assertEquals("checkpoint round 41: 12 KiB per rank, here() blocked 1.500 ms (rank 0)", progress.line());
     }
 
     @Test
     void aPayloadOfAnotherSizeIsRejectedNamingTheSizes() {
         IOException e = assertThrows(IOException.class, () -> RankProgress.decode(new byte[16]));
-        assertTrue(e.getMessage().contains("16 bytes, expected 24"), e.getMessage());
+        assertTrue(e.getMessage().contains("16 bytes, expected 48"), e.getMessage());
     }
 
     @Test
