@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The tags registered on one rank, in registration order, with the checks every checkpointer needs:
@@ -82,11 +81,6 @@ public final class TagRegistry {
     /** @return the registrations, in registration order (a live, unmodifiable view) */
     public Collection<RegisteredData> entries() {
         return view;
-    }
-
-    /** @return the registered tags (a live, unmodifiable view) */
-    public Set<String> tags() {
-        return Collections.unmodifiableSet(entries.keySet());
     }
 
     /** @return number of registered tags */

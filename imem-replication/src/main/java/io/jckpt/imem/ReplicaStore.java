@@ -849,7 +849,11 @@ public final class ReplicaStore implements AutoCloseable {
         }
     }
 
-    /** Releases a mapping at once instead of waiting for GC (the JDK's supported cleaner hook). */
+    /**
+     * Releases a mapping at once instead of waiting for GC (the JDK's supported cleaner hook). Not
+     * Agrona's {@code IoUtil.unmap}: Agrona 2 reaches {@code jdk.internal.misc.Unsafe}, which needs an
+     * {@code --add-exports} the user's own JVM (an in-process or multicore rank) does not have.
+     */
     static final class Unmapper {
         private static final Object UNSAFE;
         private static final Method INVOKE_CLEANER;

@@ -17,16 +17,6 @@ public final class ReplicationCounters {
     final AtomicLong lastRoundReplicationNanos = new AtomicLong();
     final AtomicLong dutyCycles = new AtomicLong();
 
-    /** @return own rounds handed to the agent */
-    public long roundsSubmitted() {
-        return roundsSubmitted.get();
-    }
-
-    /** @return own rounds acknowledged by all m holders */
-    public long roundsCompleted() {
-        return roundsCompleted.get();
-    }
-
     /** @return image bytes sent to the next rank (own and forwarded) */
     public long bytesSent() {
         return bytesSent.get();

@@ -102,11 +102,6 @@ public final class RollbackPlan {
         return actions.get(rank);
     }
 
-    /** @return one action per rank, indexed by rank */
-    public List<RestoreAction> actions() {
-        return actions;
-    }
-
     /**
      * @param rank a rank
      * @return the new ranks this rank sends its copy of their data to, nearest first; usually empty
@@ -114,15 +109,6 @@ public final class RollbackPlan {
     public List<Integer> sendsTo(int rank) {
         requireRecoverable();
         return sends.get(rank);
-    }
-
-    /**
-     * @param owner a rank
-     * @return the ranks that held an intact copy of its data at the plan's round when the plan was made, ascending
-     */
-    public List<Integer> holdersOf(int owner) {
-        requireRecoverable();
-        return holders.get(owner);
     }
 
     /**

@@ -345,11 +345,6 @@ public final class IntervalController {
         return history == null ? priorJobMtbf : history.jobMtbfSeconds(priorJobMtbf);
     }
 
-    /** @return the running mean of the computation per needCheckpoint() call (s), NaN before it is measured */
-    public double perCallSeconds() {
-        return perCall;
-    }
-
     /** @return the running mean of a checkpoint's cost C (s): blocking + background CPU / the program's CPU share */
     public double costSeconds() {
         return cost;
