@@ -3,8 +3,8 @@ package io.jckpt.spi;
 /**
  * What the job's runtime (the launcher's rank side, module {@code runtime}) gives the library inside
  * a rank: the current world, the typed collective between ranks, the per-job secret that authenticates the
- * library's own data channels, and a line in the launcher's log. Installed by the runtime before
- * the program's main runs; absent when a program runs without the launcher (then
+ * library's own data channels, and typed events for the launcher's log ({@link RankEvent}). Installed by
+ * the runtime before the program's main runs; absent when a program runs without the launcher (then
  * {@link io.jckpt.Ckpt#open} reads the rank from the environment and only single-rank jobs work).
  */
 public interface JobServices {
@@ -31,11 +31,12 @@ public interface JobServices {
     String bindHost();
 
     /**
-     * Writes one line into the launcher's event log (checkpoints, recoveries).
+     * Sends one event to the launcher's log (a disk commit, a restore, the totals at close, a line of text),
+     * recorded as the event of its type ({@code docs/events.md}) and shown as its {@link RankEvent#text()}.
      *
-     * @param text the line
+     * @param event the event
      */
-    void event(String text);
+    void event(RankEvent event);
 
     /**
      * Reports a completed here() (round, image bytes, time the caller was blocked) to the launcher,

@@ -1,6 +1,7 @@
 package io.jckpt.disk;
 
 import io.jckpt.spi.AgentThreads;
+import io.jckpt.spi.RankEvent;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CountDownLatch;
@@ -71,7 +72,7 @@ public final class DiskCommitCoordinator implements AutoCloseable {
     private final int size;
     private final Duration commitTimeout;
     private final Listener listener;
-    private final Consumer<String> events;
+    private final Consumer<RankEvent> events;
     private final Consumer<String> warnings;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition durable = lock.newCondition();
@@ -92,7 +93,7 @@ public final class DiskCommitCoordinator implements AutoCloseable {
 
     private DiskCommitCoordinator(final GenerationStore disk, final int rank, final int size,
                                   final Duration commitTimeout, final Listener listener,
-                                  final Consumer<String> events, final Consumer<String> warnings) {
+                                  final Consumer<RankEvent> events, final Consumer<String> warnings) {
         this.disk = disk;
         this.rank = rank;
         this.size = size;
@@ -137,13 +138,13 @@ public final class DiskCommitCoordinator implements AutoCloseable {
      * @param size          the number of ranks: a generation needs every rank's file
      * @param commitTimeout how long the coordinator tries to commit one round
      * @param listener      told what became of the disk rounds
-     * @param events        one line per committed generation
+     * @param events        one {@link RankEvent.DiskCommitted} per committed generation
      * @param warnings      one line per new failure reason or commit timeout
      * @return the running disk level
      */
     public static DiskCommitCoordinator start(final GenerationStore disk, final int rank, final int size,
                                               final Duration commitTimeout, final Listener listener,
-                                              final Consumer<String> events, final Consumer<String> warnings) {
+                                              final Consumer<RankEvent> events, final Consumer<String> warnings) {
         return new DiskCommitCoordinator(disk, rank, size, commitTimeout, listener, events, warnings);
     }
 
@@ -317,7 +318,7 @@ public final class DiskCommitCoordinator implements AutoCloseable {
             disk.commit(toCommit, size);
             lastCommitted = toCommit;
             listener.onCommitted(toCommit);
-            events.accept("disk generation of round " + toCommit + " committed");
+            events.accept(new RankEvent.DiskCommitted(toCommit));
             return true;
         } catch (final StableDiskException e) {
             if (flushesSettled) {

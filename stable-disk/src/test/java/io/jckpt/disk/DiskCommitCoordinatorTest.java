@@ -68,7 +68,7 @@ class DiskCommitCoordinatorTest {
         CountDownLatch event = new CountDownLatch(1);
         List<String> warnings = new CopyOnWriteArrayList<>();
         DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 1, WAIT, recorder, e -> {
-            events.add(e);
+            events.add(e.text());
             event.countDown();
         }, warnings::add);
         try {
@@ -99,7 +99,7 @@ class DiskCommitCoordinatorTest {
         GenerationStore store = GenerationStore.openUsable(DiskStoreConfig.of(root, "coord", 0, 2));
         Recorder recorder = new Recorder();
         List<String> lines = new CopyOnWriteArrayList<>();
-        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, WAIT, recorder, lines::add,
+        DiskCommitCoordinator c = DiskCommitCoordinator.start(store, 0, 2, WAIT, recorder, e -> lines.add(e.text()),
                 lines::add);
         try {
             c.flushesSettled(true); // rank 1 has no flush left: its file of round 3 never comes
@@ -147,10 +147,10 @@ class DiskCommitCoordinatorTest {
         List<String> events = new CopyOnWriteArrayList<>();
         CountDownLatch event = new CountDownLatch(1);
         DiskCommitCoordinator c0 = DiskCommitCoordinator.start(store0, 0, 2, WAIT, recorder, e -> {
-            events.add(e);
+            events.add(e.text());
             event.countDown();
         }, events::add);
-        DiskCommitCoordinator c1 = DiskCommitCoordinator.start(store1, 1, 2, WAIT, other, events::add,
+        DiskCommitCoordinator c1 = DiskCommitCoordinator.start(store1, 1, 2, WAIT, other, e -> events.add(e.text()),
                 events::add);
         try {
             assertTrue(threadNamed("jckpt-disk-commit-r0"), "rank 0's commit agent");

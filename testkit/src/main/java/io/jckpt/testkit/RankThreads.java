@@ -4,6 +4,7 @@ import io.jckpt.CkptOptions;
 import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RankEvent;
 import io.jckpt.spi.RingOrder;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,7 +60,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
          * @throws Exception when the rank cannot open
          */
         C open(CkptOptions options, RankContext context, RankCollective collective, byte[] secret, byte[] jobKey,
-               String bindHost, Consumer<String> events) throws Exception;
+               String bindHost, Consumer<RankEvent> events) throws Exception;
     }
 
     /**
@@ -207,7 +208,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
      * @return the checkpointers, indexed by rank
      */
     public List<C> open(String jobId, int epoch, IntFunction<CkptOptions> options, IntPredicate newRank,
-                        IntFunction<Consumer<String>> events, long[] openNanos) throws Exception {
+                        IntFunction<Consumer<RankEvent>> events, long[] openNanos) throws Exception {
         return open(LocalRankCollective.group(n), jobId, epoch, options, newRank, events, openNanos);
     }
 
@@ -216,7 +217,7 @@ public final class RankThreads<C extends AutoCloseable> implements AutoCloseable
      * collective endpoints (one per rank), so that a test can read their counters.
      */
     public List<C> open(List<LocalRankCollective> collectives, String jobId, int epoch, IntFunction<CkptOptions> options,
-                        IntPredicate newRank, IntFunction<Consumer<String>> events, long[] openNanos) throws Exception {
+                        IntPredicate newRank, IntFunction<Consumer<RankEvent>> events, long[] openNanos) throws Exception {
         if (collectives.size() != n) {
             throw new IllegalArgumentException(collectives.size() + " collective endpoints for " + n + " ranks");
         }

@@ -56,9 +56,9 @@ final class CkptStatsRecorder implements DiskCommitCoordinator.Listener {
         lastHere = new CkptStats.HereTimings(waitNanos, writeNanos, handOffNanos, blockingNanos);
     }
 
-    /** This rank's totals for the launcher's end-of-job summary (sent as {@link io.jckpt.spi.RankTotals#line()}). */
-    io.jckpt.spi.RankTotals totals() {
-        return new io.jckpt.spi.RankTotals(checkpoints, lastImageBytes, totalBlockingNanos / 1e6,
+    /** This rank's totals for the launcher's end-of-job summary. */
+    io.jckpt.spi.RankEvent.Totals totals() {
+        return new io.jckpt.spi.RankEvent.Totals(checkpoints, lastImageBytes, totalBlockingNanos / 1e6,
                 checkpoints == 0 ? 0 : hereNanos.getValueAtPercentile(50) / 1e6,
                 checkpoints == 0 ? 0 : hereNanos.getValueAtPercentile(99) / 1e6, diskFlushed.get(), diskFailures.get());
     }

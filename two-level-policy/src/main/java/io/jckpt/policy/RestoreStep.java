@@ -22,6 +22,7 @@ import io.jckpt.imem.RollbackPlan;
 import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RankEvent;
 import io.jckpt.spi.RankCollective;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -73,7 +74,7 @@ final class RestoreStep {
     private final RestoredImage restored;
     /** The job's image key: the disk level verifies its files with it; its id is in the open exchange. */
     private final ImageKey imageKey;
-    private final Consumer<String> events;
+    private final Consumer<RankEvent> events;
     private final Consumer<String> warnings;
     // the stores are opened (every copy verified) in this very open: the recovery steps reuse that
     private final RecoverySteps steps = new RecoverySteps(true);
@@ -97,7 +98,7 @@ final class RestoreStep {
 
     RestoreStep(CkptOptions options, RankContext context, RankCollective exchange, StoreLayouts layouts,
                 DataEndpoint endpoint, InetSocketAddress[] endpoints, RestoredImage restored, ImageKey imageKey,
-                Consumer<String> events, Consumer<String> warnings) {
+                Consumer<RankEvent> events, Consumer<String> warnings) {
         this.imageKey = imageKey;
         this.options = options;
         this.context = context;
@@ -218,12 +219,12 @@ final class RestoreStep {
             storeOpenNanos += System.nanoTime() - t;
             ReplicaSlot slot = ImemRecovery.restore(plan, active.store(), endpoint, endpoints, options.replicationTimeout(),
                     steps);
-            restored.restore(slot, active.store(), "memory (" + plan.action(rank()).kind() + ")");
+            restored.restore(slot, active.store(), plan.action(rank()).kind().name());
             List<Refill> refills = plan.refills(active.store().config().replicas());
             if (rank() == 0 && !refills.isEmpty()) { // the same list on every rank: one line
-                events.accept("copies of round " + restoredRound + " refilled where the failure left them missing: "
-                        + String.join(", ", refills.stream().map(f -> "rank " + f.owner() + "'s at rank " + f.holder()
-                        + (f.source() == f.owner() ? "" : " (from rank " + f.source() + ")")).toList()));
+                events.accept(new RankEvent.Text("copies of round " + restoredRound + " refilled where the failure left"
+                        + " them missing: " + String.join(", ", refills.stream().map(f -> "rank " + f.owner() + "'s at rank "
+                        + f.holder() + (f.source() == f.owner() ? "" : " (from rank " + f.source() + ")")).toList())));
             }
         } else if (decision.source() == RecoveryDecision.Source.DISK) {
             restoredRound = decision.round();
@@ -246,7 +247,7 @@ final class RestoreStep {
             transferNanos += System.nanoTime() - t;
             bytesReceived += length;
             // authenticated by the disk level while it read these bytes into this process's own memory
-            restored.restore(image, "disk generation of round " + restoredRound, restoredRound, true);
+            restored.restore(image, RankEvent.Restored.DISK, "", restoredRound, true);
             StoreLayout then = layoutFor(restoredRound, statuses);
             if (then != null) {
                 active = ensureLayout(then); // continue with the m and capacity in force at that round
@@ -255,7 +256,7 @@ final class RestoreStep {
             throw new NotRecoverableException("rank " + rank() + ": the checkpoint cannot be restored: " + decision.reason());
         } else if (decision.configuredFallback()) {
             LOG.warn("rank {}: nothing restorable ({}); starting clean as configured", rank(), decision.reason());
-            events.accept("nothing restorable (" + decision.reason() + "): clean start");
+            events.accept(new RankEvent.Text("nothing restorable (" + decision.reason() + "): clean start"));
         } else if (copiesAnywhere > 0) {
             LOG.info("rank {}: {}: clean start", rank(), decision.reason());
         }
@@ -276,11 +277,10 @@ final class RestoreStep {
             active.store().discardNewerThan(restoredRound);
         }
         if (restored.isRecovery()) {
-            events.accept("restored round " + round + " from " + restored.from()
-                    + (restored.step() == io.jckpt.Checkpointer.NO_STEP ? "" : ", step " + restored.step()));
+            events.accept(restored.event());
         } else if (context.epoch() > 0 && decision.source() == RecoveryDecision.Source.CLEAN_START) {
             // a recovery's world with nothing to restore: the launcher's recovery line says so
-            events.accept("restarted from the beginning: " + decision.reason());
+            events.accept(new RankEvent.Restarted(decision.reason()));
         }
         if (hook != null) {
             hook.applied(rank(), decision);

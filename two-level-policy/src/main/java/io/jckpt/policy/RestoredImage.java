@@ -10,6 +10,7 @@ import io.jckpt.image.ImageReader;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RetainedSlot;
+import io.jckpt.spi.RankEvent;
 import java.util.List;
 import java.util.function.Function;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -39,6 +40,8 @@ final class RestoredImage {
     /** Set by {@link #settle}: the image is gone, the recovery's rollbacks are over. */
     private boolean settled;
     private String from = "nothing";
+    /** The restore's event without its step (read from the image when it is sent), or null. */
+    private RankEvent.Restored restore;
 
     /**
      * @param rank this rank: whose image is restored
@@ -51,13 +54,16 @@ final class RestoredImage {
 
     /**
      * @param restored      the image, owned from now on (released here if it is refused)
-     * @param source        where it came from, as {@link TwoLevelCheckpointer#restoredFrom()} says it
+     * @param source        where it came from: {@link RankEvent.Restored#MEMORY} or {@link RankEvent.Restored#DISK}
+     * @param how           a memory restore's kind ({@code LOCAL}, ...); empty from disk
      * @param round         the round restored: the image must be this rank's of that round
      * @param authenticated whether its MAC was verified with the job's key over exactly these bytes, in this
      *                      process, since they last changed (else it is verified here)
      * @throws CorruptImageException when the image is refused; no byte of it was handed to an adapter
      */
-    void restore(BytesStore<?, ?> restored, String source, long round, boolean authenticated) {
+    void restore(BytesStore<?, ?> restored, String source, String how, long round, boolean authenticated) {
+        RankEvent.Restored event = new RankEvent.Restored(round, source, how, io.jckpt.Checkpointer.NO_STEP);
+        String from = event.from();
         ImageReader opened;
         try {
             opened = authenticated ? ImageReader.openTrusted(restored, 0) : ImageReader.open(restored, 0, key);
@@ -73,21 +79,22 @@ final class RestoredImage {
         image = restored;
         reader = opened;
         recovery = true;
-        from = source;
+        this.from = from;
+        this.restore = event;
     }
 
     /**
      * @param slot   the restored slot: its image is read in place
      * @param holder the store holding it
-     * @param source where it came from
+     * @param how    the recovery plan's kind of restore ({@code LOCAL}, ...)
      */
-    void restore(ReplicaSlot slot, ReplicaStore holder, String source) {
+    void restore(ReplicaSlot slot, ReplicaStore holder, String how) {
         // a view through the slot's contiguous mapping: any size, images above 2 GiB too
         PointerBytesStore view = BytesStore.nativePointer();
         view.set(slot.imageAddress(), slot.length());
         // a slot verified in this process (at its store's open, or as it was received) was MAC-checked then;
         // only this process writes its store
-        restore(view, source, slot.round(), slot.verified() && slot.authenticates());
+        restore(view, RankEvent.Restored.MEMORY, how, slot.round(), slot.verified() && slot.authenticates());
         store = holder;
         retained = holder.retain(slot); // nothing is written into it while this view reads it
     }
@@ -110,6 +117,14 @@ final class RestoredImage {
     /** @return where it came from ("memory (LOCAL)", "disk generation of round 2000", "nothing") */
     String from() {
         return from;
+    }
+
+    /** @return the recovery's event for the launcher: the round, where it came from, the program's step */
+    RankEvent.Restored event() {
+        if (restore == null) {
+            throw new IllegalStateException("rank " + rank + ": nothing was restored");
+        }
+        return new RankEvent.Restored(restore.round(), restore.source(), restore.how(), step());
     }
 
     /**

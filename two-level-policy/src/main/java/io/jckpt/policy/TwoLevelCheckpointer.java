@@ -27,6 +27,7 @@ import io.jckpt.policy.interval.IntervalController;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RankEvent;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -114,7 +115,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
     static volatile RecoveryHook recoveryHook;
 
     private TwoLevelCheckpointer(CkptOptions options, RankContext context, RankCollective exchange, byte[] secret,
-                                 byte[] jobKey, String bindHost, Consumer<String> events) throws IOException {
+                                 byte[] jobKey, String bindHost, Consumer<RankEvent> events) throws IOException {
         int rank = context.rank();
         this.options = options;
         this.requested = options;
@@ -167,7 +168,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
      * @return the open checkpointer
      */
     public static TwoLevelCheckpointer open(CkptOptions options, RankContext context, RankCollective exchange,
-                                            byte[] secret, byte[] jobKey, String bindHost, Consumer<String> events) {
+                                            byte[] secret, byte[] jobKey, String bindHost, Consumer<RankEvent> events) {
         options.validateFor(context.size());
         TwoLevelCheckpointer c;
         try {
@@ -478,7 +479,7 @@ public final class TwoLevelCheckpointer implements Checkpointer {
             events.event(summary);
         }
         if (!abandoned) {
-            events.event(stats.totals().line()); // the launcher's end-of-job summary adds up every rank's
+            events.event(stats.totals()); // the launcher's end-of-job summary adds up every rank's
 
             phases.moveTo(Phase.CLOSING, round);
             try {

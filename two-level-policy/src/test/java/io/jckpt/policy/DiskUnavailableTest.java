@@ -60,7 +60,7 @@ class DiskUnavailableTest {
         // only rank 2 cannot use its directory: a generation needs every rank's file, so no rank writes one
         List<TwoLevelCheckpointer> world = RankGroup.open(LocalRankCollective.group(3), "memonly", 0,
                 r -> options(nodes, r, r == 2 ? bad : good, DiskUnavailable.MEMORY_ONLY), r -> false,
-                r -> text -> events.add(r + ": " + text));
+                r -> e -> events.add(r + ": " + e.text()));
         RankGroup.parallel(3, rank -> {
             TwoLevelCheckpointer c = world.get(rank);
             long[] data = {rank};

@@ -83,7 +83,7 @@ final class RankGroup {
 
     /** As {@link #open(int, String, int, IntFunction, IntFunction)}, with each rank's event sink (the launcher's log). */
     static List<TwoLevelCheckpointer> open(int n, String jobId, int epoch, IntFunction<CkptOptions> options,
-                                           IntFunction<Boolean> newRank, IntFunction<Consumer<String>> events)
+                                           IntFunction<Boolean> newRank, IntFunction<Consumer<io.jckpt.spi.RankEvent>> events)
             throws Exception {
         return open(LocalRankCollective.group(n), jobId, epoch, options, newRank, events);
     }
@@ -91,7 +91,7 @@ final class RankGroup {
     /** As above, over the given exchange endpoints (one per rank), so that a test can read their counters. */
     static List<TwoLevelCheckpointer> open(List<LocalRankCollective> exchanges, String jobId, int epoch,
                                            IntFunction<CkptOptions> options, IntFunction<Boolean> newRank,
-                                           IntFunction<Consumer<String>> events) throws Exception {
+                                           IntFunction<Consumer<io.jckpt.spi.RankEvent>> events) throws Exception {
         try (RankThreads<TwoLevelCheckpointer> ranks = ranks(exchanges.size())) {
             return ranks.open(exchanges, jobId, epoch, options, newRank::apply, events, null);
         }

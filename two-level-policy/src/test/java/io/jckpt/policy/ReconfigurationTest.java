@@ -431,7 +431,7 @@ class ReconfigurationTest {
         IntFunction<CkptOptions> degrade = r -> RankGroup.options(nodes, r, 2, disk, 8).toBuilder().maxMemoryBytes(cap)
                 .slotCapacity(slot).memoryShortage(MemoryShortage.DEGRADE).minReplicas(1).build();
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
-        List<TwoLevelCheckpointer> world = RankGroup.open(n, "degrade", 0, degrade, r -> false, r -> events::add);
+        List<TwoLevelCheckpointer> world = RankGroup.open(n, "degrade", 0, degrade, r -> false, r -> e -> events.add(e.text()));
         RankGroup.parallel(n, rank -> {
             TwoLevelCheckpointer c = world.get(rank);
             double[] d = data(rank, 0, 1000);

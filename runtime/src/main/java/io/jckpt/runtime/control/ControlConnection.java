@@ -1,6 +1,5 @@
 package io.jckpt.runtime.control;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -46,17 +45,6 @@ public final class ControlConnection implements AutoCloseable {
         byte[] frame = new byte[length];
         in.readFully(frame);
         return frame;
-    }
-
-    /** Encodes a string the way {@link DataOutputStream#writeUTF} does. */
-    public static byte[] utf(String text) {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length() + 2);
-            new DataOutputStream(bytes).writeUTF(text.length() > 16_000 ? text.substring(0, 16_000) : text);
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class ControlProtocol {
 
     /** "JCKC". */
     public static final int MAGIC = 0x4A434B43;
-    public static final short VERSION = 1;
+    public static final short VERSION = 2; // 2: typed rank events
     public static final int NONCE_LENGTH = 16;
     public static final int MAC_LENGTH = 32;
     public static final byte ACCEPTED = 1;
@@ -49,7 +49,7 @@ public final class ControlProtocol {
 
     /** rank to launcher: the program is about to start; payload: long pid. */
     public static final byte RANK_READY = 1;
-    /** rank to launcher: a free-form event for the launcher's log; payload: UTF text. */
+    /** rank to launcher: an event for the launcher's log; payload: one {@link io.jckpt.spi.RankEvent} (RankEventCodec). */
     public static final byte RANK_EVENT = 2;
     /** rank to launcher: the program ended; payload: int exit code, UTF reason. Sent before exiting. */
     public static final byte RANK_EXIT = 3;

@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.spi.RankTotals;
+import io.jckpt.spi.RankEvent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,12 +48,8 @@ final class JobSummary implements Consumer<ReportedEvent> {
         this.ledger = ledger;
     }
 
-    /** @return the totals a rank sent ({@link RankTotals#line()}), as an event, or null when {@code message} is not them */
-    static ReportedEvent totals(int rank, String text, String message) {
-        RankTotals t = RankTotals.parse(message);
-        if (t == null) {
-            return null;
-        }
+    /** @return the totals a rank sent, as the {@code rank_totals} event with console line {@code text} */
+    static ReportedEvent totals(int rank, String text, RankEvent.Totals t) {
         return ReportedEvent.of("rank_totals", text, "rank", rank, "checkpoints", t.checkpoints(), "bytes", t.bytes(),
                 "blocking_ms", t.blockingMs(), "here_p50_ms", t.hereP50Ms(), "here_p99_ms", t.hereP99Ms(),
                 "disk_written", t.diskWritten(), "disk_failed", t.diskFailed());

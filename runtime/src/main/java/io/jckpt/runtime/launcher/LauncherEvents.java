@@ -1,31 +1,27 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.spi.RankEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The launcher's events as the events file records them ({@code docs/events.md}): one factory per type,
  * each given the console line it stands for, so that the console stays as it was and the file gets the
- * same event with its data as fields. Rank events (a rank's own lines sent over the control channel)
- * are typed by their text: a disk commit and a rollback's source.
+ * same event with its data as fields. Rank events (sent by a rank's library over the control channel)
+ * come typed ({@link RankEvent}): each record becomes its event, its text the console line.
  */
 final class LauncherEvents {
-    private static final Pattern COMMITTED = Pattern.compile("disk generation of round (\\d+) committed");
-    private static final Pattern RESTORED = Pattern.compile(
-            "restored round (\\d+) from (memory|disk)(?: \\((\\w+)\\))?(?:.*, step (-?\\d+))?");
-    private static final Pattern RESTARTED = Pattern.compile("^restarted from the beginning");
 
     private LauncherEvents() {
     }
 
     static ReportedEvent start(String text, String jobId, LaunchSpec spec, int cores) {
         return ReportedEvent.of("start", text, "job", jobId, "ranks", spec.worldSize(), "main", spec.mainClass(),
-                "device", spec.device().cliName(), "on_failure", spec.onFailure().name().toLowerCase(java.util.Locale.ROOT),
+                "device", spec.device().cliName(), "on_failure", spec.onFailure().name().toLowerCase(Locale.ROOT),
                 "max_recoveries", spec.maxRecoveries(), "standbys", spec.standbys(),
                 "detectors", spec.detectors().stream().map(FailureDetector::name).toList(), "cores", cores,
                 "schema", EventLog.SCHEMA_VERSION);
@@ -57,35 +53,27 @@ final class LauncherEvents {
                 "jvm", Long.toHexString(p.incarnation()));
     }
 
-    /** A line a rank's library sent: a disk commit, a rollback with its source, or another rank event. */
-    static ReportedEvent rankEvent(int rank, String message) {
-        String text = "rank " + rank + ": " + message;
-        ReportedEvent totals = JobSummary.totals(rank, text, message);
-        if (totals != null) {
-            return totals;
-        }
-        double[] open = io.jckpt.runtime.control.RankOpen.parse(message);
-        if (open != null) {
+    /** An event a rank's library sent: a disk commit, a rollback with its source, its totals, its open, or a line. */
+    static ReportedEvent rankEvent(int rank, RankEvent event) {
+        String text = "rank " + rank + ": " + event.text();
+        if (event instanceof RankEvent.Totals t) {
+            return JobSummary.totals(rank, text, t);
+        } else if (event instanceof RankEvent.Opened o) {
             // file only: the report page's start-up phases; the console does not need a line per rank
-            return ReportedEvent.of("rank_open", "", "rank", rank, "epoch", (int) open[0], "open_ms", open[1]);
-        }
-        Matcher m = COMMITTED.matcher(message);
-        if (m.find()) {
-            return ReportedEvent.of("disk_commit", text, "rank", rank, "round", Long.parseLong(m.group(1)));
-        }
-        m = RESTORED.matcher(message);
-        if (m.find()) {
-            return m.group(4) == null
-                    ? ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
-                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT))
-                    : ReportedEvent.of("rollback", text, "rank", rank, "round", Long.parseLong(m.group(1)),
-                    "source", m.group(2), "how", m.group(3) == null ? "" : m.group(3).toLowerCase(java.util.Locale.ROOT),
-                    "step", Long.parseLong(m.group(4)));
-        }
-        if (RESTARTED.matcher(message).find()) { // a recovery with nothing to restore: round 0, the beginning
+            return ReportedEvent.of("rank_open", "", "rank", rank, "epoch", o.epoch(),
+                    "open_ms", Math.round(o.openNanos() / 1e3) / 1e3);
+        } else if (event instanceof RankEvent.DiskCommitted d) {
+            return ReportedEvent.of("disk_commit", text, "rank", rank, "round", d.round());
+        } else if (event instanceof RankEvent.Restored r) {
+            String how = r.how().toLowerCase(Locale.ROOT);
+            return r.step() == io.jckpt.Checkpointer.NO_STEP
+                    ? ReportedEvent.of("rollback", text, "rank", rank, "round", r.round(), "source", r.source(), "how", how)
+                    : ReportedEvent.of("rollback", text, "rank", rank, "round", r.round(), "source", r.source(), "how", how,
+                    "step", r.step());
+        } else if (event instanceof RankEvent.Restarted) { // a recovery with nothing to restore: round 0, the beginning
             return ReportedEvent.of("rollback", text, "rank", rank, "round", 0L, "source", "start", "how", "");
         }
-        return ReportedEvent.of("rank_event", text, "rank", rank, "text", message);
+        return ReportedEvent.of("rank_event", text, "rank", rank, "text", event.text());
     }
 
     static ReportedEvent injection(String text, String spec, List<Integer> ranks, boolean wipe, long newestRound) {

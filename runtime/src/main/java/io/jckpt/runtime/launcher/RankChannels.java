@@ -167,7 +167,7 @@ final class RankChannels implements ControlListener {
                 long millis = in.readLong();
                 waits.report(rank, millis, in.readUTF(), System.nanoTime());
             } else if (type == ControlProtocol.RANK_EVENT) {
-                console.event(LauncherEvents.rankEvent(rank, new DataInputStream(new ByteArrayInputStream(payload)).readUTF()));
+                console.event(LauncherEvents.rankEvent(rank, io.jckpt.spi.RankEventCodec.decode(payload)));
             }
         } catch (IOException e) {
             console.event("WARNING: malformed control frame from rank " + rank + ": " + e.getMessage());

@@ -190,9 +190,9 @@ public final class RankControl {
         send(ControlProtocol.HEARTBEAT, new byte[0]);
     }
 
-    /** A line for the launcher's event log. */
-    public void event(String text) {
-        send(ControlProtocol.RANK_EVENT, ControlConnection.utf(text));
+    /** An event for the launcher's event log. */
+    public void event(io.jckpt.spi.RankEvent event) {
+        send(ControlProtocol.RANK_EVENT, io.jckpt.spi.RankEventCodec.encode(event));
     }
 
     /**

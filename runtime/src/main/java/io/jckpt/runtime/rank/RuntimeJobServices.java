@@ -7,6 +7,7 @@ import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankContext;
+import io.jckpt.spi.RankEvent;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.spi.RingOrder;
 import java.io.IOException;
@@ -79,13 +80,13 @@ final class RuntimeJobServices implements JobServices, RankCollective {
     }
 
     @Override
-    public void event(String text) {
-        control.event(text);
+    public void event(RankEvent event) {
+        control.event(event);
     }
 
     @Override
     public void opened(long openNanos) {
-        control.event(io.jckpt.runtime.control.RankOpen.line(RankServices.world().epoch(), openNanos));
+        control.event(new RankEvent.Opened(RankServices.world().epoch(), openNanos));
     }
 
     @Override
