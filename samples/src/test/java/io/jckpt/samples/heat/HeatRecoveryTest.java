@@ -65,18 +65,6 @@ class HeatRecoveryTest {
     }
 
     @Test
-    void twoAdjacentThenTwoSpreadNodesLostWithTwoReplicas() throws Exception {
-        try (LaunchedJob job = run(List.of("--kill", "1,2@round=8:wipe", "--kill", "0,2@round=20:wipe"), "--replicas", "2")) {
-            assertExactResult(job);
-            List<JobEvents.Event> rollbacks = rollbacks(job);
-            assertEquals(8, rollbacks.size(), job.output());
-            assertEquals(2, received(rollbacks.subList(0, 4)), job.output());
-            assertEquals(2, received(rollbacks.subList(4, 8)), job.output());
-            assertTrue(job.output().contains("after 2 recoveries"), job.output());
-        }
-    }
-
-    @Test
     void ctrlRaisesReplicasMidRunThenTwoAdjacentNodesLostTwiceRestoreExactly() throws Exception {
         // m = 1 at open, ctrl(m = 2) after round 5: rounds 6.. are held by the next two ranks, so two
         // adjacent node losses at round 12 restore from memory; the second pair at round 30 proves the

@@ -78,7 +78,8 @@ class MandelbrotTilerTest {
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "worker killed                        | --kill 2@round=2         | --replicas 1 | LOCAL   | 4",
+        // the mosaic (a Kryo graph) received from a holder or read from disk; a local restore is the growing
+        // mosaic's test below
         "master's and a worker's nodes, m = 2 | --kill 0,1@round=2:wipe  | --replicas 2 | RECEIVE | 2",
         "total loss, from disk                | --kill all@round=3:wipe  | --disk-ratio 2 --disk-dir DISK | disk generation | 4"})
     void failureMidRunRecoversToTheSameChecksum(String failure, String kill, String tiler, String source,
