@@ -128,7 +128,8 @@ public final class TwoLevelCheckpointer implements Checkpointer {
         // is ever handed to an adapter
         JobKeys.Resolved key = JobKeys.resolve(options, context, jobKey, System.getenv());
         this.imageKey = key.key();
-        if (rank == 0) { // one line for the job: which key (its id, no secret) and where it lives
+        if (rank == 0 && context.epoch() == 0) { // one line for the job, not one per recovery: which key (its id,
+            // no secret) and where it lives
             this.events.info("checkpoints authenticated (HMAC-SHA256) with job key " + imageKey.idHex() + " from "
                     + key.source());
         }
