@@ -4,6 +4,7 @@ import io.jckpt.CkptOptions;
 import io.jckpt.IntervalPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
+import picocli.CommandLine.Option;
 
 /**
  * The checkpoint settings a sample's own command line gave, set on the builder only when given: a
@@ -15,6 +16,22 @@ public final class GivenSettings {
     public static final String JOB_DEFAULT = "default: the job's, e.g. ckpt-run ";
 
     private GivenSettings() {
+    }
+
+    /**
+     * The samples' {@code --replicas}, {@code --disk-ratio} and {@code --disk-dir}, each null unless the
+     * command line gives it: a picocli mixin ({@code @Mixin GivenSettings.Options}) of every sample.
+     */
+    public static final class Options {
+        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
+                + JOB_DEFAULT + "--replicas, else 1)")
+        public Integer replicas;
+        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
+                + " 0 = none (" + JOB_DEFAULT + "--disk-ratio, else 1000)")
+        public Integer diskRatio;
+        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
+                + JOB_DEFAULT + "--disk, else none: no disk level)")
+        public Path diskDirectory;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.jckpt.samples.GivenSettings;
 
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -51,15 +52,7 @@ record CgOptions(int nx, int ny, int iterations, double tolerance, int report, i
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many iterations (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
-                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
-        Integer replicas;
-        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
-                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
-        Integer diskRatio;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
-                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
-        Path diskDirectory;
+        @Mixin GivenSettings.Options given = new GivenSettings.Options();
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per iteration, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
@@ -83,7 +76,7 @@ record CgOptions(int nx, int ny, int iterations, double tolerance, int report, i
             throw new IllegalArgumentException("--tolerance must be in [0, 1), got " + line.tolerance);
         }
         return new CgOptions(line.nx, line.ny, line.iterations, line.tolerance, line.report, line.checkpointEvery,
-                line.replicas, line.diskRatio, line.diskDirectory, line.sleepMillis);
+                line.given.replicas, line.given.diskRatio, line.given.diskDirectory, line.sleepMillis);
     }
 
     boolean checkpointing() {

@@ -8,6 +8,7 @@ import io.jckpt.IntervalPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -51,15 +52,7 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many sweeps, even (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
-                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
-        Integer replicas;
-        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
-                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
-        Integer diskRatio;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
-                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
-        Path diskDirectory;
+        @Mixin GivenSettings.Options given = new GivenSettings.Options();
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per sweep, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
@@ -110,8 +103,8 @@ record SolverOptions(int nx, int ny, int iterations, int report, int checkpointE
         if (line.checkpointEvery % 2 != 0) {
             throw new IllegalArgumentException("--ckpt-every must be even (the solver checkpoints after pairs of sweeps)");
         }
-        return new SolverOptions(line.nx, line.ny, line.iterations, line.report, line.checkpointEvery, line.replicas,
-                line.diskRatio, line.diskDirectory, line.sleepMillis, ctrlRound, ctrlReplicas, interval, nodeMtbf);
+        return new SolverOptions(line.nx, line.ny, line.iterations, line.report, line.checkpointEvery, line.given.replicas,
+                line.given.diskRatio, line.given.diskDirectory, line.sleepMillis, ctrlRound, ctrlReplicas, interval, nodeMtbf);
     }
 
     boolean checkpointing() {

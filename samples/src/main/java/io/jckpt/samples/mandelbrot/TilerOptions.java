@@ -6,6 +6,7 @@ import io.jckpt.samples.GivenSettings;
 
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -56,15 +57,7 @@ record TilerOptions(int width, int height, int tile, int iterations, int batch, 
         @Option(names = "--ckpt-every", paramLabel = "N",
                 description = "checkpoint every this many rounds (default: ${DEFAULT-VALUE} = no checkpoints)")
         int checkpointEvery = 0;
-        @Option(names = "--replicas", paramLabel = "M", description = "in-memory copies on other ranks ("
-                + GivenSettings.JOB_DEFAULT + "--replicas, else 1)")
-        Integer replicas;
-        @Option(names = "--disk-ratio", paramLabel = "K", description = "one disk round per this many checkpoints,"
-                + " 0 = none (" + GivenSettings.JOB_DEFAULT + "--disk-ratio, else 1000)")
-        Integer diskRatio;
-        @Option(names = "--disk-dir", paramLabel = "PATH", description = "stable-storage directory ("
-                + GivenSettings.JOB_DEFAULT + "--disk, else none: no disk level)")
-        Path diskDirectory;
+        @Mixin GivenSettings.Options given = new GivenSettings.Options();
         @Option(names = "--sleep-ms", paramLabel = "MS",
                 description = "pause per tile, to make demos and tests observable (default: ${DEFAULT-VALUE})")
         int sleepMillis = 0;
@@ -89,7 +82,8 @@ record TilerOptions(int width, int height, int tile, int iterations, int batch, 
             throw new IllegalArgumentException("--sleep-ms and --ckpt-every must not be negative");
         }
         return new TilerOptions(line.width, line.height, line.tile, line.iterations, line.batch, line.report,
-                line.checkpointEvery, line.replicas, line.diskRatio, line.diskDirectory, line.sleepMillis, preallocate);
+                line.checkpointEvery, line.given.replicas, line.given.diskRatio, line.given.diskDirectory, line.sleepMillis,
+                preallocate);
     }
 
     private static boolean parseBoolean(String name, String value) {
