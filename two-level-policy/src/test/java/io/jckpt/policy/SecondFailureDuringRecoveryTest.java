@@ -67,6 +67,8 @@ class SecondFailureDuringRecoveryTest {
         // its own slot is torn and its successor never got the copy
         assertEquals(1, tear(nodes.resolve("node-3"), 3, 1));
         assertEquals(1, tear(nodes.resolve("node-0"), 3, 1));
+        // in that state G never reached 1, so no node recorded a round complete everywhere
+        forgetRecordedRounds(nodes, job);
 
         // recovery 1 (rank 3 new): every rank decides; ranks 0, 2, 3 apply the decision; rank 1 dies
         // between its decision and applying it; the others' world is abandoned
@@ -148,11 +150,8 @@ class SecondFailureDuringRecoveryTest {
             return null;
         });
         world0.forEach(TwoLevelCheckpointer::crashForTest);
-        for (int r = 0; r < N; r++) {
-            assertFalse(Files.exists(rankDirectory(nodes, job, r).resolve(StoreLayouts.ROUND_COMPLETE_EVERYWHERE)),
-                    "recorded at a here() that sees G >= 1, not before");
-        }
         assertEquals(1, tear(nodes.resolve("node-0"), 3, 1)); // rank 3's copy never reached rank 0
+        forgetRecordedRounds(nodes, job); // so G never reached 1
         io.jckpt.imem.ReplicaStore.wipe(nodes.resolve("node-3"));
         List<TwoLevelCheckpointer> world1 = RankGroup.open(N, job, 1, r -> RankGroup.options(nodes, r, 1, null, 0),
                 r -> r == 3);
@@ -192,6 +191,18 @@ class SecondFailureDuringRecoveryTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(e);
+        }
+    }
+
+    /**
+     * Deletes every node's record that a round was complete on every rank. The tests build their
+     * "copy never completed" states by tearing slots after a world 0 in which every copy did
+     * complete; a here() descheduled past its own background copy can see G = 1 there and record it
+     * (it did once in CI), which the torn state could never have produced.
+     */
+    private static void forgetRecordedRounds(Path nodes, String job) throws IOException {
+        for (int r = 0; r < N; r++) {
+            Files.deleteIfExists(rankDirectory(nodes, job, r).resolve(StoreLayouts.ROUND_COMPLETE_EVERYWHERE));
         }
     }
 
