@@ -330,6 +330,22 @@ public final class LaunchedJob implements AutoCloseable {
     }
 
     /**
+     * How many times {@code rank} rolled back from {@code source} as {@code how} (the {@code rollback}
+     * events: the console shows one {@code recovery} line per recovery, not a line per rank).
+     *
+     * @param rank   the rank
+     * @param source {@code memory}, {@code disk} or {@code start}
+     * @param how    a memory restore's kind ({@code local}, {@code receive}), or null for any
+     * @return the count so far
+     */
+    public long rollbacks(int rank, String source, String how) {
+        return JobEvents.ofType(events(), "rollback").stream()
+                .filter(e -> e.number("rank") == rank && e.text("source").equals(source)
+                        && (how == null || e.text("how").equals(how)))
+                .count();
+    }
+
+    /**
      * Waits (bounded) until the events file holds an event of {@code type} that {@code test} accepts; the
      * file is read again at each new output line and at least every 20 ms (events of the file only, such
      * as {@code rank_completed}, have no line).
