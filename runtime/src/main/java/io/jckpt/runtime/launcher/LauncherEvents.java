@@ -53,10 +53,20 @@ final class LauncherEvents {
                 "jvm", Long.toHexString(p.incarnation()));
     }
 
-    /** An event a rank's library sent: a disk commit, a rollback with its source, its totals, its open, or a line. */
-    static ReportedEvent rankEvent(int rank, RankEvent event) {
+    /**
+     * An event a rank's library sent: a disk commit, a rollback with its source, its totals, its open, its
+     * settings, or a line.
+     *
+     * @param jobSettings the launcher's settings line ({@link LauncherSettings#line()}): rank 0's settings
+     *                    are shown only where they differ
+     */
+    static ReportedEvent rankEvent(int rank, RankEvent event, String jobSettings) {
         String text = "rank " + rank + ": " + event.text();
-        if (event instanceof RankEvent.Totals t) {
+        if (event instanceof RankEvent.Settings s) {
+            // the launcher's line said them already, unless the program's builder calls set some
+            return ReportedEvent.of("rank_event", s.summary().equals(jobSettings) ? "" : text, "rank", rank,
+                    "text", event.text());
+        } else if (event instanceof RankEvent.Totals t) {
             return JobSummary.totals(rank, t);
         } else if (event instanceof RankEvent.Opened o) {
             // file only: the report page's start-up phases; the console does not need a line per rank

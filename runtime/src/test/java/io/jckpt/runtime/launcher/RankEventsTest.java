@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
  * {@code docs/events.md} gives and its console line: typed by the record, never by the text.
  */
 class RankEventsTest {
+    private static final String JOB_SETTINGS = "replicas=1 (--replicas), disk=none (default)";
 
     /** What the launcher records for an event rank {@code rank} sent, decoded from its frame as the launcher does. */
     private static ReportedEvent received(int rank, RankEvent sent) throws IOException {
-        return LauncherEvents.rankEvent(rank, RankEventCodec.decode(RankEventCodec.encode(sent)));
+        return LauncherEvents.rankEvent(rank, RankEventCodec.decode(RankEventCodec.encode(sent)), JOB_SETTINGS);
     }
 
     @Test
@@ -57,6 +58,15 @@ class RankEventsTest {
         assertEquals("rank_open", open.type());
         assertEquals("", open.text(), "the events file only");
         assertEquals(Map.of("rank", 1, "epoch", 2, "open_ms", 12.346), open.fields());
+
+        // rank 0's settings: the events file only when they are the launcher's line, else shown
+        ReportedEvent same = received(0, new RankEvent.Settings(JOB_SETTINGS));
+        assertEquals("rank_event", same.type());
+        assertEquals("", same.text(), "said once, by the launcher");
+        assertEquals(Map.of("rank", 0, "text", "checkpoint settings: " + JOB_SETTINGS), same.fields());
+        String overridden = "replicas=2 (program, over --replicas 1), disk=none (default)";
+        ReportedEvent differs = received(0, new RankEvent.Settings(overridden));
+        assertEquals("rank 0: checkpoint settings: " + overridden, differs.text());
 
         // a line that reads like a typed event stays a line: nothing is typed by its text
         ReportedEvent line = received(1, new RankEvent.Text("restored round 4 from memory (LOCAL)"));

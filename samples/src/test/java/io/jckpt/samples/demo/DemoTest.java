@@ -43,9 +43,11 @@ class DemoTest {
         assertTrue(text.matches("(?s).*recovery 1: rank 2 \\(pid \\d+\\) killed by the injected failure .*; restored round"
                 + " \\d+ \\(step \\d+\\) from memory; redone: .*"), text);
         assertFalse(text.contains("rank 2: restored round"), text);
-        // m is the job's setting, given to the launcher: the program sets none (a builder call would win silently)
-        assertTrue(text.contains("rank 0: checkpoint settings: replicas=1 (--replicas), disk=none (default), diskRatio=1000"
-                + " (default)"), text);
+        // m is the job's setting, given to the launcher: the program sets none (a builder call would win, and rank 0
+        // would print its own settings line naming it)
+        assertTrue(text.contains("checkpoint settings (the program's own builder calls win): replicas=1 (--replicas),"
+                + " disk=none (default), diskRatio=1000 (default)"), text);
+        assertFalse(text.contains("rank 0: checkpoint settings"), "the same settings, said once: " + text);
         assertTrue(text.contains("| launcher exit status | 0 |"), text);
         Path events = out.resolve("demo-job/events.jsonl");
         Path page = out.resolve("demo-job/report.html").toAbsolutePath();
