@@ -1,9 +1,11 @@
 package io.jckpt.advisor;
 
+import io.jckpt.policy.interval.FailureModel;
+import io.jckpt.policy.interval.SlowProfile;
 import io.jckpt.cli.CommandLines;
 
-import io.jckpt.advisor.FailureModel.Placement;
-import io.jckpt.advisor.FailureModel.Scheme;
+import io.jckpt.policy.interval.FailureModel.Placement;
+import io.jckpt.policy.interval.FailureModel.Scheme;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Reader;

@@ -1,9 +1,10 @@
-package io.jckpt.advisor;
+package io.jckpt.policy.interval;
 
 /**
- * The checkpoint and failure model of jckpt, in closed form: shared by the online interval policy
- * ({@code io.jckpt.policy.interval}, rank 0's decision at each here()) and by the advisor
- * ({@link Advisor}); {@link Simulator} simulates the same model event by event.
+ * The checkpoint and failure model of jckpt, in closed form: the online interval policy's
+ * ({@link IntervalController}, rank 0's decision at each here()), which the advisor tool
+ * ({@code io.jckpt.advisor.Advisor}, module advisor) tabulates and its {@code Simulator} simulates event
+ * by event.
  *
  * <h2>The model</h2>
  * A job computes; every {@code tau} seconds of computation it takes an in-memory checkpoint that costs
