@@ -1,0 +1,156 @@
+package io.jckpt.codes;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One stripe: every erasure pattern of up to p symbols decodes to the original bytes, every pattern of
+ * p + 1 is refused with nothing written (all patterns, for rs:4+2, rs:8+2, rs:5+3 and the xor codes).
+ */
+class ReedSolomonTest {
+    private static final int CHUNK = 1000; // not a multiple of 8: the kernels' byte tails run too
+
+    @Test
+    void everyPatternUpToPDecodesAndEveryPatternOfPPlusOneIsRefused() {
+        int[][] codes = {{4, 2}, {8, 2}, {5, 3}, {3, 1}, {7, 1}};
+        for (int[] kp : codes) {
+            exhaustive(kp[0], kp[1]);
+        }
+    }
+
+    private static void exhaustive(int k, int p) {
+        ReedSolomon code = ReedSolomon.of(k, p);
+        int n = k + p;
+        Random random = new Random(31L * k + p);
+        byte[][] original = new byte[n][CHUNK];
+        int[] length = new int[n];
+        for (int c = 0; c < k; c++) {
+            length[c] = c == k - 1 ? CHUNK / 3 : CHUNK; // a short last image: zeros past its valid bytes
+            random.nextBytes(original[c]);
+            java.util.Arrays.fill(original[c], length[c], CHUNK, (byte) 0);
+        }
+        for (int r = 0; r < p; r++) {
+            length[k + r] = CHUNK;
+        }
+        ByteBuffer[] data = new ByteBuffer[k];
+        ByteBuffer[] parity = new ByteBuffer[p];
+        for (int c = 0; c < k; c++) {
+            data[c] = ByteBuffer.wrap(original[c].clone());
+        }
+        for (int r = 0; r < p; r++) {
+            parity[r] = ByteBuffer.allocate(CHUNK + 8);
+        }
+        code.encode(data, new int[k], length, parity, filled(p, 8), CHUNK);
+        for (int r = 0; r < p; r++) {
+            parity[r].position(8);
+            parity[r].get(original[k + r]);
+            parity[r].clear();
+        }
+        int decoded = 0;
+        int refused = 0;
+        for (int mask = 0; mask < 1 << n; mask++) {
+            int lost = Integer.bitCount(mask);
+            if (lost > p + 1) {
+                continue;
+            }
+            ByteBuffer[] symbols = new ByteBuffer[n];
+            boolean[] erased = new boolean[n];
+            int[] offset = new int[n];
+            for (int i = 0; i < n; i++) {
+                erased[i] = (mask & (1 << i)) != 0;
+                offset[i] = 3;
+                byte[] b = new byte[CHUNK + 3];
+                if (erased[i]) {
+                    random.nextBytes(b); // garbage where the lost symbol was
+                } else {
+                    System.arraycopy(original[i], 0, b, 3, CHUNK);
+                }
+                symbols[i] = ByteBuffer.wrap(b);
+            }
+            if (lost <= p) {
+                code.reconstruct(symbols, offset, length, erased, CHUNK);
+                for (int i = 0; i < n; i++) {
+                    byte[] got = new byte[CHUNK];
+                    symbols[i].get(3, got);
+                    assertArrayEquals(original[i], got, "rs:" + k + "+" + p + " symbol " + i + " after losing mask " + mask);
+                }
+                decoded++;
+            } else {
+                byte[][] before = new byte[n][];
+                for (int i = 0; i < n; i++) {
+                    before[i] = symbols[i].array().clone();
+                }
+                int m = mask;
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> code.reconstruct(symbols, offset, length, erased, CHUNK), "mask " + m);
+                assertEquals((p + 1) + " of the " + n + " symbols of a stripe are erased; rs:" + k + "+" + p
+                        + " rebuilds at most " + p, e.getMessage());
+                for (int i = 0; i < n; i++) {
+                    assertArrayEquals(before[i], symbols[i].array(), "refused, yet symbol " + i + " was written");
+                }
+                refused++;
+            }
+        }
+        assertEquals(patterns(n, p), decoded);
+        assertEquals(binomial(n, p + 1), refused);
+    }
+
+    @Test
+    void xorIsTheFirstParityRowAndColumnZeroIsOnes() {
+        ReedSolomon code = ReedSolomon.of(8, 2);
+        for (int c = 0; c < 8; c++) {
+            assertEquals(1, code.coefficient(0, c));
+        }
+        assertEquals(1, code.coefficient(1, 0));
+        Random random = new Random(5);
+        ByteBuffer[] data = new ByteBuffer[7];
+        byte[] xor = new byte[4099];
+        for (int c = 0; c < 7; c++) {
+            byte[] b = new byte[4099];
+            random.nextBytes(b);
+            for (int i = 0; i < b.length; i++) {
+                xor[i] ^= b[i];
+            }
+            data[c] = ByteBuffer.wrap(b);
+        }
+        ByteBuffer parity = ByteBuffer.allocate(4099);
+        ReedSolomon.of(7, 1).encode(data, new int[7], filled(7, 4099), new ByteBuffer[] {parity}, new int[1], 4099);
+        assertArrayEquals(xor, parity.array());
+    }
+
+    @Test
+    void outOfRangeCodesAreRefused() {
+        assertEquals("Reed-Solomon over GF(2^8) needs k >= 1 data and p >= 1 parity symbols with k + p <= 256, not k = 250, p = 7",
+                assertThrows(IllegalArgumentException.class, () -> ReedSolomon.of(250, 7)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ReedSolomon.of(8, 0));
+        ReedSolomon.of(255, 1);
+        ReedSolomon.of(128, 128);
+    }
+
+    static int[] filled(int n, int v) {
+        int[] a = new int[n];
+        java.util.Arrays.fill(a, v);
+        return a;
+    }
+
+    static long patterns(int n, int upTo) {
+        long s = 0;
+        for (int i = 0; i <= upTo; i++) {
+            s += binomial(n, i);
+        }
+        return s;
+    }
+
+    static long binomial(int n, int r) {
+        long b = 1;
+        for (int i = 1; i <= r; i++) {
+            b = b * (n - r + i) / i;
+        }
+        return b;
+    }
+}
