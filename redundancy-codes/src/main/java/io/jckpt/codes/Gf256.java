@@ -141,6 +141,54 @@ public final class Gf256 {
     }
 
     /**
+     * @param v eight field elements, one per byte
+     * @return each times 2 (x), byte by byte: the step of a Horner evaluation
+     */
+    public static long times2(long v) {
+        return ((v & 0x7F7F7F7F7F7F7F7FL) << 1) ^ (((v >>> 7) & 0x0101010101010101L) * POLYNOMIAL);
+    }
+
+    /**
+     * One column of the RAID-6 pair of parity rows by Horner's rule, on one block: p ^= d and q = 2 · q ^ d
+     * over the source's valid bytes, and q = 2 · q over the rest of the block (where the source is padding).
+     * Taking the columns from the last to the first leaves p = Σ d_c and q = Σ 2^c · d_c.
+     *
+     * @param src the column's data
+     * @param s its first index
+     * @param valid its valid bytes in the block (≤ len)
+     * @param p the XOR row, or null for the q row alone
+     * @param pAt its first index
+     * @param q the Horner row
+     * @param qAt its first index
+     * @param len bytes of the block
+     */
+    public static void hornerStep(ByteBuffer src, int s, int valid, ByteBuffer p, int pAt, ByteBuffer q, int qAt, int len) {
+        boolean swapP = p != null && p.order() != src.order();
+        boolean swapQ = q.order() != src.order();
+        int i = 0;
+        for (int end = valid - 7; i < end; i += 8) {
+            long d = src.getLong(s + i);
+            if (p != null) {
+                p.putLong(pAt + i, p.getLong(pAt + i) ^ (swapP ? Long.reverseBytes(d) : d));
+            }
+            q.putLong(qAt + i, times2(q.getLong(qAt + i)) ^ (swapQ ? Long.reverseBytes(d) : d));
+        }
+        for (; i < valid; i++) {
+            byte d = src.get(s + i);
+            if (p != null) {
+                p.put(pAt + i, (byte) (p.get(pAt + i) ^ d));
+            }
+            q.put(qAt + i, (byte) (MUL[2][q.get(qAt + i) & 0xFF] ^ d));
+        }
+        for (int end = len - 7; i < end; i += 8) {
+            q.putLong(qAt + i, times2(q.getLong(qAt + i)));
+        }
+        for (; i < len; i++) {
+            q.put(qAt + i, MUL[2][q.get(qAt + i) & 0xFF]);
+        }
+    }
+
+    /**
      * dst[d..d+len) = 0.
      *
      * @param dst the destination

@@ -5,12 +5,19 @@ import java.util.Arrays;
 
 /**
  * A systematic Reed-Solomon erasure code over GF(2^8) with k data symbols and p parity symbols per
- * stripe (k + p ≤ 256): the data symbols are stored as they are, parity row r is Σ_c A[r][c] · data_c.
- * A is a Cauchy matrix 1 / (x_r + y_c) (x_r = k + r, y_c = c) with its columns and then its rows scaled so
- * that row 0 and column 0 are all ones: every square sub-matrix of a Cauchy matrix is invertible and
- * scaling rows and columns by non-zero constants keeps it so, hence [I; A] is MDS (any k of the k + p
- * symbols determine the stripe); row 0 of ones makes the first parity symbol the plain XOR of the data,
- * so rs:(K−1)+1 is xor:K bit for bit and xor runs at the XOR kernel's speed.
+ * stripe (k + p ≤ 256): the data symbols are stored as they are, parity row r is Σ_c A[r][c] · data_c,
+ * and [I; A] is MDS (any k of the k + p symbols determine the stripe). Row 0 is all ones in both
+ * matrices below: the first parity symbol is the plain XOR of the data, so rs:(K−1)+1 is xor:K bit for
+ * bit and xor runs at the XOR kernel's speed.
+ * <ul>
+ * <li>p ≤ 2: RAID-6's rows, ones and 2^c: every 2 × 2 minor 2^i + 2^j is non-zero for distinct i, j &lt; 255.
+ * Row 1 is evaluated by Horner's rule (q = 2 · q + d_c from the last column to the first), eight bytes
+ * at a time with a shift and a mask, without tables.
+ * <li>p ≥ 3: a Cauchy matrix 1 / (x_r + y_c) (x_r = k + r, y_c = c), its columns and then its rows scaled
+ * so that row 0 and column 0 are all ones: every square sub-matrix of a Cauchy matrix is invertible and
+ * scaling rows and columns by non-zero constants keeps it so. Rows past 0 multiply through the 64 KiB
+ * table.
+ * </ul>
  *
  * <p>A symbol is a chunk of {@code chunk} bytes in a caller's buffer at a caller's offset; a data symbol
  * may hold fewer valid bytes (an image shorter than the set's largest): the bytes past them count as
@@ -28,7 +35,7 @@ public final class ReedSolomon {
     private ReedSolomon(int k, int p) {
         this.k = k;
         this.p = p;
-        this.matrix = cauchy(k, p);
+        this.matrix = p <= 2 ? raid6(k, p) : cauchy(k, p);
     }
 
     /**
@@ -43,6 +50,25 @@ public final class ReedSolomon {
                     + "k + p <= 256, not k = " + k + ", p = " + p);
         }
         return new ReedSolomon(k, p);
+    }
+
+    private static int[][] raid6(int k, int p) {
+        int[][] a = new int[p][k];
+        for (int c = 0; c < k; c++) {
+            a[0][c] = 1;
+            if (p == 2) {
+                a[1][c] = pow2(c);
+            }
+        }
+        return a;
+    }
+
+    private static int pow2(int c) {
+        int x = 1;
+        for (int i = 0; i < c; i++) {
+            x = Gf256.mul(x, 2);
+        }
+        return x;
     }
 
     private static int[][] cauchy(int k, int p) {
@@ -98,7 +124,35 @@ public final class ReedSolomon {
      */
     public void encode(ByteBuffer[] data, int[] dataOffset, int[] dataLength, ByteBuffer[] parity, int[] parityOffset,
             int chunk) {
-        encodeRows(data, dataOffset, dataLength, parity, parityOffset, chunk, null);
+        if (p <= 2) {
+            encodeRaid6(data, dataOffset, dataLength, parity, parityOffset, chunk);
+        } else {
+            encodeRows(data, dataOffset, dataLength, parity, parityOffset, chunk, null);
+        }
+    }
+
+    /** Row 0 by XOR; row 1 (p = 2) by Horner's rule, fused with row 0 in one pass per column and block. */
+    private void encodeRaid6(ByteBuffer[] data, int[] dataOffset, int[] dataLength, ByteBuffer[] parity,
+            int[] parityOffset, int chunk) {
+        for (int at = 0; at < chunk; at += BLOCK) {
+            int n = Math.min(BLOCK, chunk - at);
+            Gf256.zero(parity[0], parityOffset[0] + at, n);
+            if (p == 1) {
+                for (int c = 0; c < k; c++) {
+                    int valid = Math.min(n, dataLength[c] - at);
+                    if (valid > 0) {
+                        Gf256.xorInto(data[c], dataOffset[c] + at, parity[0], parityOffset[0] + at, valid);
+                    }
+                }
+                continue;
+            }
+            Gf256.zero(parity[1], parityOffset[1] + at, n);
+            for (int c = k - 1; c >= 0; c--) {
+                int valid = Math.max(0, Math.min(n, dataLength[c] - at));
+                Gf256.hornerStep(data[c], dataOffset[c] + at, valid, parity[0], parityOffset[0] + at, parity[1],
+                        parityOffset[1] + at, n);
+            }
+        }
     }
 
     /** Encodes the rows r with {@code rows == null || rows[r]}. */

@@ -17,7 +17,7 @@ class ReedSolomonTest {
 
     @Test
     void everyPatternUpToPDecodesAndEveryPatternOfPPlusOneIsRefused() {
-        int[][] codes = {{4, 2}, {8, 2}, {5, 3}, {3, 1}, {7, 1}};
+        int[][] codes = {{4, 2}, {8, 2}, {16, 2}, {5, 3}, {4, 4}, {3, 1}, {7, 1}};
         for (int[] kp : codes) {
             exhaustive(kp[0], kp[1]);
         }
@@ -121,6 +121,65 @@ class ReedSolomonTest {
         ByteBuffer parity = ByteBuffer.allocate(4099);
         ReedSolomon.of(7, 1).encode(data, new int[7], filled(7, 4099), new ByteBuffer[] {parity}, new int[1], 4099);
         assertArrayEquals(xor, parity.array());
+    }
+
+    /**
+     * The encoders (XOR and Horner for p ≤ 2, the table for p ≥ 3) against Σ A[r][c] · d_c byte by byte with
+     * the reference multiply, over data of ragged valid lengths, heap and direct buffers of both byte orders.
+     */
+    @Test
+    void parityIsTheMatrixTimesTheDataByteByByte() {
+        Random random = new Random(17);
+        int[][] codes = {{1, 1}, {7, 1}, {1, 2}, {8, 2}, {13, 2}, {8, 3}, {6, 5}};
+        for (int[] kp : codes) {
+            int k = kp[0];
+            int p = kp[1];
+            ReedSolomon code = ReedSolomon.of(k, p);
+            if (p == 2) {
+                for (int c = 0; c < k; c++) {
+                    int pow = 1;
+                    for (int i = 0; i < c; i++) {
+                        pow = Gf256Test.reference(pow, 2);
+                    }
+                    assertEquals(pow, code.coefficient(1, c), "RAID-6 row 1 is 2^c");
+                }
+            }
+            for (int trial = 0; trial < 6; trial++) {
+                int chunk = 1 + random.nextInt(trial < 3 ? 40 : 40_000); // past one 16 KiB block too
+                ByteBuffer[] data = new ByteBuffer[k];
+                int[] offset = new int[k];
+                int[] length = new int[k];
+                byte[][] bytes = new byte[k][];
+                for (int c = 0; c < k; c++) {
+                    offset[c] = random.nextInt(5);
+                    length[c] = random.nextInt(4) == 0 ? random.nextInt(chunk + 1) : chunk;
+                    bytes[c] = new byte[offset[c] + length[c]];
+                    random.nextBytes(bytes[c]);
+                    data[c] = Gf256Test.buffer(bytes[c], random.nextBoolean(), random.nextBoolean());
+                }
+                ByteBuffer[] parity = new ByteBuffer[p];
+                int[] parityOffset = new int[p];
+                for (int r = 0; r < p; r++) {
+                    parityOffset[r] = random.nextInt(5);
+                    byte[] junk = new byte[parityOffset[r] + chunk];
+                    random.nextBytes(junk); // encode overwrites what was there
+                    parity[r] = Gf256Test.buffer(junk, random.nextBoolean(), random.nextBoolean());
+                }
+                code.encode(data, offset, length, parity, parityOffset, chunk);
+                for (int r = 0; r < p; r++) {
+                    for (int i = 0; i < chunk; i++) {
+                        int expected = 0;
+                        for (int c = 0; c < k; c++) {
+                            if (i < length[c]) {
+                                expected ^= Gf256Test.reference(code.coefficient(r, c), bytes[c][offset[c] + i] & 0xFF);
+                            }
+                        }
+                        assertEquals(expected, parity[r].get(parityOffset[r] + i) & 0xFF,
+                                "rs:" + k + "+" + p + " row " + r + " byte " + i + " of " + chunk);
+                    }
+                }
+            }
+        }
     }
 
     @Test
