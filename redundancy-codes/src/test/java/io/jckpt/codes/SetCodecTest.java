@@ -33,7 +33,7 @@ class SetCodecTest {
             images = new byte[members][];
             for (int m = 0; m < members; m++) {
                 // different sizes, one empty, none a multiple of k or 8
-                lengths[m] = m == 1 ? 0 : 1500 + random.nextInt(3000);
+                lengths[m] = m == 1 ? 0 : 300 + random.nextInt(900);
                 images[m] = new byte[(int) lengths[m]];
                 random.nextBytes(images[m]);
             }

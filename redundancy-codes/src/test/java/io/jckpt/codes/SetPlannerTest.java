@@ -74,7 +74,7 @@ class SetPlannerTest {
         Random random = new Random(2026);
         Redundancy[] codes = {Redundancy.xor(2), Redundancy.xor(4), Redundancy.xor(8), Redundancy.rs(4, 2), Redundancy.rs(8, 2),
             Redundancy.rs(1, 3)};
-        for (int trial = 0; trial < 2000; trial++) {
+        for (int trial = 0; trial < 600; trial++) {
             Redundancy r = codes[random.nextInt(codes.length)];
             int hostCount = 1 + random.nextInt(12);
             int[] perHost = new int[hostCount];
