@@ -34,6 +34,11 @@ public record SetChecksums(long[] imageLengths, int chunk, int[][] dataCrc, int[
         return imageLengths.clone();
     }
 
+    /** @return p, the parity parts per member */
+    public int parityRows() {
+        return parityCrc.length == 0 ? 0 : parityCrc[0].length;
+    }
+
     /**
      * @param member a member
      * @return its image length
