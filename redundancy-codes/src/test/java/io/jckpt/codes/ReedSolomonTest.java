@@ -3,6 +3,7 @@ package io.jckpt.codes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -180,6 +181,37 @@ class ReedSolomonTest {
                     assertArrayEquals(expected, got, "rs:" + k + "+" + p + " row " + r + ", chunk " + chunk);
                 }
             }
+        }
+    }
+
+    /** Encoding into the caller's buffers allocates nothing (the thread's allocation counter, over 200 calls). */
+    @Test
+    void encodeAllocatesNothing() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+                .getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        for (int[] kp : new int[][] {{7, 1}, {8, 2}, {6, 3}}) {
+            int k = kp[0];
+            int p = kp[1];
+            ReedSolomon code = ReedSolomon.of(k, p);
+            int chunk = 3000;
+            ByteBuffer[] data = new ByteBuffer[k];
+            for (int c = 0; c < k; c++) {
+                data[c] = ByteBuffer.allocateDirect(chunk);
+            }
+            ByteBuffer[] parity = {ByteBuffer.allocate(chunk), ByteBuffer.allocate(chunk), ByteBuffer.allocateDirect(chunk)};
+            int[] offset = new int[k];
+            int[] length = filled(k, chunk);
+            length[k - 1] = chunk / 2;
+            int[] parityOffset = new int[p];
+            code.encode(data, offset, length, parity, parityOffset, chunk);
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 200; i++) {
+                code.encode(data, offset, length, parity, parityOffset, chunk);
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            // fewer bytes than one object per call: the counter's own reading may allocate a little
+            assertTrue(allocated < 200 * 16, "rs:" + k + "+" + p + " encode allocated " + allocated + " bytes in 200 calls");
         }
     }
 
