@@ -22,9 +22,10 @@ package io.jckpt.codes;
  *                          member 3   D3[2]      D3[1]      D3[0]      parity
  * </pre>
  *
- * Each member's parity area is p · chunk = p/k of the largest image; every member sends its image once
- * (chunk c to the holder of stripe (m − p − c) mod n's parity), as much as one full copy would; a lost
- * member's chunks are rebuilt stripe by stripe, by the stripes' parity holders, spreading the work.
+ * Each member's parity area is p · chunk = p/k of the largest image. Every member sends its image once
+ * (chunk c to the holder of parity row 0 of stripe (m − p − c) mod n, which computes the stripe's p rows
+ * and forwards rows 1..p−1), as much as one full copy would plus (p − 1)/k of it; after a loss every stripe
+ * is rebuilt by one survivor ({@link RebuildPlan}), spreading the work over the set.
  */
 public final class ParityLayoutDescriptor {
     private final int members;
