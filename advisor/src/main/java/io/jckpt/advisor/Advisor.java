@@ -1,6 +1,7 @@
 package io.jckpt.advisor;
 
 import io.jckpt.cli.CommandLines;
+import io.jckpt.codes.Redundancy;
 import io.jckpt.policy.interval.FailureModel.Placement;
 import io.jckpt.policy.interval.FailureModel.Protection;
 import io.jckpt.policy.interval.FailureModel.Scheme;
@@ -337,23 +338,19 @@ public final class Advisor {
     }
 
     /**
-     * A code as {@code --codes} gives it, for a job on {@code nodes} nodes.
+     * A code as {@code --codes} gives it ({@link Redundancy#parse}, the library's own form), for a job on
+     * {@code nodes} nodes.
      *
      * @throws IllegalArgumentException naming the code and the form expected
      */
     static Protection protection(String code, int nodes) {
-        java.util.regex.Matcher xor = java.util.regex.Pattern.compile("xor:([0-9]{1,4})").matcher(code);
-        java.util.regex.Matcher rs = java.util.regex.Pattern.compile("rs:([0-9]{1,4})\\+([0-9]{1,4})").matcher(code);
-        try {
-            if (xor.matches()) {
-                return Protection.xor(Integer.parseInt(xor.group(1)), nodes);
-            } else if (rs.matches()) {
-                return Protection.reedSolomon(Integer.parseInt(rs.group(1)), Integer.parseInt(rs.group(2)), nodes);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--codes " + code + ": " + e.getMessage());
-        }
-        throw new IllegalArgumentException("--codes " + code + ": expected xor:K or rs:K+P (e.g. xor:8,rs:8+2)");
+        Redundancy r = Redundancy.parse("--codes", code);
+        return switch (r.kind()) {
+            case XOR -> Protection.xor(r.count(), nodes);
+            case RS -> Protection.reedSolomon(r.count(), r.parity(), nodes);
+            case COPIES -> throw new IllegalArgumentException("--codes '" + code + "': list codes (xor:K, rs:K+P);"
+                    + " the copies m = 0 to --max-m are rows already");
+        };
     }
 
     /** The table: for each scale, each m and each code of --codes, disk off and disk at the policy's ratio. */

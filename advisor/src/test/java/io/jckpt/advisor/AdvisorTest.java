@@ -171,10 +171,10 @@ class AdvisorTest {
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("| m / code |") && table.contains("| xor:8 ") && table.contains("| rs:8+2 "), table);
         assertTrue(table.lines().filter(l -> l.contains("| xor:8 ")).allMatch(l -> l.contains("model only")), table);
-        for (String bad : new String[] {"xor:1", "rs:8+0", "raid5", "xor:"}) {
+        for (String bad : new String[] {"xor:1", "rs:8+0", "raid5", "xor:", "copies:2"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {
                 "--cost", "0.05", "--node-mtbf", "5y", "--codes", bad}));
-            assertTrue(e.getMessage().startsWith("--codes " + bad + ": "), e.getMessage());
+            assertTrue(e.getMessage().startsWith("--codes '" + bad + "': "), e.getMessage());
         }
     }
 

@@ -43,7 +43,7 @@ class PackageCyclesTest {
         for (String module : new String[] {"io.jckpt.Ckpt", "io.jckpt.imem.ReplicaStore", "io.jckpt.disk.GenerationStore",
             "io.jckpt.policy.TwoLevelCheckpointer", "io.jckpt.runtime.launcher.Job", "io.jckpt.advisor.Advisor",
             "io.jckpt.cli.CommandLines", "io.jckpt.testkit.LaunchedJob", "io.jckpt.chaos.Campaign",
-            "io.jckpt.perf.BenchSuite", "io.jckpt.samples.heat.HeatSolver"}) {
+            "io.jckpt.perf.BenchSuite", "io.jckpt.samples.heat.HeatSolver", "io.jckpt.codes.ReedSolomon"}) {
             assertTrue(classes.contain(module), module + " not imported from this build's modules (run from the root"
                     + " reactor, e.g. mvn verify -pl architecture -am): " + own);
         }
@@ -69,7 +69,7 @@ class PackageCyclesTest {
     @Test
     void theLibraryDoesNotDependOnTheTools() {
         noClasses().that().resideInAnyPackage("io.jckpt", "io.jckpt.data..", "io.jckpt.spi..", "io.jckpt.image..",
-                        "io.jckpt.imem..", "io.jckpt.disk..", "io.jckpt.policy..", "io.jckpt.runtime..")
+                        "io.jckpt.imem..", "io.jckpt.disk..", "io.jckpt.policy..", "io.jckpt.runtime..", "io.jckpt.codes..")
                 .and().haveSimpleNameNotEndingWith("Benchmark")
                 .should().dependOnClassesThat().resideInAnyPackage("io.jckpt.advisor..", "io.jckpt.perf..",
                         "io.jckpt.chaos..", "io.jckpt.samples..", "io.jckpt.testkit..")
