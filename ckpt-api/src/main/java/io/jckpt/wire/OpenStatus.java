@@ -3,7 +3,6 @@ package io.jckpt.wire;
 import io.jckpt.spi.Collective;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -14,7 +13,7 @@ import java.util.Objects;
  *
  * <p>Wire body: fingerprint (long), slot capacity (long), copies held (int), own newest complete round
  * (long), round complete everywhere recorded (byte), data endpoint (port int, address length int and
- * bytes), disk inventory (length int, bytes), store layouts (count int, per layout 28 bytes:
+ * bytes), disk inventory (a byte: 1 when present, then {@link RankInventory}'s body), store layouts (count int, per layout 28 bytes:
  * first round long, replicas int, requested replicas int, slot capacity long, versions kept int), the
  * newest copies ({@link RankStatus}'s body), key id (int).
  *
@@ -26,15 +25,15 @@ import java.util.Objects;
  *                                rank (the global completed round reached 1 since the job's start or its
  *                                last clean start)
  * @param endpoint                the rank's data endpoint
- * @param diskInventory           the disk level's inventory (stable-disk's encoding); empty when the disk
- *                                level is off or unusable on this rank
+ * @param diskInventory           the disk level's inventory; null when the disk level is off or unusable on
+ *                                this rank
  * @param layouts                 the store layouts this node holds
  * @param newestCopies            the newest verified copy per owner, so that a recovery plans from this one
  *                                exchange
  * @param keyId                   the id of the job key this rank authenticates checkpoints with (no secret)
  */
 public record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, long ownNewestComplete,
-                         boolean roundCompleteEverywhere, InetSocketAddress endpoint, byte[] diskInventory,
+                         boolean roundCompleteEverywhere, InetSocketAddress endpoint, RankInventory diskInventory,
                          List<Layout> layouts, RankStatus newestCopies, int keyId) {
     /** The open exchange. */
     public static final Exchange<OpenStatus> EXCHANGE = Exchange.of(Collective.Kind.OPEN, 1, OpenStatus.class,
@@ -66,23 +65,21 @@ public record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, lo
     public OpenStatus {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(newestCopies, "newestCopies");
-        diskInventory = diskInventory.clone();
         layouts = List.copyOf(layouts);
-    }
-
-    @Override
-    public byte[] diskInventory() {
-        return diskInventory.clone();
     }
 
     /** @return whether this rank sent a disk inventory (its disk level is on and usable) */
     public boolean hasDiskInventory() {
-        return diskInventory.length > 0;
+        return diskInventory != null;
     }
 
     private static void write(WireWriter w, OpenStatus s) {
         w.i64(s.fingerprint).i64(s.slotCapacity).i32(s.copiesHeld).i64(s.ownNewestComplete)
-                .bool(s.roundCompleteEverywhere).address(s.endpoint).bytes(s.diskInventory).i32(s.layouts.size());
+                .bool(s.roundCompleteEverywhere).address(s.endpoint).bool(s.diskInventory != null);
+        if (s.diskInventory != null) {
+            RankInventory.write(w, s.diskInventory);
+        }
+        w.i32(s.layouts.size());
         for (Layout l : s.layouts) {
             w.i64(l.firstRound()).i32(l.replicas()).i32(l.requestedReplicas()).i64(l.slotCapacity()).i32(l.versionsKept());
         }
@@ -97,7 +94,7 @@ public record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, lo
         long ownNewest = r.i64("own newest complete round");
         boolean everywhere = r.bool("round complete everywhere");
         InetSocketAddress endpoint = r.address("data endpoint");
-        byte[] inventory = r.bytes("disk inventory");
+        RankInventory inventory = r.bool("disk inventory present") ? RankInventory.read(r) : null;
         int count = r.count("store layouts", Layout.ENCODED_LENGTH);
         List<Layout> layouts = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -107,28 +104,5 @@ public record OpenStatus(long fingerprint, long slotCapacity, int copiesHeld, lo
         RankStatus newest = RankStatus.read(r);
         return new OpenStatus(fingerprint, capacity, copiesHeld, ownNewest, everywhere, endpoint, inventory, layouts,
                 newest, r.i32("key id"));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof OpenStatus s && fingerprint == s.fingerprint && slotCapacity == s.slotCapacity
-                && copiesHeld == s.copiesHeld && ownNewestComplete == s.ownNewestComplete
-                && roundCompleteEverywhere == s.roundCompleteEverywhere && endpoint.equals(s.endpoint)
-                && Arrays.equals(diskInventory, s.diskInventory) && layouts.equals(s.layouts)
-                && newestCopies.equals(s.newestCopies) && keyId == s.keyId;
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(fingerprint, slotCapacity, copiesHeld, ownNewestComplete, roundCompleteEverywhere, endpoint,
-                Arrays.hashCode(diskInventory), layouts, newestCopies, keyId);
-    }
-
-    @Override
-    public String toString() {
-        return "OpenStatus[fingerprint=" + fingerprint + ", slotCapacity=" + slotCapacity + ", copiesHeld=" + copiesHeld
-                + ", ownNewestComplete=" + ownNewestComplete + ", roundCompleteEverywhere=" + roundCompleteEverywhere
-                + ", endpoint=" + endpoint + ", diskInventory=" + diskInventory.length + " bytes, layouts=" + layouts
-                + ", newestCopies=" + newestCopies + ", keyId=" + keyId + "]";
     }
 }

@@ -51,9 +51,10 @@ class ExchangeMessagesTest {
 
     private static final List<Sample<?>> SAMPLES = List.of(
             new Sample<>(OpenStatus.EXCHANGE, new OpenStatus(0x1234_5678_9ABC_DEF0L, 8192, 3, 7, true, V4,
-                    new byte[] {1, 2, 3, 4, 5}, List.of(new OpenStatus.Layout(1, 1, 2, 4096, 2),
+                    new RankInventory("job-é", 3, 4, List.of(new GenerationStatus(9, 4, Integrity.INTACT, ""),
+                            new GenerationStatus(6, 0, Integrity.MARKER_DAMAGED, "marker CRC ✓ mismatch"))), List.of(new OpenStatus.Layout(1, 1, 2, 4096, 2),
                     new OpenStatus.Layout(9, 2, 2, 8192, 3)), STATUS, 0x7F00_0001)),
-            new Sample<>(OpenStatus.EXCHANGE, new OpenStatus(-5, 0, 0, 0, false, V6, new byte[0], List.of(),
+            new Sample<>(OpenStatus.EXCHANGE, new OpenStatus(-5, 0, 0, 0, false, V6, null, List.of(),
                     new RankStatus(0, false, List.of()), 0)),
             new Sample<>(RankStatus.EXCHANGE, STATUS),
             new Sample<>(RestoreDone.EXCHANGE, new RestoreDone()),
@@ -203,6 +204,35 @@ class ExchangeMessagesTest {
         ByteBuffer.wrap(vote).putLong(Exchange.HEADER_LENGTH, -1);
         assertTrue(assertThrows(WireFormatException.class, () -> SizeVote.EXCHANGE.decode(vote)).getMessage()
                 .contains("overflow -1 < 0"));
+    }
+
+    @Test
+    void aDiskInventoryKeepsItsNewestGenerationsAndCutsLongDetailsAtACharacter() {
+        List<GenerationStatus> many = new ArrayList<>();
+        for (int round = 20; round > 0; round--) {
+            many.add(new GenerationStatus(round, 3, Integrity.DAMAGED, "x".repeat(399) + "é and more"));
+        }
+        RankInventory inventory = new RankInventory("job", 2, 3, many);
+        assertEquals(RankInventory.MAX_ENTRIES, inventory.generations().size());
+        assertEquals(20, inventory.generations().get(0).round());
+        assertEquals("x".repeat(399), inventory.generations().get(0).detail(), "é takes 2 bytes: cut before it");
+        OpenStatus status = new OpenStatus(1, 0, 0, 0, false, V4, inventory, List.of(), new RankStatus(2, false, List.of()), 0);
+        assertEquals(status, OpenStatus.EXCHANGE.decode(OpenStatus.EXCHANGE.encode(status)));
+    }
+
+    @Test
+    void aDiskInventoryWithAnUnknownIntegrityIsRefused() {
+        RankInventory inventory = new RankInventory("j", 0, 1, List.of(new GenerationStatus(5, 1, Integrity.INTACT, "")));
+        byte[] bytes = OpenStatus.EXCHANGE.encode(new OpenStatus(1, 0, 0, 0, false, V4, inventory, List.of(),
+                new RankStatus(0, false, List.of()), 0));
+        // header, 4 fixed fields and the flag, the IPv4 endpoint, the presence byte, job id "j", rank, world
+        // size, count, then the generation's round and marker world size
+        int at = Exchange.HEADER_LENGTH + 8 + 8 + 4 + 8 + 1 + (4 + 4 + 4) + 1 + (4 + 1) + 4 + 4 + 4 + 8 + 4;
+        assertEquals(Integrity.INTACT.ordinal(), bytes[at]);
+        bytes[at] = 9;
+        WireFormatException e = assertThrows(WireFormatException.class, () -> OpenStatus.EXCHANGE.decode(3, bytes));
+        assertEquals(Collective.Kind.OPEN, e.kind());
+        assertTrue(e.getMessage().contains("integrity code 9 of generation 0"), e.getMessage());
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.jckpt.policy;
 
 import io.jckpt.RecoveryFallback;
 import io.jckpt.disk.DiskSelection;
-import io.jckpt.disk.RankInventory;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.wire.OpenStatus;
 import java.util.List;
@@ -107,7 +106,7 @@ record RecoveryDecision(RecoveryDecision.Source source, long round, String reaso
 
     static boolean hasAnyGeneration(List<OpenStatus> statuses) {
         for (OpenStatus s : statuses) {
-            if (s.hasDiskInventory() && !RankInventory.decode(s.diskInventory()).generations().isEmpty()) {
+            if (s.hasDiskInventory() && !s.diskInventory().generations().isEmpty()) {
                 return true;
             }
         }

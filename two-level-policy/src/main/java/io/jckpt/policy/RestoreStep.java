@@ -9,7 +9,6 @@ import io.jckpt.disk.DiskSelection;
 import io.jckpt.disk.DiskStoreConfig;
 import io.jckpt.disk.GenerationSelector;
 import io.jckpt.disk.GenerationStore;
-import io.jckpt.disk.RankInventory;
 import io.jckpt.disk.StableDiskException;
 import io.jckpt.image.ImageKey;
 import io.jckpt.imem.DataEndpoint;
@@ -24,6 +23,7 @@ import io.jckpt.spi.RankContext;
 import io.jckpt.spi.RankEvent;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.wire.OpenStatus;
+import io.jckpt.wire.RankInventory;
 import io.jckpt.wire.RankStatus;
 import io.jckpt.wire.RestoredStep;
 import java.io.IOException;
@@ -149,7 +149,7 @@ final class RestoreStep {
         completeEverywhereRecorded = layouts.roundCompleteEverywhereRecorded();
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
-                completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
+                completeEverywhereRecorded, endpoint.address(), disk == null ? null : disk.inventory(),
                 held.stream().map(h -> h.layout().toWire()).toList(),
                 ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()), imageKey.id());
         long exchangeStart = System.nanoTime();
@@ -293,7 +293,7 @@ final class RestoreStep {
         }
         List<RankInventory> inventories = new ArrayList<>();
         for (OpenStatus s : statuses) {
-            inventories.add(RankInventory.decode(s.diskInventory()));
+            inventories.add(s.diskInventory());
         }
         return GenerationSelector.select(context.size(), inventories);
     }

@@ -327,7 +327,7 @@ class RecoveryDecisionModelTest {
             newest.add(new RankStatus(j, fresh.contains(j), newestCopies));
             long ownNewest = node.copies()[j] == 0 ? 0 : 31 - Integer.numberOfLeadingZeros(node.copies()[j]);
             open.add(new OpenStatus(1, node.store() ? 4096 : 0, copies.size(), ownNewest, node.recorded(), NOWHERE,
-                    new byte[0], node.store() ? List.of(new StoreLayout(1, m, m, 4096, 2).toWire()) : List.of(),
+                    null, node.store() ? List.of(new StoreLayout(1, m, m, 4096, 2).toWire()) : List.of(),
                     newest.get(j), 0));
         }
         RollbackPlan plan = copiesAnywhere > 0 ? RollbackPlanner.plan(all) : null;
