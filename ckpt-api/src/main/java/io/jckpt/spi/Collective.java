@@ -81,6 +81,11 @@ public record Collective(Kind kind, long round) {
             return call;
         }
 
+        /** @return what the exchange is about, for a person: {@code slot size agreement} */
+        public String what() {
+            return what;
+        }
+
         /**
          * @param code a wire code
          * @return the kind

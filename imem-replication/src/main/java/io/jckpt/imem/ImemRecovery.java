@@ -5,10 +5,11 @@ import io.jckpt.spi.RingOrder;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
 
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.DataAddress;
+import io.jckpt.wire.RankStatus;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +35,10 @@ public final class ImemRecovery {
      * @param fresh    whether this process was re-spawned
      * @param timeout  bound on the exchange
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, ReplicaStore store, boolean fresh,
                                     Duration timeout) throws IOException {
@@ -53,8 +56,10 @@ public final class ImemRecovery {
      * @param steps    records the times; its {@code trustVerification} says whether copies verified
      *                 at the store's open are read again
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, ReplicaStore store, boolean fresh,
                                     Duration timeout, RecoverySteps steps) throws IOException {
@@ -74,8 +79,10 @@ public final class ImemRecovery {
      * @param fresh    whether this process was re-spawned
      * @param timeout  bound on the exchange
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
                                     boolean fresh, Duration timeout) throws IOException {
@@ -94,8 +101,10 @@ public final class ImemRecovery {
      * @param steps    records the times; its {@code trustVerification} says whether copies verified
      *                 at the stores' open are read again
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
                                     boolean fresh, Duration timeout, RecoverySteps steps) throws IOException {
@@ -111,14 +120,14 @@ public final class ImemRecovery {
      * @param rank   this rank
      * @param stores this rank's stores, possibly none
      * @param fresh  whether this process was re-spawned
-     * @return the encoded status
+     * @return the status
      */
-    public static byte[] newestCopiesStatus(int rank, List<ReplicaStore> stores, boolean fresh) {
+    public static RankStatus newestCopiesStatus(int rank, List<ReplicaStore> stores, boolean fresh) {
         List<CopyStatus> copies = new ArrayList<>();
         for (ReplicaStore store : stores) {
             copies.addAll(store.copies(ReplicaStore.CopyRead.NONE));
         }
-        return RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
+        return new RankStatus(rank, fresh, copies);
     }
 
     /**
@@ -135,17 +144,19 @@ public final class ImemRecovery {
      * @param steps           records the times
      * @param newestStatuses  every rank's newest-copies status, or null
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
-                                    boolean fresh, Duration timeout, RecoverySteps steps, byte[][] newestStatuses)
+                                    boolean fresh, Duration timeout, RecoverySteps steps, List<RankStatus> newestStatuses)
             throws IOException {
         return plan(exchange, call, rank, stores, fresh, timeout, steps, newestStatuses, null);
     }
 
     /**
-     * As {@link #plan(RankCollective, Collective, int, List, boolean, Duration, RecoverySteps, byte[][])} on the
+     * As {@link #plan(RankCollective, Collective, int, List, boolean, Duration, RecoverySteps, List)} on the
      * given replication ring: a rank that lost its copy receives from its nearest holder after it on
      * that ring. Every rank must pass the same ring, the one its stores were made with.
      *
@@ -159,12 +170,14 @@ public final class ImemRecovery {
      * @param newestStatuses  every rank's newest-copies status, or null
      * @param ring            the job's ring, or null for the identity (rank order)
      * @return the plan, identical on every rank
-     * @throws IOException if a rank's status does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws IOException if the statuses do not fit the ranks or the ring (a malformed status is an
+     *                     {@link io.jckpt.wire.WireFormatException} naming the rank; a failed exchange throws the
+     *                     collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *                     {@link io.jckpt.CollectiveMismatchException})
      * @throws IllegalArgumentException if a store is another rank's or was made for another ring
      */
     public static RollbackPlan plan(RankCollective exchange, Collective call, int rank, List<ReplicaStore> stores,
-                                    boolean fresh, Duration timeout, RecoverySteps steps, byte[][] newestStatuses,
+                                    boolean fresh, Duration timeout, RecoverySteps steps, List<RankStatus> newestStatuses,
                                     RingOrder ring)
             throws IOException {
         for (ReplicaStore store : stores) {
@@ -221,9 +234,9 @@ public final class ImemRecovery {
         for (ReplicaStore store : stores) {
             copies.addAll(store.copies(read));
         }
-        byte[] mine = RankStatusDescriptor.encode(new RankStatus(rank, fresh, copies));
+        RankStatus mine = new RankStatus(rank, fresh, copies);
         long t1 = System.nanoTime();
-        byte[][] all = exchange.allgather(call, mine, timeout);
+        List<RankStatus> all = RankStatus.EXCHANGE.allgather(exchange, call, mine, timeout);
         long t2 = System.nanoTime();
         steps.statusExchangeNanos += t2 - t1;
         steps.planNanos += t1 - t0;
@@ -231,17 +244,9 @@ public final class ImemRecovery {
     }
 
     /** The plan from every rank's status (indexed by rank); the statuses go to {@code seen} when not null. */
-    private static RollbackPlan planFrom(byte[][] all, RecoverySteps steps, List<RankStatus> seen, RingOrder ring)
-            throws ReplicationException {
+    private static RollbackPlan planFrom(List<RankStatus> statuses, RecoverySteps steps, List<RankStatus> seen,
+                                         RingOrder ring) throws ReplicationException {
         long t2 = System.nanoTime();
-        List<RankStatus> statuses = new ArrayList<>(all.length);
-        for (int r = 0; r < all.length; r++) {
-            try {
-                statuses.add(RankStatusDescriptor.decode(all[r]));
-            } catch (IllegalArgumentException e) {
-                throw new ReplicationException("status of rank " + r + " is damaged: " + e.getMessage(), e);
-            }
-        }
         if (ring != null && ring.size() != statuses.size()) {
             throw new ReplicationException("ring " + ring.text() + " of " + ring.size() + " ranks, but " + statuses.size()
                     + " ranks exchanged their status");
@@ -262,24 +267,14 @@ public final class ImemRecovery {
      * @param endpoint this rank's endpoint
      * @param timeout  bound on the exchange
      * @return every rank's address, indexed by rank
-     * @throws IOException if an address does not decode (a failed exchange throws the collective's
-     *                     {@link io.jckpt.ExchangeTimeoutException} or {@link io.jckpt.CollectiveMismatchException})
+     * @throws io.jckpt.wire.WireFormatException naming the rank whose address is malformed (a failed exchange
+     *         throws the collective's {@link io.jckpt.ExchangeTimeoutException} or
+     *         {@link io.jckpt.CollectiveMismatchException})
      */
     public static InetSocketAddress[] addresses(RankCollective exchange, Collective call, DataEndpoint endpoint,
-                                                Duration timeout) throws IOException {
-        InetSocketAddress a = endpoint.address();
-        byte[] ip = a.getAddress().getAddress();
-        byte[] mine = ByteBuffer.allocate(8 + ip.length).putInt(a.getPort()).putInt(ip.length).put(ip).array();
-        byte[][] all = exchange.allgather(call, mine, timeout);
-        InetSocketAddress[] out = new InetSocketAddress[all.length];
-        for (int r = 0; r < all.length; r++) {
-            ByteBuffer b = ByteBuffer.wrap(all[r]);
-            int port = b.getInt();
-            byte[] addr = new byte[b.getInt()];
-            b.get(addr);
-            out[r] = new InetSocketAddress(InetAddress.getByAddress(addr), port);
-        }
-        return out;
+                                                Duration timeout) {
+        return DataAddress.EXCHANGE.allgather(exchange, call, new DataAddress(endpoint.address()), timeout).stream()
+                .map(DataAddress::address).toArray(InetSocketAddress[]::new);
     }
 
     /**

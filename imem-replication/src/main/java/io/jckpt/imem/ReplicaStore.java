@@ -4,6 +4,8 @@ import static io.jckpt.imem.ReplicaSlotDescriptor.*;
 
 import io.jckpt.image.ImageMac;
 import io.jckpt.spi.AgentThreads;
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.RankStatus;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;

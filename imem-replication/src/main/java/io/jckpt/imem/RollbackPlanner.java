@@ -2,6 +2,8 @@ package io.jckpt.imem;
 
 import io.jckpt.spi.RingOrder;
 
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.RankStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

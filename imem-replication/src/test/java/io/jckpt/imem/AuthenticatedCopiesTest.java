@@ -16,6 +16,7 @@ import io.jckpt.image.ImageKey;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RingOrder;
+import io.jckpt.wire.CopyStatus;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

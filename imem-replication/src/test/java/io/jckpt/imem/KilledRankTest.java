@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.LocalRankCollective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.RankStatus;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.RankStatus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

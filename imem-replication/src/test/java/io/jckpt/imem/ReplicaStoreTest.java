@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.LocalRankCollective;
+import io.jckpt.wire.CopyStatus;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

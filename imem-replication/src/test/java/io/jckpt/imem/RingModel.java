@@ -1,5 +1,7 @@
 package io.jckpt.imem;
 
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.RankStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,8 @@
 package io.jckpt.disk;
 
+import io.jckpt.wire.GenerationStatus;
+import io.jckpt.wire.Integrity;
+import io.jckpt.wire.RankInventory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -8,7 +8,7 @@
  *   <li>{@link io.jckpt.disk.DiskFileDescriptor}, {@link io.jckpt.disk.CommitMarkerDescriptor},
  *   {@link io.jckpt.disk.GenerationLayout}: the file formats and the directory layout.</li>
  *   <li>{@link io.jckpt.disk.GenerationSelector}: the pure choice of the round to restore from all
- *   ranks' {@link io.jckpt.disk.RankInventory inventories}.</li>
+ *   ranks' {@link io.jckpt.wire.RankInventory inventories}.</li>
  *   <li>{@link io.jckpt.disk.DiskFlusher}: the background flush agent with its
  *   {@link io.jckpt.disk.FlushCounters counters} and {@link io.jckpt.disk.OverlapPolicy}.</li>
  * </ul>

@@ -12,6 +12,7 @@ import io.jckpt.image.CheckpointImageDescriptor;
 import io.jckpt.image.ImageHeader;
 import io.jckpt.image.ImageKey;
 import io.jckpt.image.ImageWriter;
+import io.jckpt.wire.RankInventory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -74,7 +75,7 @@ class AuthenticatedGenerationsTest {
     private static DiskSelection select(final List<GenerationStore> stores) {
         final List<RankInventory> inventories = new ArrayList<>();
         for (final GenerationStore s : stores) {
-            inventories.add(RankInventory.decode(s.inventory().encode()));
+            inventories.add(s.inventory());
         }
         return GenerationSelector.select(WORLD, inventories);
     }

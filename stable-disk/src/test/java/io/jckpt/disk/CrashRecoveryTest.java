@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.wire.Integrity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.jckpt.disk;
 
+import io.jckpt.wire.RankInventory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,7 @@ final class Ranks {
     List<RankInventory> inventories() {
         final List<RankInventory> inventories = new ArrayList<>();
         for (final GenerationStore store : stores) {
-            inventories.add(RankInventory.decode(store.inventory().encode()));
+            inventories.add(store.inventory());
         }
         return inventories;
     }

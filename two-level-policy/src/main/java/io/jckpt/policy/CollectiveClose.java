@@ -4,10 +4,12 @@ import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
 import io.jckpt.disk.DiskCommitCoordinator;
 import io.jckpt.imem.ReplicationAgent;
-import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.CloseCheck;
+import io.jckpt.wire.CloseSettled;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,9 +48,9 @@ final class CollectiveClose {
      */
     void run(long round, long step, CkptOptions options, DiskCommitCoordinator disk) throws InterruptedException {
         agreement.join(round, options); // before the exchanges below: one at a time, in the same order everywhere
-        byte[][] closing = exchange.allgather(Collective.of(Collective.Kind.CLOSE, round), StepCheck.encode(step),
+        List<CloseCheck> closing = CloseCheck.EXCHANGE.allgather(exchange, new CloseCheck(step), round,
                 options.exchangeTimeout());
-        StepCheck.compare(rank, round, StepCheck.steps(closing, 0), "at close() after round " + round);
+        StepCheck.compare(rank, round, StepCheck.steps(closing, CloseCheck::step), "at close() after round " + round);
         ReplicationAgent agent = switcher.agent();
         // without an agent this rank's newest copy is sealed in the background: complete before close goes on
         boolean sealed = agent != null || ownCommitted(options.replicationTimeout());
@@ -63,15 +65,10 @@ final class CollectiveClose {
             switcher.retiringCompleteAtClose(); // the newest round is complete everywhere, in the current layout
         }
         boolean flushed = disk == null || disk.awaitIdle(options.replicationTimeout());
-        // bit 0: this rank's flushes are done; bit 1: its own newest copy is complete (sealed)
-        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CLOSE_SETTLED, round),
-                new byte[] {(byte) ((flushed ? 1 : 0) | (sealed ? 2 : 0))}, options.exchangeTimeout());
-        boolean settled = true;
-        boolean sealedEverywhere = true;
-        for (byte[] part : all) {
-            settled &= part.length == 1 && (part[0] & 1) != 0;
-            sealedEverywhere &= part.length == 1 && (part[0] & 2) != 0;
-        }
+        List<CloseSettled> all = CloseSettled.EXCHANGE.allgather(exchange, new CloseSettled(flushed, sealed), round,
+                options.exchangeTimeout());
+        boolean settled = all.stream().allMatch(CloseSettled::flushed);
+        boolean sealedEverywhere = all.stream().allMatch(CloseSettled::sealed);
         if (disk != null) {
             disk.flushesSettled(settled); // no rank has a flush left: what is not durable now never will be
         }

@@ -10,12 +10,15 @@ import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.imem.RingLinks;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.ReconfigureStatus;
+import io.jckpt.wire.RestoreDone;
+import io.jckpt.wire.SizeVote;
+import io.jckpt.wire.SwitchReady;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,7 +155,7 @@ final class LayoutSwitcher {
      */
     void joinRing(boolean afterPlan, long round, CkptOptions requested, CkptOptions options) throws IOException {
         if (afterPlan) {
-            exchange.allgather(Collective.of(Collective.Kind.RESTORE_DONE), new byte[0], options.exchangeTimeout());
+            RestoreDone.EXCHANGE.allgather(exchange, new RestoreDone(), Collective.NO_ROUND, options.exchangeTimeout());
         }
         if (store != null) {
             startReplication(round, options);
@@ -231,7 +234,7 @@ final class LayoutSwitcher {
         boolean fixed = requested.slotCapacity() > 0;
         long[] needs = null;
         if (!fixed) {
-            byte[][] previous = agreement.take(round, requested);
+            List<SizeVote> previous = agreement.take(round, requested);
             if (previous != null) {
                 needs = SizeAgreement.needs(previous);
             } else if (agreementOnRing()) {
@@ -328,20 +331,18 @@ final class LayoutSwitcher {
     private void reconfigure(long length, long need, boolean barrier, long round, CkptOptions requested, String why) {
         boolean fixed = requested.slotCapacity() > 0;
         MemoryPolicy.Budget own = layouts.budget();
-        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.RECONFIGURE, round + 1),
-                ByteBuffer.allocate(24).putLong(length).putLong(own.cap()).putLong(own.free()).array(),
-                requested.exchangeTimeout());
+        List<ReconfigureStatus> all = ReconfigureStatus.EXCHANGE.allgather(exchange,
+                new ReconfigureStatus(length, own.cap(), own.free()), round + 1, requested.exchangeTimeout());
         long largest = 0;
         int largestRank = 0;
-        MemoryPolicy.Budget[] budgets = new MemoryPolicy.Budget[all.length];
-        for (int r = 0; r < all.length; r++) {
-            ByteBuffer b = ByteBuffer.wrap(all[r]);
-            long l = b.getLong();
-            if (l > largest) {
-                largest = l;
+        MemoryPolicy.Budget[] budgets = new MemoryPolicy.Budget[all.size()];
+        for (int r = 0; r < all.size(); r++) {
+            ReconfigureStatus s = all.get(r);
+            if (s.imageLength() > largest) {
+                largest = s.imageLength();
                 largestRank = r;
             }
-            budgets[r] = new MemoryPolicy.Budget(b.getLong(), b.getLong());
+            budgets[r] = new MemoryPolicy.Budget(s.memoryCap(), s.memoryFree());
         }
         if (barrier) {
             barrierPending = false;
@@ -417,17 +418,18 @@ final class LayoutSwitcher {
                     }
                 }
             } catch (IOException e) {
-                problem = e.getMessage();
+                // never empty: an empty problem says ready
+                problem = e.getMessage() == null || e.getMessage().isEmpty() ? e.toString() : e.getMessage();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 problem = "interrupted";
             }
-            byte[][] all = exchange.allgather(Collective.of(Collective.Kind.LAYOUT_SWITCH, round + 1),
-                    problem == null ? new byte[0] : problem.getBytes(StandardCharsets.UTF_8), requested.exchangeTimeout());
-            for (int r = 0; r < all.length; r++) {
-                if (all[r].length > 0) {
+            List<SwitchReady> all = SwitchReady.EXCHANGE.allgather(exchange,
+                    problem == null ? SwitchReady.READY : new SwitchReady(problem), round + 1, requested.exchangeTimeout());
+            for (int r = 0; r < all.size(); r++) {
+                if (!all.get(r).ready()) {
                     throw new CkptException("rank " + rank + ": cannot switch to " + target.describe() + ": rank " + r
-                            + ": " + new String(all[r], StandardCharsets.UTF_8) + "; the current store is unchanged");
+                            + ": " + all.get(r).problem() + "; the current store is unchanged");
                 }
             }
             if (agent != null) {

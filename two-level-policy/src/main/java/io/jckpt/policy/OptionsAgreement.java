@@ -4,11 +4,10 @@ import io.jckpt.CkptException;
 import io.jckpt.CkptOptions;
 import io.jckpt.CtrlOptions;
 import io.jckpt.InvalidOptionException;
-import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
-import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
 import io.jckpt.image.ImageKey;
-import java.nio.ByteBuffer;
+import io.jckpt.wire.CtrlCheck;
+import io.jckpt.wire.OpenStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -16,8 +15,8 @@ import java.util.List;
 
 /**
  * The check that every rank runs with the same global options: at open, from the fingerprints the
- * open exchange carried; at ctrl, with an exchange of its own (the fingerprint of the options the ctrl
- * asks for, 8 bytes, then the step of the rank's last here(), compared by {@link StepCheck}). Either way
+ * open exchange carried; at ctrl, with an exchange of its own ({@link CtrlCheck}: the fingerprint of the
+ * options the ctrl asks for and the step of the rank's last here(), compared by {@link StepCheck}). Either way
  * a difference is an {@link InvalidOptionException} on every rank.
  */
 final class OptionsAgreement {
@@ -80,14 +79,14 @@ final class OptionsAgreement {
      */
     static void atCtrl(RankCollective exchange, CkptOptions next, CtrlOptions ctrl, int rank, long round, long step,
                        Duration timeout) {
-        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.CTRL, round),
-                ByteBuffer.allocate(16).putLong(next.globalFingerprint()).putLong(step).array(), timeout);
-        for (int r = 0; r < all.length; r++) {
-            if (ByteBuffer.wrap(all[r]).getLong() != next.globalFingerprint()) {
+        List<CtrlCheck> all = CtrlCheck.EXCHANGE.allgather(exchange, new CtrlCheck(next.globalFingerprint(), step), round,
+                timeout);
+        for (int r = 0; r < all.size(); r++) {
+            if (all.get(r).fingerprint() != next.globalFingerprint()) {
                 throw new InvalidOptionException("ctrl", ctrl, "rank " + rank + ": rank " + r
                         + " asked for different options in the same ctrl call; ctrl must be the same on every rank");
             }
         }
-        StepCheck.compare(rank, round, StepCheck.steps(all, 8), "at ctrl() after round " + round);
+        StepCheck.compare(rank, round, StepCheck.steps(all, CtrlCheck::step), "at ctrl() after round " + round);
     }
 }

@@ -2,9 +2,8 @@ package io.jckpt.policy;
 
 import io.jckpt.RecoveryFallback;
 import io.jckpt.disk.DiskSelection;
-import io.jckpt.disk.RankInventory;
 import io.jckpt.imem.RollbackPlan;
-import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.wire.OpenStatus;
 import java.util.List;
 
 /**
@@ -86,7 +85,7 @@ record RecoveryDecision(RecoveryDecision.Source source, long round, String reaso
             if (s.roundCompleteEverywhere()) {
                 return true;
             }
-            for (StoreLayout l : s.layouts()) {
+            for (OpenStatus.Layout l : s.layouts()) {
                 unreplicated |= l.replicas() == 0 && statuses.size() > 1;
             }
         }
@@ -107,7 +106,7 @@ record RecoveryDecision(RecoveryDecision.Source source, long round, String reaso
 
     static boolean hasAnyGeneration(List<OpenStatus> statuses) {
         for (OpenStatus s : statuses) {
-            if (s.diskInventory().length > 0 && !RankInventory.decode(s.diskInventory()).generations().isEmpty()) {
+            if (s.hasDiskInventory() && !s.diskInventory().generations().isEmpty()) {
                 return true;
             }
         }

@@ -4,6 +4,7 @@ import io.jckpt.UnrestoredTagsException;
 import io.jckpt.data.RestoredTags;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.UnrestoredTags;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,16 +69,16 @@ final class RestoreCheck {
         }
         RestoredTags checked = tags;
         tags = null; // once, whatever the outcome: every rank made this exchange at the same call
-        byte[][] all;
+        List<UnrestoredTags> all;
         try {
-            all = exchange.allgather(Collective.of(Collective.Kind.RESTORE_CHECK, checked.round()),
-                    RestoredTags.encode(checked.pending()), timeout);
+            all = UnrestoredTags.EXCHANGE.allgather(exchange, new UnrestoredTags(checked.pending()), checked.round(),
+                    timeout);
         } finally {
             restored.settle();
         }
         Map<Integer, List<String>> missing = new TreeMap<>();
-        for (int r = 0; r < all.length; r++) {
-            List<String> theirs = RestoredTags.decode(all[r]);
+        for (int r = 0; r < all.size(); r++) {
+            List<String> theirs = all.get(r).tags();
             if (!theirs.isEmpty()) {
                 missing.put(r, theirs);
             }

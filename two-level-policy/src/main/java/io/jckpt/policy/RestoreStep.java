@@ -9,7 +9,6 @@ import io.jckpt.disk.DiskSelection;
 import io.jckpt.disk.DiskStoreConfig;
 import io.jckpt.disk.GenerationSelector;
 import io.jckpt.disk.GenerationStore;
-import io.jckpt.disk.RankInventory;
 import io.jckpt.disk.StableDiskException;
 import io.jckpt.image.ImageKey;
 import io.jckpt.imem.DataEndpoint;
@@ -19,11 +18,14 @@ import io.jckpt.imem.Refill;
 import io.jckpt.imem.ReplicaSlot;
 import io.jckpt.imem.ReplicaStore;
 import io.jckpt.imem.RollbackPlan;
-import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankContext;
 import io.jckpt.spi.RankEvent;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.OpenStatus;
+import io.jckpt.wire.RankInventory;
+import io.jckpt.wire.RankStatus;
+import io.jckpt.wire.RestoredStep;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -147,19 +149,14 @@ final class RestoreStep {
         completeEverywhereRecorded = layouts.roundCompleteEverywhereRecorded();
         OpenStatus mine = new OpenStatus(options.globalFingerprint(),
                 held.isEmpty() ? 0 : held.get(held.size() - 1).layout().slotCapacity(), copiesHeld, ownNewest,
-                completeEverywhereRecorded, endpoint.address(), disk == null ? new byte[0] : disk.inventory().encode(),
-                held.stream().map(StoreLayouts.Held::layout).toList(),
+                completeEverywhereRecorded, endpoint.address(), disk == null ? null : disk.inventory(),
+                held.stream().map(h -> h.layout().toWire()).toList(),
                 ImemRecovery.newestCopiesStatus(rank(), survivors, context.isNewRank()), imageKey.id());
         long exchangeStart = System.nanoTime();
         storeOpenNanos += exchangeStart - openStart;
-        byte[][] all = exchange.allgather(Collective.of(Collective.Kind.OPEN), OpenStatusDescriptor.encode(mine),
-                options.exchangeTimeout());
+        statuses = OpenStatus.EXCHANGE.allgather(exchange, mine, Collective.NO_ROUND, options.exchangeTimeout());
         long decideStart = System.nanoTime();
         exchangeNanos += decideStart - exchangeStart;
-        statuses = new ArrayList<>();
-        for (int r = 0; r < all.length; r++) {
-            statuses.add(OpenStatusDescriptor.decode(r, all[r]));
-        }
         OptionsAgreement.atOpen(statuses, options, rank());
         OptionsAgreement.sameKeyAtOpen(statuses, imageKey, rank());
         if (options.diskLevelEnabled()) {
@@ -167,7 +164,7 @@ final class RestoreStep {
             // threw above): a generation needs every rank's file, so the level is off on every rank
             List<Integer> unusable = new ArrayList<>();
             for (int r = 0; r < statuses.size(); r++) {
-                if (statuses.get(r).diskInventory().length == 0) {
+                if (!statuses.get(r).hasDiskInventory()) {
                     unusable.add(r);
                 }
             }
@@ -199,10 +196,7 @@ final class RestoreStep {
         if (copiesAnywhere > 0) {
             // the newest copies came with the open exchange: another exchange only when that plan is
             // not conclusive (a survivor would need a transfer, or a copy was damaged)
-            byte[][] newest = new byte[statuses.size()][];
-            for (int r = 0; r < newest.length; r++) {
-                newest[r] = statuses.get(r).copiesStatus();
-            }
+            List<RankStatus> newest = statuses.stream().map(OpenStatus::newestCopies).toList();
             plan = ImemRecovery.plan(exchange, Collective.of(Collective.Kind.RESTORE_PLAN_OLDER), rank(), survivors,
                     context.isNewRank(), options.exchangeTimeout(), steps, newest, layouts.ring());
         }
@@ -286,9 +280,9 @@ final class RestoreStep {
             hook.applied(rank(), decision);
         }
         if (restored.isRecovery()) { // the same decision on every rank: every rank makes this exchange
-            byte[][] steps = exchange.allgather(Collective.of(Collective.Kind.RESTORED_STEPS, round),
-                    StepCheck.encode(restored.step()), options.exchangeTimeout());
-            StepCheck.compare(rank(), round, StepCheck.steps(steps, 0), "in the checkpoint of round " + round
+            List<RestoredStep> steps = RestoredStep.EXCHANGE.allgather(exchange, new RestoredStep(restored.step()), round,
+                    options.exchangeTimeout());
+            StepCheck.compare(rank(), round, StepCheck.steps(steps, RestoredStep::step), "in the checkpoint of round " + round
                     + " this recovery restored (a recovery never resumes ranks from different steps)");
         }
     }
@@ -299,7 +293,7 @@ final class RestoreStep {
         }
         List<RankInventory> inventories = new ArrayList<>();
         for (OpenStatus s : statuses) {
-            inventories.add(RankInventory.decode(s.diskInventory()));
+            inventories.add(s.diskInventory());
         }
         return GenerationSelector.select(context.size(), inventories);
     }
@@ -311,9 +305,9 @@ final class RestoreStep {
     private static StoreLayout layoutFor(long restored, List<OpenStatus> statuses) {
         StoreLayout best = null;
         for (OpenStatus s : statuses) {
-            for (StoreLayout l : s.layouts()) {
+            for (OpenStatus.Layout l : s.layouts()) {
                 if (l.firstRound() <= restored && (best == null || l.firstRound() > best.firstRound())) {
-                    best = l;
+                    best = StoreLayout.of(l);
                 }
             }
         }

@@ -6,12 +6,12 @@ import io.jckpt.CkptStateException;
 import io.jckpt.imem.ReplicationAgent;
 import io.jckpt.policy.interval.IntervalDecision;
 import io.jckpt.spi.AgentThreads;
-import io.jckpt.spi.Collective;
 import io.jckpt.spi.JobServices;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.SizeVote;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
@@ -25,8 +25,8 @@ import org.agrona.concurrent.AgentTerminationException;
 /**
  * The slot-size agreement of growing slots when it does not ride on the replication ring: each here()
  * hands one exchange to a background agent ({@link AgentThreads}, thread
- * {@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit (24 bytes: 0 or the image
- * length, rank 0's interval decision, the program's step of the round), and the next here() collects
+ * {@code jckpt-size-agreement-r<rank>}) saying whether this rank's image fit ({@link SizeVote}: 0 or the
+ * image length, rank 0's interval decision, the program's step of the round), and the next here() collects
  * it ({@link #take}), comparing the ranks' steps ({@link StepCheck}); a rank
  * whose image did not fit skipped the round, so that round is complete nowhere
  * ({@link #newestWrittenEverywhere}).
@@ -45,23 +45,23 @@ final class SizeAgreement {
     /** How long {@link #close()} waits for the agent to stop. */
     private static final long CLOSE_WAIT_MILLIS = TimeUnit.SECONDS.toMillis(5);
     /** Handed to the agent by {@link #close()} to end its wait for work at once; never run. */
-    private static final FutureTask<byte[][]> WAKE = new FutureTask<>(() -> null);
+    private static final FutureTask<List<SizeVote>> WAKE = new FutureTask<>(() -> null);
 
     private final int rank;
     private final int epoch;
     private final RankCollective exchange;
     /** The agreements handed to the agent, not yet taken by it. */
-    private final LinkedBlockingQueue<FutureTask<byte[][]>> handedOver = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<FutureTask<List<SizeVote>>> handedOver = new LinkedBlockingQueue<>();
     /** The agreement the agent runs now, or null: close() interrupts it. */
-    private volatile FutureTask<byte[][]> running;
+    private volatile FutureTask<List<SizeVote>> running;
     /** Set by close(): the agent runs no further agreement. */
     private volatile boolean closed;
     /** The agent running the agreements; started at the first use. */
     private AgentRunner agent;
     /** The agreement of the newest round, in flight; joined before any other exchange. */
-    private Future<byte[][]> inFlight;
+    private Future<List<SizeVote>> inFlight;
     /** Its result, once joined and not yet used by the next here(). */
-    private byte[][] agreed;
+    private List<SizeVote> agreed;
     /** The round the agreement in flight is about. */
     private long agreementRound;
     /** The newest round some rank skipped (complete nowhere), known from the agreements; -1 = none. */
@@ -73,18 +73,9 @@ final class SizeAgreement {
         this.exchange = exchange;
     }
 
-    /** @return this rank's part: the overflow (0 when its image fit), rank 0's interval decision, the step */
-    static byte[] encode(long overflow, long decision, long step) {
-        return ByteBuffer.allocate(24).putLong(overflow).putLong(decision).putLong(step).array();
-    }
-
     /** @return per rank, the image length that did not fit its slot, else 0 */
-    static long[] needs(byte[][] agreed) {
-        long[] needs = new long[agreed.length];
-        for (int r = 0; r < agreed.length; r++) {
-            needs[r] = ByteBuffer.wrap(agreed[r]).getLong();
-        }
-        return needs;
+    static long[] needs(List<SizeVote> agreed) {
+        return agreed.stream().mapToLong(SizeVote::overflow).toArray();
     }
 
     /** @return the rank with the largest need (the lowest on a tie), or -1 when every image fit */
@@ -125,11 +116,11 @@ final class SizeAgreement {
         if (agent == null) {
             agent = AgentThreads.start(new Exchanges());
         }
-        byte[] mine = encode(overflow, decision, step);
+        SizeVote mine = new SizeVote(overflow, decision, step);
         agreementRound = round + 1;
         Duration bound = options.exchangeTimeout().plus(options.hereWaitTimeout());
         long about = agreementRound;
-        FutureTask<byte[][]> task = new FutureTask<>(() -> {
+        FutureTask<List<SizeVote>> task = new FutureTask<>(() -> {
             // this thread is not fenced like the program's: a late task of an abandoned world must not
             // take part in the next world's exchanges
             JobServices services = JobServices.current();
@@ -137,7 +128,7 @@ final class SizeAgreement {
                 throw new CkptStateException("rank " + rank + ": the size agreement of round " + about
                         + " belongs to world " + epoch + ", abandoned after a failure");
             }
-            return exchange.allgather(Collective.of(Collective.Kind.SIZE_AGREEMENT, about), mine, bound);
+            return SizeVote.EXCHANGE.allgather(exchange, mine, about, bound);
         });
         inFlight = task;
         handedOver.add(task);
@@ -155,17 +146,16 @@ final class SizeAgreement {
         if (inFlight == null) {
             return;
         }
-        Future<byte[][]> pending = inFlight;
+        Future<List<SizeVote>> pending = inFlight;
         inFlight = null;
         try {
             agreed = pending.get(options.exchangeTimeout().plus(options.hereWaitTimeout()).toNanos() + 1_000_000_000L,
                     TimeUnit.NANOSECONDS);
-            for (byte[] part : agreed) {
-                if (ByteBuffer.wrap(part).getLong() > 0) {
-                    incompleteRound = agreementRound;
-                }
+            if (agreed.stream().anyMatch(vote -> vote.overflow() > 0)) {
+                incompleteRound = agreementRound;
             }
-            StepCheck.compare(rank, agreementRound, StepCheck.steps(agreed, 16), "at checkpoint round " + agreementRound);
+            StepCheck.compare(rank, agreementRound, StepCheck.steps(agreed, SizeVote::step),
+                    "at checkpoint round " + agreementRound);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof CkptException ce ? ce : new CkptException("rank " + rank
@@ -180,9 +170,9 @@ final class SizeAgreement {
     }
 
     /** @return the previous round's agreement (joined now if still in flight), or null; consumed */
-    byte[][] take(long round, CkptOptions options) {
+    List<SizeVote> take(long round, CkptOptions options) {
         join(round, options);
-        byte[][] result = agreed;
+        List<SizeVote> result = agreed;
         agreed = null;
         return result;
     }
@@ -225,8 +215,7 @@ final class SizeAgreement {
     /** @return rank 0's decision of {@code round} from the agreement (joined now), or {@link IntervalDecision#NONE} */
     long decisionOf(long round, CkptOptions options) {
         join(round, options);
-        return agreed != null && agreementRound == round && agreed[0].length >= 16
-                ? ByteBuffer.wrap(agreed[0]).getLong(8) : IntervalDecision.NONE;
+        return agreed != null && agreementRound == round ? agreed.get(0).decision() : IntervalDecision.NONE;
     }
 
     /**
@@ -238,7 +227,7 @@ final class SizeAgreement {
         if (agent == null) {
             return;
         }
-        FutureTask<byte[][]> current = running;
+        FutureTask<List<SizeVote>> current = running;
         if (current != null) {
             current.cancel(true);
         }
@@ -256,7 +245,7 @@ final class SizeAgreement {
 
         @Override
         public int doWork() throws InterruptedException {
-            FutureTask<byte[][]> next = handedOver.poll(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            FutureTask<List<SizeVote>> next = handedOver.poll(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             if (closed) {
                 throw new AgentTerminationException();
             }

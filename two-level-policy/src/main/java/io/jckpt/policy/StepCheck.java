@@ -2,7 +2,8 @@ package io.jckpt.policy;
 
 import io.jckpt.StepMismatchException;
 import io.jckpt.imem.ReplicationAgent;
-import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * The comparison of the program's steps ({@code here(step)}) across ranks, on data an exchange already
@@ -35,21 +36,11 @@ final class StepCheck {
     }
 
     /**
-     * @param all    every rank's part of an exchange
-     * @param offset where the step (a long) is in each part
-     * @return per rank, its step; {@link ReplicationAgent#UNKNOWN_STEP} for a part too short to hold one
+     * @param all  every rank's message of an exchange, indexed by rank
+     * @param step the step a message carries
+     * @return per rank, its step
      */
-    static long[] steps(byte[][] all, int offset) {
-        long[] steps = new long[all.length];
-        for (int r = 0; r < all.length; r++) {
-            steps[r] = all[r].length >= offset + Long.BYTES ? ByteBuffer.wrap(all[r]).getLong(offset)
-                    : ReplicationAgent.UNKNOWN_STEP;
-        }
-        return steps;
-    }
-
-    /** @return {@code step} as an exchange's part */
-    static byte[] encode(long step) {
-        return ByteBuffer.allocate(Long.BYTES).putLong(step).array();
+    static <T> long[] steps(List<T> all, ToLongFunction<T> step) {
+        return all.stream().mapToLong(step).toArray();
     }
 }

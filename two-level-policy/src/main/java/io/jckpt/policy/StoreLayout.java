@@ -1,5 +1,7 @@
 package io.jckpt.policy;
 
+import io.jckpt.wire.OpenStatus;
+
 /**
  * One configuration of a rank's node-local store: from which round on it is used, how many copies on
  * other ranks it holds, and its slot capacity. A change of m (ctrl), a slot that grows, or the memory
@@ -22,6 +24,16 @@ record StoreLayout(long firstRound, int replicas, int requestedReplicas, long sl
     }
 
     /** @return whether fewer copies than asked for are kept */
+    /** @return the layout as the open exchange carries it */
+    OpenStatus.Layout toWire() {
+        return new OpenStatus.Layout(firstRound, replicas, requestedReplicas, slotCapacity, versionsKept);
+    }
+
+    /** @return the layout the open exchange carried */
+    static StoreLayout of(OpenStatus.Layout l) {
+        return new StoreLayout(l.firstRound(), l.replicas(), l.requestedReplicas(), l.slotCapacity(), l.versionsKept());
+    }
+
     boolean degraded() {
         return replicas < requestedReplicas;
     }

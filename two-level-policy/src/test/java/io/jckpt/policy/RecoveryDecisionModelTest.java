@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jckpt.RecoveryFallback;
-import io.jckpt.imem.CopyStatus;
-import io.jckpt.imem.RankStatus;
 import io.jckpt.imem.RestoreAction;
 import io.jckpt.imem.RollbackPlan;
 import io.jckpt.imem.RollbackPlanner;
-import io.jckpt.policy.OpenStatusDescriptor.OpenStatus;
+import io.jckpt.wire.CopyStatus;
+import io.jckpt.wire.OpenStatus;
+import io.jckpt.wire.RankStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -327,7 +327,8 @@ class RecoveryDecisionModelTest {
             newest.add(new RankStatus(j, fresh.contains(j), newestCopies));
             long ownNewest = node.copies()[j] == 0 ? 0 : 31 - Integer.numberOfLeadingZeros(node.copies()[j]);
             open.add(new OpenStatus(1, node.store() ? 4096 : 0, copies.size(), ownNewest, node.recorded(), NOWHERE,
-                    new byte[0], node.store() ? List.of(new StoreLayout(1, m, m, 4096, 2)) : List.of(), new byte[0], 0));
+                    null, node.store() ? List.of(new StoreLayout(1, m, m, 4096, 2).toWire()) : List.of(),
+                    newest.get(j), 0));
         }
         RollbackPlan plan = copiesAnywhere > 0 ? RollbackPlanner.plan(all) : null;
         RecoveryDecision d = RecoveryDecision.decide(open, plan, null, RecoveryFallback.ERROR);

@@ -14,6 +14,7 @@ import io.jckpt.CkptStateException;
 import io.jckpt.policy.interval.IntervalDecision;
 import io.jckpt.spi.Collective;
 import io.jckpt.spi.RankCollective;
+import io.jckpt.wire.SizeVote;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,10 +29,14 @@ import org.junit.jupiter.api.Test;
 class SizeAgreementTest {
     private static final CkptOptions OPTIONS = CkptOptions.builder().build();
 
+    private static byte[] vote(long overflow, long decision, long step) {
+        return SizeVote.EXCHANGE.encode(new SizeVote(overflow, decision, step));
+    }
+
     /** Rank 0 of three; ranks 1 and 2 send {@code others}. Records every call. */
     private static final class ThreeRanks implements RankCollective {
         final List<Collective> calls = new CopyOnWriteArrayList<>();
-        volatile byte[][] others = {SizeAgreement.encode(0, 0, -1), SizeAgreement.encode(0, 0, -1)};
+        volatile byte[][] others = {vote(0, 0, -1), vote(0, 0, -1)};
         volatile RuntimeException failure;
 
         @Override
@@ -56,8 +61,8 @@ class SizeAgreementTest {
 
     @Test
     void theLargestNeedNamesTheRankAndTheSlotsGrowByAQuarterAligned() {
-        long[] needs = SizeAgreement.needs(new byte[][] {SizeAgreement.encode(0, 7, -1), SizeAgreement.encode(5000, 0, -1),
-                SizeAgreement.encode(9000, 0, -1), SizeAgreement.encode(9000, 0, -1)});
+        long[] needs = SizeAgreement.needs(List.of(new SizeVote(0, 7, -1), new SizeVote(5000, 0, -1),
+                new SizeVote(9000, 0, -1), new SizeVote(9000, 0, -1)));
         assertArrayEquals(new long[] {0, 5000, 9000, 9000}, needs);
         assertEquals(2, SizeAgreement.largest(needs), "the lowest rank of the largest need");
         assertEquals(-1, SizeAgreement.largest(new long[] {0, 0, 0}), "every image fit");
@@ -77,7 +82,7 @@ class SizeAgreementTest {
             assertTrue(a.carriesDecisionOf(5));
             assertEquals(99, a.decisionOf(5, OPTIONS));
             assertEquals(5, a.newestWrittenEverywhere(5, OPTIONS), "every rank wrote round 5");
-            byte[][] agreed = a.take(5, OPTIONS);
+            List<SizeVote> agreed = a.take(5, OPTIONS);
             assertArrayEquals(new long[] {0, 0, 0}, SizeAgreement.needs(agreed));
             assertNull(a.take(5, OPTIONS), "taken once");
             assertEquals(List.of(Collective.of(Collective.Kind.SIZE_AGREEMENT, 5)), ranks.calls);
@@ -89,7 +94,7 @@ class SizeAgreementTest {
     @Test
     void aRoundSomeRankSkippedIsCompleteNowhere() {
         ThreeRanks ranks = new ThreeRanks();
-        ranks.others = new byte[][] {SizeAgreement.encode(70_000, 0, -1), SizeAgreement.encode(0, 0, -1)};
+        ranks.others = new byte[][] {vote(70_000, 0, -1), vote(0, 0, -1)};
         SizeAgreement a = new SizeAgreement(0, 0, ranks);
         try {
             a.start(8, 0, IntervalDecision.NONE, -1, OPTIONS);

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.disk.DiskFileDescriptor;
 import io.jckpt.disk.DiskStoreConfig;
 import io.jckpt.disk.GenerationStore;
-import io.jckpt.disk.Integrity;
+import io.jckpt.wire.Integrity;
 import io.jckpt.disk.RankFileHeader;
 import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.HostedJobsExtension;

@@ -1,7 +1,8 @@
-package io.jckpt.disk;
+package io.jckpt.wire;
 
 /**
- * The state of one rank's file of one committed round, as that rank found it.
+ * The state of one rank's file of one committed round of the disk level, as that rank found it
+ * (reported in its {@link RankInventory}).
  */
 public enum Integrity {
     /** Present, well formed, the file the marker vouches for, image CRC verified. */

@@ -1,7 +1,7 @@
-package io.jckpt.imem;
+package io.jckpt.wire;
 
 /**
- * One checkpoint copy a rank holds in its node-local store, as reported in the status exchange.
+ * One checkpoint copy a rank holds in its node-local store, as reported in its {@link RankStatus}.
  *
  * @param owner  the rank whose data this is
  * @param round  the checkpoint round the copy belongs to
@@ -10,6 +10,9 @@ package io.jckpt.imem;
  * @param intact whether the copy was re-verified against its CRC32C before being reported
  */
 public record CopyStatus(int owner, long round, long length, int crc32c, boolean intact) {
+    /** Bytes of one copy on the wire. */
+    static final int ENCODED_LENGTH = 4 + 1 + 8 + 8 + 4;
+
     /** Validates the fields. */
     public CopyStatus {
         if (owner < 0) {

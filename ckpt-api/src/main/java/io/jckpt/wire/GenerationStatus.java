@@ -1,7 +1,7 @@
-package io.jckpt.disk;
+package io.jckpt.wire;
 
 /**
- * What one rank reports about one committed generation.
+ * What one rank reports about one committed generation of the disk level (in its {@link RankInventory}).
  *
  * @param round           the round
  * @param markerWorldSize the world size recorded in the commit marker (0 if the marker is damaged)
