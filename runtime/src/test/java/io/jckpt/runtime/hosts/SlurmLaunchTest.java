@@ -93,6 +93,7 @@ class SlurmLaunchTest {
             }
             job.linesContaining("recovery ").forEach(l -> System.out.println("slurm launch: " + l));
         } finally {
+            c.cancelAllJobs(); // the launcher's salloc was SIGKILLed if the case failed: no allocation outlives it
             if (!c.node(1).isUp()) {
                 c.restartNode(c.node(1));
             }
