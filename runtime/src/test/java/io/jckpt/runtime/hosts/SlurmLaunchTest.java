@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.testkit.LaunchedJob;
+import io.jckpt.testkit.hosts.SlurmNode;
 import io.jckpt.testkit.hosts.TestSlurm;
 import io.jckpt.testkit.hosts.TestSlurmExtension;
 import java.io.IOException;
@@ -87,7 +88,7 @@ class SlurmLaunchTest {
             }
             List<Long> left = LaunchedJob.processesLeft(job.jobId(), 10_000);
             assertEquals(List.of(), left, "processes of the job left: " + job.output());
-            for (TestSlurm.Node node : List.of(c.node(0), c.node(2))) {
+            for (SlurmNode node : List.of(c.node(0), c.node(2))) {
                 String stores = node.run(Duration.ofSeconds(20), "ls -R /dev/shm").check("ls on " + node);
                 assertTrue(!stores.contains(job.jobId()), node + " keeps a store: " + stores);
             }
@@ -101,7 +102,7 @@ class SlurmLaunchTest {
     }
 
     /** The machine PID of rank {@code rank}'s JVM of job {@code jobId} on {@code node} (by its environment). */
-    private static long rankJvm(TestSlurm.Node node, String jobId, int rank) throws IOException {
+    private static long rankJvm(SlurmNode node, String jobId, int rank) throws IOException {
         for (long pid : node.processes()) {
             try {
                 String env = Files.readString(Path.of("/proc", Long.toString(pid), "environ"));

@@ -1,9 +1,7 @@
 package io.jckpt.testkit.hosts;
 
-import io.jckpt.testkit.hosts.TestHosts.Cgroups;
 import io.jckpt.testkit.hosts.TestHosts.Result;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -43,10 +41,8 @@ import org.junit.jupiter.api.Assumptions;
 public final class TestSlurm implements AutoCloseable {
     /** The first port of the first block; blocks of {@link #BLOCK} ports up to the ephemeral range (32768). */
     private static final int FIRST_PORT = 20_000;
-    private static final int BLOCK = 100;
+    private static final int BLOCK = SlurmFiles.BLOCK;
     private static final int BLOCKS = 120;
-    /** Ports of a block: controller at +0, node K at +K, srun's range from +{@value #SRUN_PORTS} to +99. */
-    private static final int SRUN_PORTS = 10;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(20);
     private static final String[] TOOLS = {"slurmctld", "slurmd", "munged", "salloc", "sbatch", "srun", "scontrol",
@@ -60,8 +56,8 @@ public final class TestSlurm implements AutoCloseable {
     private final List<Path> shared;
     private final int cpus;
     private final Map<String, String> tools = new LinkedHashMap<>();
-    private final Node controller;
-    private final List<Node> nodes = new ArrayList<>();
+    private final SlurmNode controller;
+    private final List<SlurmNode> nodes = new ArrayList<>();
     private FileLock runLock;
     private FileLock portLock;
     private int basePort;
@@ -77,9 +73,9 @@ public final class TestSlurm implements AutoCloseable {
         for (String t : TOOLS) {
             tools.put(t, TestHosts.Tools.which(t));
         }
-        this.controller = new Node("ctl", true);
+        this.controller = new SlurmNode(this, "ctl", true);
         for (int i = 1; i <= b.count; i++) {
-            nodes.add(new Node("node" + i, false));
+            nodes.add(new SlurmNode(this, "node" + i, false));
         }
     }
 
@@ -119,17 +115,17 @@ public final class TestSlurm implements AutoCloseable {
     }
 
     /** The compute nodes, node1 first. */
-    public List<Node> nodes() {
+    public List<SlurmNode> nodes() {
         return List.copyOf(nodes);
     }
 
     /** Compute node {@code index} (0-based: node(0) is node1). */
-    public Node node(int index) {
+    public SlurmNode node(int index) {
         return nodes.get(index);
     }
 
     /** The controller's node (slurmctld, munged). */
-    public Node controller() {
+    public SlurmNode controller() {
         return controller;
     }
 
@@ -298,7 +294,7 @@ public final class TestSlurm implements AutoCloseable {
      * state=down}; the controller would otherwise notice after 8-10 s). A job without {@code --no-kill} is
      * killed by that; with it, its allocation shrinks.
      */
-    public void loseNode(Node node) throws IOException {
+    public void loseNode(SlurmNode node) throws IOException {
         if (!node.isUp()) {
             throw new IllegalStateException(node + " is already down");
         }
@@ -308,7 +304,7 @@ public final class TestSlurm implements AutoCloseable {
     }
 
     /** Starts a lost node again (empty /dev/shm, a fresh slurmd) and waits until SLURM has it idle. */
-    public void restartNode(Node node) throws IOException {
+    public void restartNode(SlurmNode node) throws IOException {
         if (node.isUp()) {
             throw new IllegalStateException(node + " is up");
         }
@@ -325,12 +321,12 @@ public final class TestSlurm implements AutoCloseable {
         }
         closed = true;
         List<Exception> failures = new ArrayList<>();
-        List<Node> all = new ArrayList<>(nodes);
+        List<SlurmNode> all = new ArrayList<>(nodes);
         all.add(controller);
-        for (Node n : all) {
+        for (SlurmNode n : all) {
             n.killInit(); // all at once: no node's slurmd reports another's end
         }
-        for (Node n : all) {
+        for (SlurmNode n : all) {
             try {
                 n.stop();
             } catch (IOException | RuntimeException e) {
@@ -360,7 +356,7 @@ public final class TestSlurm implements AutoCloseable {
     @Override
     public String toString() {
         return "test SLURM cluster " + name + " (controller port " + basePort + ", nodes "
-                + nodes.stream().map(Node::name).collect(Collectors.joining(",")) + ")";
+                + nodes.stream().map(SlurmNode::name).collect(Collectors.joining(",")) + ")";
     }
 
     // ---- start ----
@@ -371,7 +367,7 @@ public final class TestSlurm implements AutoCloseable {
         for (String d : List.of("munge", "state", "spool", "log")) {
             Files.createDirectories(runDir.resolve(d));
         }
-        for (Node n : nodes) {
+        for (SlurmNode n : nodes) {
             Files.createDirectories(runDir.resolve("spool").resolve(n.name()));
         }
         Files.setPosixFilePermissions(runDir.resolve("munge"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
@@ -381,18 +377,20 @@ public final class TestSlurm implements AutoCloseable {
         Files.write(key, secret);
         Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
         Files.writeString(runDir.resolve("hosts"), "127.0.0.1 localhost login ctl "
-                + nodes.stream().map(Node::name).collect(Collectors.joining(" ")) + "\n");
-        Files.writeString(slurmConf(), slurmConf(basePort));
-        writeScript(runDir.resolve("node-init"), initScript());
-        writeScript(loginScript(), loginScriptText());
+                + nodes.stream().map(SlurmNode::name).collect(Collectors.joining(" ")) + "\n");
+        SlurmFiles files = new SlurmFiles(name, runDir, runCgroup, nodes.stream().map(SlurmNode::name).toList(), cpus,
+                TestHosts.directoriesToBind(shared), tools);
+        Files.writeString(slurmConf(), files.slurmConf(basePort));
+        writeScript(runDir.resolve("node-init"), files.initScript());
+        writeScript(loginScript(), files.loginScript());
         Files.createDirectories(runCgroup.resolve("login"));
         controller.start();
         controller.awaitInit(START_TIMEOUT);
         awaitPort(basePort, START_TIMEOUT); // the controller listening first: a node would retry after 1 s
-        for (Node n : nodes) {
+        for (SlurmNode n : nodes) {
             n.start();
         }
-        for (Node n : nodes) {
+        for (SlurmNode n : nodes) {
             n.awaitInit(START_TIMEOUT);
         }
         awaitIdle(nodes, START_TIMEOUT);
@@ -435,80 +433,7 @@ public final class TestSlurm implements AutoCloseable {
         return true;
     }
 
-    private String slurmConf(int base) {
-        StringBuilder c = new StringBuilder("# test SLURM cluster " + name + " (io.jckpt.testkit.hosts.TestSlurm)\n");
-        List<String> settings = List.of("ClusterName=jckpt", "SlurmctldHost=ctl(127.0.0.1)", "SlurmctldPort=" + base,
-                "SlurmUser=root", "SlurmdUser=root", "AuthType=auth/munge", "CredType=cred/munge",
-                "AuthInfo=socket=" + runDir.resolve("munge/munge.socket"),
-                // every daemon on 127.0.0.1 only (not 0.0.0.0), each with its own port
-                "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny",
-                "StateSaveLocation=" + runDir.resolve("state"), "SlurmdSpoolDir=" + runDir.resolve("spool") + "/%n",
-                "SlurmctldLogFile=" + runDir.resolve("log/slurmctld.log"),
-                "SlurmdLogFile=" + runDir.resolve("log") + "/slurmd-%n.log",
-                "SlurmctldPidFile=/run/slurmctld.pid", "SlurmdPidFile=/run/slurmd.pid",
-                "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "JobAcctGatherType=jobacct_gather/none",
-                "AccountingStorageType=accounting_storage/none", "JobCompType=jobcomp/none",
-                "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core", "MpiDefault=none",
-                "ReturnToService=2", "SlurmdTimeout=3", "MessageTimeout=2", "TCPTimeout=1", "KillWait=2",
-                "InactiveLimit=0", "SlurmdParameters=config_overrides",
-                "SrunPortRange=" + (base + SRUN_PORTS) + "-" + (base + BLOCK - 1));
-        for (String s : settings) {
-            c.append(s).append('\n');
-        }
-        for (int i = 0; i < nodes.size(); i++) {
-            c.append("NodeName=").append(nodes.get(i).name()).append(" NodeAddr=127.0.0.1 Port=").append(base + i + 1)
-                    .append(" CPUs=").append(cpus).append(" RealMemory=1000\n");
-        }
-        c.append("PartitionName=main Nodes=").append(nodes.stream().map(Node::name).collect(Collectors.joining(",")))
-                .append(" Default=YES State=UP\n");
-        return c.toString();
-    }
-
-    /**
-     * PID 1 of a node ({@code node-init NAME ROLE}): own tmpfs on /dev/shm, /run and /tmp, the shared
-     * directories bound back in, its host name, the run's hosts file over /etc/hosts; then munged and
-     * slurmctld (controller) or slurmd, in the foreground as its children; then it waits for end of file on
-     * its standard input (the JVM's pipe), reaping orphans meanwhile, and exits, which ends the namespace.
-     */
-    private String initScript() {
-        StringBuilder s = new StringBuilder("#!/bin/bash\n# init of a node of test SLURM cluster " + name + "\nset -e\n");
-        List<Path> binds = TestHosts.directoriesToBind(shared);
-        for (int i = 0; i < binds.size(); i++) {
-            s.append("exec ").append(10 + i).append("< ").append(quote(binds.get(i))).append('\n');
-        }
-        s.append("mount -t tmpfs -o mode=1777 jckpt-shm /dev/shm\nmount -t tmpfs -o mode=755 jckpt-run /run\n")
-                .append("mount -t tmpfs -o mode=1777 jckpt-tmp /tmp\n");
-        for (int i = 0; i < binds.size(); i++) {
-            s.append("mkdir -p ").append(quote(binds.get(i))).append('\n')
-                    .append("mount --no-canonicalize --bind /proc/self/fd/").append(10 + i).append(' ')
-                    .append(quote(binds.get(i))).append("\nexec ").append(10 + i).append("<&-\n");
-        }
-        String d = quote(runDir);
-        s.append("hostname \"$1\"\nmount --bind ").append(d).append("/hosts /etc/hosts\n")
-                .append("export SLURM_CONF=").append(d).append("/slurm.conf\n")
-                .append("if [ \"$2\" = controller ]; then\n")
-                .append("  rm -f ").append(d).append("/munge/munge.socket\n")
-                .append("  ").append(tools.get("munged")).append(" -F -f --socket=").append(d).append("/munge/munge.socket")
-                .append(" --key-file=").append(d).append("/munge/munge.key --pid-file=/run/munged.pid --seed-file=")
-                .append(d).append("/munge/seed --log-file=").append(d).append("/log/munged.log </dev/null &\n")
-                .append("  for i in $(seq 1000); do [ -S ").append(d).append("/munge/munge.socket ] && break; sleep 0.01; done\n")
-                .append("  ").append(tools.get("slurmctld")).append(" -D -i </dev/null &\n")
-                .append("else\n  ").append(tools.get("slurmd")).append(" -D </dev/null &\nfi\n")
-                .append("set +e\necho \"node $1 ready\"\nwhile read -r _; do :; done\n");
-        return s.toString();
-    }
-
-    private String loginScriptText() {
-        String d = quote(runDir);
-        return "#!/bin/bash\n# test SLURM cluster " + name + ": login COMMAND ARGS... runs a client as from a login node\n"
-                + "echo $$ > " + quote(runCgroup.resolve("login")) + "/cgroup.procs || { echo \"login: cluster "
-                + name + " is gone\" >&2; exit 255; }\n"
-                + "export SLURM_CONF=" + d + "/slurm.conf\n"
-                + "exec " + TestHosts.Tools.get().unshare + " --uts --mount --propagation slave -- /bin/bash -c "
-                + "'hostname login && mount --bind \"$0\"/hosts /etc/hosts && exec \"$@\"' " + d + " \"$@\"\n";
-    }
-
-    private void awaitIdle(List<Node> which, Duration timeout) throws IOException {
+    private void awaitIdle(List<SlurmNode> which, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, String> states = Map.of();
         while (System.nanoTime() < deadline) {
@@ -564,7 +489,7 @@ public final class TestSlurm implements AutoCloseable {
         }
     }
 
-    private static void pause(long millis) throws IOException {
+    static void pause(long millis) throws IOException {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
@@ -586,127 +511,6 @@ public final class TestSlurm implements AutoCloseable {
 
     static String quote(Path p) {
         return "'" + p.toString().replace("'", "'\\''") + "'";
-    }
-
-    /** One node of the cluster (controller or compute node): a namespace set with its own cgroup and host name. */
-    public final class Node {
-        private final String name;
-        private final boolean isController;
-        private Process unshare;
-        private long initPid = -1;
-
-        private Node(String name, boolean isController) {
-            this.name = name;
-            this.isController = isController;
-        }
-
-        /** Its host name and SLURM node name ({@code ctl}, {@code node1}, ...). */
-        public String name() {
-            return name;
-        }
-
-        /** Its cgroup v2 directory (exists while it is up). */
-        public Path cgroup() {
-            return runCgroup.resolve(name);
-        }
-
-        /** Whether it is up (started and not lost). */
-        public synchronized boolean isUp() {
-            return initPid > 0;
-        }
-
-        /** The PID of its init in the machine's PID namespace. */
-        public synchronized long initPid() {
-            if (initPid <= 0) {
-                throw new IllegalStateException(this + " is down");
-            }
-            return initPid;
-        }
-
-        /** The PIDs (machine namespace) of every process in its cgroup: init, daemons, job steps. */
-        public Set<Long> processes() {
-            return Cgroups.processes(cgroup());
-        }
-
-        /** Its /dev/shm seen from outside (through its init's root); valid while it is up. */
-        public Path shm() {
-            return Path.of("/proc", Long.toString(initPid()), "root", "dev", "shm");
-        }
-
-        /** Runs {@code sh -c command} inside the node with nsenter (its cgroup, namespaces), bounded by {@code timeout}. */
-        public Result run(Duration timeout, String command) throws IOException {
-            return TestHosts.Exec.run(List.of("sh", "-c", "echo $$ > \"$1/cgroup.procs\" && exec \"$2\" -t \"$3\" -m -u -p"
-                    + " -- sh -c \"$4\"", "nsenter-" + name, cgroup().toString(), TestHosts.Tools.get().nsenter,
-                    Long.toString(initPid()), command), timeout);
-        }
-
-        @Override
-        public String toString() {
-            return "SLURM node " + name + " of " + TestSlurm.this.name;
-        }
-
-        synchronized void start() throws IOException {
-            Files.createDirectories(cgroup());
-            Path log = runDir.resolve("log/init-" + name + ".out");
-            ProcessBuilder pb = new ProcessBuilder("sh", "-c", "echo $$ > \"$1/cgroup.procs\" && exec \"$2\" --mount"
-                    + " --propagation private --pid --uts --fork --mount-proc --kill-child -- /bin/bash \"$3\" \"$4\" \"$5\"",
-                    "start-" + name, cgroup().toString(), TestHosts.Tools.get().unshare,
-                    runDir.resolve("node-init").toString(), name, isController ? "controller" : "compute")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            pb.environment().keySet().removeIf(k -> k.startsWith("SLURM_"));
-            unshare = pb.start(); // its standard input stays a pipe from this JVM: end of file ends the node
-        }
-
-        /** Waits for unshare's child (the init) to exist and records its PID. */
-        void awaitInit(Duration timeout) throws IOException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                synchronized (this) {
-                    List<ProcessHandle> children = unshare.toHandle().children().toList();
-                    if (children.size() == 1) {
-                        initPid = children.get(0).pid();
-                        return;
-                    }
-                    if (!unshare.isAlive()) {
-                        throw new IOException(this + " exited at start (exit " + unshare.exitValue() + ")\n" + logs());
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(this + ": no init after " + timeout.toMillis() + " ms\n" + logs());
-                }
-                pause(2);
-            }
-        }
-
-        synchronized void killInit() {
-            if (initPid > 0) {
-                ProcessHandle.of(initPid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        }
-
-        /** Kills its init (the kernel kills its namespace), sweeps and removes its cgroup. */
-        synchronized void stop() throws IOException {
-            killInit();
-            initPid = -1;
-            if (unshare != null) {
-                try (OutputStream stdin = unshare.getOutputStream()) {
-                    // what the JVM's death does: the init exits on end of file if it still lives
-                } catch (IOException ignored) {
-                    // the pipe is broken: the init is gone
-                }
-                try {
-                    if (!unshare.waitFor(10, TimeUnit.SECONDS)) {
-                        unshare.destroyForcibly();
-                        unshare.waitFor(5, TimeUnit.SECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while stopping " + this, e);
-                }
-                unshare = null;
-            }
-            Cgroups.killAndRemove(cgroup(), Duration.ofSeconds(10));
-        }
     }
 
     /** How to start a cluster. */

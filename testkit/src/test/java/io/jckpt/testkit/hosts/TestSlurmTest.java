@@ -87,7 +87,7 @@ class TestSlurmTest {
     @Test
     void aLostNodeIsDownAtOnceAndRefusedUntilItIsRestarted() throws IOException {
         TestSlurm c = slurm.cluster();
-        TestSlurm.Node node3 = c.node(2);
+        SlurmNode node3 = c.node(2);
         long init = node3.initPid();
         c.loseNode(node3);
         assertFalse(ProcessHandle.of(init).isPresent(), "node3's init survived");
