@@ -303,14 +303,47 @@ public final class TestSlurm implements AutoCloseable {
                 .check("scontrol update nodename=" + node.name() + " state=down");
     }
 
+    /**
+     * Loses several nodes at the same instant (a rack, a power feed; all of them: a total loss): every init is
+     * SIGKILLed before any clean-up, then each node goes and is set DOWN as with {@link #loseNode}.
+     */
+    public void loseNodes(SlurmNode... group) throws IOException {
+        for (SlurmNode n : group) {
+            if (!n.isUp()) {
+                throw new IllegalStateException(n + " is already down");
+            }
+        }
+        for (SlurmNode n : group) {
+            n.killInit();
+        }
+        for (SlurmNode n : group) {
+            n.stop();
+        }
+        for (SlurmNode n : group) {
+            scontrol("update", "nodename=" + n.name(), "state=down", "reason=jckpt-test-node-lost")
+                    .check("scontrol update nodename=" + n.name() + " state=down");
+        }
+    }
+
     /** Starts a lost node again (empty /dev/shm, a fresh slurmd) and waits until SLURM has it idle. */
     public void restartNode(SlurmNode node) throws IOException {
-        if (node.isUp()) {
-            throw new IllegalStateException(node + " is up");
+        restartNodes(node);
+    }
+
+    /** Starts lost nodes again, all at once, and waits until SLURM has every one idle. */
+    public void restartNodes(SlurmNode... group) throws IOException {
+        for (SlurmNode n : group) {
+            if (n.isUp()) {
+                throw new IllegalStateException(n + " is up");
+            }
         }
-        node.start();
-        node.awaitInit(START_TIMEOUT);
-        awaitIdle(List.of(node), START_TIMEOUT);
+        for (SlurmNode n : group) {
+            n.start();
+        }
+        for (SlurmNode n : group) {
+            n.awaitInit(START_TIMEOUT);
+        }
+        awaitIdle(List.of(group), START_TIMEOUT);
     }
 
     /** Stops every node and the controller (SIGKILL of each init), removes cgroups, files and locks. */
