@@ -3,6 +3,8 @@ package io.jckpt.runtime.hosts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.SlurmNode;
 import io.jckpt.testkit.hosts.TestSlurm;
@@ -10,9 +12,10 @@ import io.jckpt.testkit.hosts.TestSlurmExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,6 +52,7 @@ class SlurmRequeueTest {
                 "export JAVA_HOME=" + System.getProperty("java.home"),
                 LaunchedJob.repoRoot().resolve("bin/ckpt-run") + " -np 4 --on-failure respawn --job-id slurm-$SLURM_JOB_ID"
                         + " --disk " + disk + " --disk-ratio 3 --output-dir " + work.resolve("out")
+                        + " --events " + work.resolve("events-${SLURM_RESTART_COUNT:-0}.jsonl")
                         + " -cp " + LaunchedJob.testClasses() + " " + LOOP + " " + rounds + " 100", ""));
         String id = c.submit(script.toString());
         Path out = work.resolve("loop-" + id + ".out");
@@ -64,21 +68,28 @@ class SlurmRequeueTest {
             int second = text.indexOf("start 1");
             assertTrue(text.startsWith("start 0") && second > 0, text);
             String resumed = text.substring(second);
-            Matcher restored = Pattern.compile("rank (\\d): restored round (\\d+) from disk generation of round (\\d+)")
-                    .matcher(resumed);
-            int count = 0;
-            while (restored.find()) {
-                count++;
-                assertEquals(restored.group(2), restored.group(3), restored.group());
-                assertTrue(Integer.parseInt(restored.group(2)) % 3 == 0, restored.group());
+            // the second start's rollbacks (its own events file): every rank from one disk generation
+            Map<Integer, JsonNode> rollbacks = new HashMap<>();
+            ObjectMapper json = new ObjectMapper();
+            for (String line : Files.readAllLines(work.resolve("events-1.jsonl"))) {
+                JsonNode e = json.readTree(line);
+                if (e.get("type").asText().equals("rollback")) {
+                    rollbacks.put(e.get("rank").asInt(), e);
+                }
             }
-            assertEquals(4, count, resumed);
+            assertEquals(Set.of(0, 1, 2, 3), rollbacks.keySet(), resumed);
+            int round = rollbacks.get(0).get("round").asInt();
+            for (JsonNode r : rollbacks.values()) {
+                assertEquals("disk", r.get("source").asText(), r + "\n" + resumed);
+                assertEquals(round, r.get("round").asInt(), "one disk generation for all: " + r);
+            }
+            assertTrue(round > 0 && round % 3 == 0, "a disk round: " + round);
+            assertEquals(4, resumed.lines().filter(l -> l.contains("] restored at round " + (round + 1))).count(), resumed);
             assertEquals(4, resumed.lines().filter(l -> l.contains("loop done at round " + rounds + " sum "
                     + 4L * rounds * (rounds + 1) / 2)).count(), resumed);
             assertTrue(resumed.contains("job slurm-" + id + " finished: all 4 ranks completed"), resumed);
             assertEquals(List.of(), LaunchedJob.processesLeft("slurm-" + id, 10_000), "processes of the job left");
-            System.out.println("slurm requeue: " + resumed.lines().filter(l -> l.contains("restored round")).findFirst()
-                    .orElse(""));
+            System.out.println("slurm requeue: every rank restored from the disk generation of round " + round);
         } finally {
             c.cancelAllJobs();
             SlurmNode[] down = c.nodes().stream().filter(n -> !n.isUp()).toArray(SlurmNode[]::new);
