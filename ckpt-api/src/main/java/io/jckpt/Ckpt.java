@@ -120,7 +120,7 @@ public final class Ckpt {
             mbean = CkptMBeans.registerInBackground(context, c::stats);
             if (services != null && context.rank() == 0 && context.epoch() == 0) {
                 // the job's log says once which settings are in effect and where each came from
-                services.event(new io.jckpt.spi.RankEvent.Text("checkpoint settings: " + options.settingsSummary()));
+                services.event(new io.jckpt.spi.RankEvent.Settings(options.settingsSummary()));
             }
             if (services != null) {
                 services.opened(System.nanoTime() - began); // the report page names the start-up's phases

@@ -1,9 +1,12 @@
 package io.jckpt.advisor;
 
 import io.jckpt.cli.CommandLines;
-
-import io.jckpt.advisor.FailureModel.Placement;
-import io.jckpt.advisor.FailureModel.Scheme;
+import io.jckpt.codes.Redundancy;
+import io.jckpt.policy.interval.FailureModel.Placement;
+import io.jckpt.policy.interval.FailureModel.Protection;
+import io.jckpt.policy.interval.FailureModel.Scheme;
+import io.jckpt.policy.interval.FailureModel;
+import io.jckpt.policy.interval.SlowProfile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Reader;
@@ -59,12 +62,23 @@ public final class Advisor {
         double nodeMemory = Double.NaN;
         boolean simulate;
         Placement placement = Placement.RANK_ORDER;
+        /** Redundancy codes to compare beside the copies ({@code --codes}): xor:K, rs:K+P. */
+        List<String> codes = new ArrayList<>();
         List<Integer> ranks = new ArrayList<>(List.of(10, 100, 1_000, 10_000, 100_000));
     }
 
     /** One row of the table. */
-    record Row(int ranks, int nodes, int m, int diskRatio, double tau, double overhead, double lost,
+    record Row(int ranks, int nodes, String redundancy, int diskRatio, double tau, double overhead, double lost,
                double loss, double memory, double simulated) {
+        /** @return whether the library runs this redundancy today (codes are the model's only, issue 30) */
+        boolean available() {
+            return !redundancy.contains(":");
+        }
+
+        /** @return the copies m, or -1 for a code */
+        int m() {
+            return available() ? Integer.parseInt(redundancy) : -1;
+        }
     }
 
     /** The command line as picocli reads it ({@link CommandLines}); values stay text, checked by {@link #parse}. */
@@ -121,6 +135,9 @@ public final class Advisor {
         @Option(names = "--ranks-per-node", paramLabel = "P", description = "default 1") String ranksPerNode;
         @Option(names = "--ranks", paramLabel = "LIST", description = "default 10,100,1000,10000,100000") String ranks;
         @Option(names = "--max-m", paramLabel = "M", description = "largest m to consider (default 3)") String maxM;
+        @Option(names = "--codes", paramLabel = "LIST", description = "also compare redundancy codes beside the"
+                + " copies, e.g. xor:8,rs:8+2 (sets of K, or K+P, members on as many nodes; the model's figures only:"
+                + " the library keeps full copies today, so a code is never the recommendation)") String codes;
         @Option(names = "--placement", paramLabel = "rank-order|spread", description = "where the m copies go (default"
                 + " rank-order: the next ranks)")
         String placement;
@@ -216,6 +233,12 @@ public final class Advisor {
         }
         if (line.placement != null) {
             in.placement = placement(line.placement);
+        }
+        if (line.codes != null) {
+            for (String code : line.codes.split(",")) {
+                protection(code.trim(), 1000); // checked now, named as given
+                in.codes.add(code.trim());
+            }
         }
         if (line.jobHours != null) {
             in.jobHours = positive("--job-hours", number("--job-hours", line.jobHours));
@@ -314,25 +337,54 @@ public final class Advisor {
         }
     }
 
-    /** The table: for each scale, each m, disk off and disk at the policy's ratio. */
+    /**
+     * A code as {@code --codes} gives it ({@link Redundancy#parse}, the library's own form), for a job on
+     * {@code nodes} nodes.
+     *
+     * @throws IllegalArgumentException naming the code and the form expected
+     */
+    static Protection protection(String code, int nodes) {
+        Redundancy r = Redundancy.parse("--codes", code);
+        return switch (r.kind()) {
+            case XOR -> Protection.xor(r.count(), nodes);
+            case RS -> Protection.reedSolomon(r.count(), r.parity(), nodes);
+            case COPIES -> throw new IllegalArgumentException("--codes '" + code + "': list codes (xor:K, rs:K+P);"
+                    + " the copies m = 0 to --max-m are rows already");
+        };
+    }
+
+    /** The table: for each scale, each m and each code of --codes, disk off and disk at the policy's ratio. */
     static List<Row> rows(Inputs in) {
         List<Row> rows = new ArrayList<>();
         for (int n : in.ranks) {
             int nodes = Math.max(1, (n + in.ranksPerNode - 1) / in.ranksPerNode);
             double rate = nodes / in.nodeMtbf;
+            List<Protection> protections = new ArrayList<>();
             for (int m = 0; m <= Math.min(in.maxReplicas, n - 1); m++) {
-                double background = (in.cost - in.blocking) * Math.max(m, 1) / Math.max(in.measuredReplicas, 1);
+                protections.add(Protection.copies(m, in.ranksPerNode, nodes, in.placement));
+            }
+            for (String code : in.codes) {
+                Protection p = protection(code, nodes);
+                if (p.setNodes() <= n) {
+                    protections.add(p);
+                }
+            }
+            for (Protection protection : protections) {
+                boolean copies = protection.name().startsWith("copies:");
+                int m = copies ? (int) protection.sentPerImage() : 0;
+                // the background part grows with the bytes sent: m copies, or a code's parts
+                double background = (in.cost - in.blocking) * Math.max(protection.sentPerImage(), 1)
+                        / Math.max(in.measuredReplicas, 1);
                 double c = in.blocking + background;
                 double diskCost = Double.isNaN(in.diskBandwidth) ? in.diskCost
                         : Math.max(in.diskCost, in.imageBytes * n / in.diskBandwidth);
                 double diskRestart = Double.isNaN(in.diskRestart) ? in.restart + diskCost : in.diskRestart;
                 double tau = FailureModel.dalyInterval(c, 1 / rate);
                 double window = in.restart + tau + c;
-                double unsurvivable = FailureModel.unsurvivableRate(in.nodeMtbf, nodes, in.ranksPerNode, m, window,
-                        in.placement);
+                double unsurvivable = FailureModel.unsurvivableRate(in.nodeMtbf, nodes, protection, window);
                 double survivable = Math.max(0, rate - unsurvivable);
                 int auto = FailureModel.diskRatio(tau, c, diskCost, unsurvivable, in.maxDiskRatio);
-                double memory = FailureModel.memoryPerNode(in.imageBytes, in.ranksPerNode, m, in.versions);
+                double memory = FailureModel.memoryPerNode(in.imageBytes, in.ranksPerNode, protection, in.versions);
                 for (int k : new int[] {0, auto}) {
                     Scheme s = new Scheme(tau, c, k, diskCost, in.restart, diskRestart, survivable, unsurvivable,
                             in.slowdown, in.slowWindow);
@@ -343,7 +395,7 @@ public final class Advisor {
                         simulated = Simulator.run(s, segments * tau, 200, 1234 + n * 31L + m * 7L + k, 0, pace)
                                 .wallPerWork() - 1;
                     }
-                    rows.add(new Row(n, nodes, m, k, tau, FailureModel.wallPerWork(s, 0, pace) - 1,
+                    rows.add(new Row(n, nodes, copies ? Integer.toString(m) : protection.name(), k, tau, FailureModel.wallPerWork(s, 0, pace) - 1,
                             FailureModel.lostPerFailure(s, pace),
                             FailureModel.lossProbability(s, in.jobHours * 3600), memory, simulated));
                 }
@@ -358,7 +410,7 @@ public final class Advisor {
         int safest = -1;
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            if (r.ranks() != ranks || !fits(in, r)) {
+            if (r.ranks() != ranks || !fits(in, r) || !r.available()) {
                 continue;
             }
             if (safest < 0 || r.loss() < rows.get(safest).loss()
@@ -390,7 +442,7 @@ public final class Advisor {
                 + " overhead = expected run time / failure-free run time - 1; lost = expected time lost per failure;"
                 + " P(loss) = probability that a failure neither level survives ends the job.");
         out.println();
-        List<String> head = new ArrayList<>(List.of("ranks", "nodes", "m", "disk ratio", "interval", "overhead", "lost/failure",
+        List<String> head = new ArrayList<>(List.of("ranks", "nodes", in.codes.isEmpty() ? "m" : "m / code", "disk ratio", "interval", "overhead", "lost/failure",
                 "P(loss)", "memory/node"));
         if (in.simulate) {
             head.add("simulated");
@@ -405,7 +457,7 @@ public final class Advisor {
                     continue;
                 }
                 List<String> c = new ArrayList<>(List.of(Integer.toString(r.ranks()), Integer.toString(r.nodes()),
-                        Integer.toString(r.m()), r.diskRatio() == 0 ? "off" : Integer.toString(r.diskRatio()),
+                        r.redundancy(), r.diskRatio() == 0 ? "off" : Integer.toString(r.diskRatio()),
                         duration(r.tau()), percent(r.overhead()), duration(r.lost()),
                         String.format(Locale.ROOT, "%.1e", r.loss()), bytes(r.memory())));
                 if (in.simulate) {
@@ -427,6 +479,10 @@ public final class Advisor {
         }
         if (!fits(in, r)) {
             return "does not fit --node-memory";
+        }
+        if (!r.available()) {
+            return String.format(Locale.ROOT, "model only (the library keeps full copies today); overhead %+.2f points"
+                    + " vs recommended", 100 * (r.overhead() - rows.get(rec).overhead()));
         }
         if (r.loss() > in.maxLoss) {
             return "P(loss) above " + in.maxLoss + (r.diskRatio() == 0 ? ": needs the disk level or more copies" : "");

@@ -1,5 +1,7 @@
 package io.jckpt.advisor;
 
+import io.jckpt.policy.interval.FailureModel;
+import io.jckpt.policy.interval.SlowProfile;
 import java.util.SplittableRandom;
 
 /**

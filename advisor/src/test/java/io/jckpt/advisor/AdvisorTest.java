@@ -1,12 +1,13 @@
 package io.jckpt.advisor;
 
-import io.jckpt.cli.CommandLines;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.cli.CommandLines;
+import io.jckpt.policy.interval.FailureModel;
+import io.jckpt.policy.interval.SlowProfile;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -149,6 +150,32 @@ class AdvisorTest {
         Advisor.print(in, rows, new PrintStream(out, true, StandardCharsets.UTF_8));
         String table = out.toString(StandardCharsets.UTF_8);
         assertEquals(2, table.lines().filter(l -> l.contains("RECOMMENDED")).count(), table);
+    }
+
+    @Test
+    void codesAreComparedBesideTheCopiesAndNeverRecommendedYet() throws Exception {
+        Advisor.Inputs in = Advisor.parse(new String[] {"--cost", "0.05", "--node-mtbf", "5y", "--image", "64M",
+            "--ranks", "1000", "--ranks-per-node", "4", "--placement", "spread", "--codes", "xor:8,rs:8+2"});
+        List<Advisor.Row> rows = Advisor.rows(in);
+        Advisor.Row copy = rows.stream().filter(r -> r.redundancy().equals("1") && r.diskRatio() == 0).findFirst().orElseThrow();
+        Advisor.Row xor = rows.stream().filter(r -> r.redundancy().equals("xor:8") && r.diskRatio() == 0).findFirst().orElseThrow();
+        Advisor.Row rs = rows.stream().filter(r -> r.redundancy().equals("rs:8+2") && r.diskRatio() == 0).findFirst().orElseThrow();
+        // memory: the own image plus 1/(K-1), or P/K, where a copy holds one more image
+        assertEquals((1 + 1.0 / 7) / 2, xor.memory() / copy.memory(), 1e-9);
+        assertEquals(1.25 / 2, rs.memory() / copy.memory(), 1e-9);
+        // exposure: any 2 of a set of 8 nodes is more likely than a node and its holder; any 3 of 10 far less
+        assertTrue(xor.loss() > copy.loss() && rs.loss() < copy.loss(), copy + "\n" + xor + "\n" + rs);
+        assertTrue(rows.get(Advisor.recommended(in, rows, 1000)).available(), "the library keeps copies today");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Advisor.print(in, rows, new PrintStream(out, true, StandardCharsets.UTF_8));
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("| m / code |") && table.contains("| xor:8 ") && table.contains("| rs:8+2 "), table);
+        assertTrue(table.lines().filter(l -> l.contains("| xor:8 ")).allMatch(l -> l.contains("model only")), table);
+        for (String bad : new String[] {"xor:1", "rs:8+0", "raid5", "xor:", "copies:2"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Advisor.parse(new String[] {
+                "--cost", "0.05", "--node-mtbf", "5y", "--codes", bad}));
+            assertTrue(e.getMessage().startsWith("--codes '" + bad + "': "), e.getMessage());
+        }
     }
 
     @Test

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.advisor.FailureModel.Scheme;
+import io.jckpt.policy.interval.FailureModel;
+import io.jckpt.policy.interval.FailureModel.Scheme;
+import io.jckpt.policy.interval.SlowProfile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +16,10 @@ import org.junit.jupiter.api.Test;
  * treats the disk period as its expected length; 0.02 absolute on a loss probability.
  */
 class SimulatorTest {
+    /** A pace measured after a restart (half-second phases), as SlowProfileTest's. */
+    private static final SlowProfile MEASURED = SlowProfile.everySeconds(0.5, 0.31, 0.51, 0.58, 0.75, 0.80, 0.80,
+            0.84, 0.87, 0.93, 0.91, 0.82, 0.81, 0.87, 0.92, 0.96, 0.99);
+
 
     @Test
     void oneLevelMatchesDalysExactFormula() {
@@ -166,5 +172,25 @@ class SimulatorTest {
         assertTrue(twoCopies < oneCopy / 100, oneCopy + " vs " + twoCopies);
         assertThrows(IllegalArgumentException.class, () -> FailureModel.unsurvivableRate(0, 1, 1, 1, 1,
                 FailureModel.Placement.SPREAD));
+    }
+
+    @Test
+    void theSimulatorAgreesWithTheClosedFormForAMeasuredProfile() {
+        for (double mtbf : new double[] {2.5, 5, 10}) {
+            double tau = FailureModel.dalyInterval(0.012, mtbf);
+            Scheme s = new Scheme(tau, 0.012, 0, 0, 0.86, 0.86, 1 / mtbf, 0);
+            double closed = FailureModel.wallPerWork(s, 0.4, MEASURED);
+            double simulated = Simulator.run(s, 2000 * tau, 2000, 17, 0.4, MEASURED).wallPerWork();
+            // the slow phase's closed form is first order (the extra time is exposed to failures as a whole)
+            assertEquals(closed - 1, simulated - 1, 0.05 * (closed - 1), "overheads within 5 %, MTBF " + mtbf);
+            double even = FailureModel.wallPerWork(s, 0.4, SlowProfile.even(MEASURED.slowdown(), MEASURED.window()));
+            assertTrue(closed > even, "the front-loaded profile costs more than the even phase: " + closed + " vs " + even);
+        }
+        double[] jobs = Simulator.wallPerWorkOfJobs(new Scheme(0.5, 0.012, 0, 0, 0.86, 0.86, 0.4, 0), 36, 50, 3, 0.4,
+                MEASURED);
+        assertEquals(50, jobs.length);
+        for (double j : jobs) {
+            assertTrue(j > 1, "every job of 36 s meets failures at a 2.5-s MTBF: " + j);
+        }
     }
 }

@@ -32,6 +32,24 @@ public sealed interface RankEvent {
     }
 
     /**
+     * The checkpoint settings in effect and where each came from ({@code rank_event}), sent by rank 0 at
+     * the job's first open: the launcher shows it only where it differs from its own line (a program's
+     * builder call overrode a job setting).
+     *
+     * @param summary {@link io.jckpt.CkptOptions#settingsSummary()}
+     */
+    record Settings(String summary) implements RankEvent {
+        public Settings {
+            Objects.requireNonNull(summary, "summary");
+        }
+
+        @Override
+        public String text() {
+            return "checkpoint settings: " + summary;
+        }
+    }
+
+    /**
      * Rank 0 committed the disk generation of a round ({@code disk_commit}).
      *
      * @param round the round

@@ -24,6 +24,7 @@ public final class RankEventCodec {
     static final byte RESTARTED = 4;
     static final byte OPENED = 5;
     static final byte TOTALS = 6;
+    static final byte SETTINGS = 7;
 
     private RankEventCodec() {
     }
@@ -39,6 +40,9 @@ public final class RankEventCodec {
             if (event instanceof RankEvent.Text t) {
                 out.writeByte(TEXT);
                 out.writeUTF(cut(t.message()));
+            } else if (event instanceof RankEvent.Settings s) {
+                out.writeByte(SETTINGS);
+                out.writeUTF(cut(s.summary()));
             } else if (event instanceof RankEvent.DiskCommitted d) {
                 out.writeByte(DISK_COMMITTED);
                 out.writeLong(d.round());
@@ -89,6 +93,7 @@ public final class RankEventCodec {
         try {
             event = switch (kind) {
                 case TEXT -> new RankEvent.Text(in.readUTF());
+                case SETTINGS -> new RankEvent.Settings(in.readUTF());
                 case DISK_COMMITTED -> new RankEvent.DiskCommitted(in.readLong());
                 case RESTORED -> new RankEvent.Restored(in.readLong(), in.readUTF(), in.readUTF(), in.readLong());
                 case RESTARTED -> new RankEvent.Restarted(in.readUTF());

@@ -19,7 +19,8 @@ class RankEventCodecTest {
             new RankEvent.Restored(2000, "disk", "", Checkpointer.NO_STEP),
             new RankEvent.Restarted("no round complete on every rank"),
             new RankEvent.Opened(3, 12_345_678),
-            new RankEvent.Totals(77, 1_048_576, 12.345678, 0.125, 1.5, 3, 1));
+            new RankEvent.Totals(77, 1_048_576, 12.345678, 0.125, 1.5, 3, 1),
+            new RankEvent.Settings("replicas=2 (--replicas), disk=none (default)"));
 
     @Test
     void everyKindRoundTrips() throws IOException {
@@ -35,7 +36,8 @@ class RankEventCodecTest {
                         "restarted from the beginning: no round complete on every rank",
                         "checkpointer opened in epoch 3 in 12.346 ms",
                         "checkpoint totals: checkpoints=77 bytes=1048576 blocking_ms=12.346 here_p50_ms=0.125 "
-                                + "here_p99_ms=1.500 disk_written=3 disk_failed=1"),
+                                + "here_p99_ms=1.500 disk_written=3 disk_failed=1",
+                        "checkpoint settings: replicas=2 (--replicas), disk=none (default)"),
                 EVENTS.stream().map(RankEvent::text).toList());
     }
 

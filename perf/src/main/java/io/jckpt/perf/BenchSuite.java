@@ -123,6 +123,17 @@ public final class BenchSuite {
                                 "CRC32C", m.get("crc32c").median(), "2");
                     }
                 }
+                Map<Integer, Map<String, JmhSection.Score>> codes = CodecBenchmarks.run(quick);
+                CodecBenchmarks.report(report, List.of(codes));
+                for (int size : new int[] {MB4, MB64}) {
+                    Map<String, JmhSection.Score> c = codes.get(size);
+                    if (c != null) {
+                        key("JMH: xor:8 encode, " + Samples.size(size), c.get("xor8Encode").median(), "memcpy",
+                                c.get("memcpy").median(), "2");
+                        key("JMH: rs:8+2 encode, " + Samples.size(size), c.get("rs82Encode").median(), "memcpy",
+                                c.get("memcpy").median(), "2");
+                    }
+                }
                 JmhSection.Score need = JmhSection.needCheckpoint(scores);
                 if (need != null) {
                     key("JMH: needCheckpoint() per call (target ≤ 50 ns)", need.median(), "target", 50, "2");

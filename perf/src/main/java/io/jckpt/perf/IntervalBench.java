@@ -3,9 +3,9 @@ package io.jckpt.perf;
 import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 
-import io.jckpt.advisor.FailureModel;
+import io.jckpt.policy.interval.FailureModel;
 import io.jckpt.advisor.Simulator;
-import io.jckpt.advisor.SlowProfile;
+import io.jckpt.policy.interval.SlowProfile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -199,7 +199,7 @@ final class IntervalReport {
                 + "time) to the exit: (phase − the reference's phase) / the reference's computation W, the reference "
                 + "being the same job without checkpoints and failures that ran just before the same seed's jobs (it "
                 + "met the load they met: the machine's load drifts). The advisor's "
-                + "prediction is its model's (`io.jckpt.advisor.FailureModel`: Daly's expected time of segments that must "
+                + "prediction is its model's (`io.jckpt.policy.interval.FailureModel`: Daly's expected time of segments that must "
                 + "run without a failure, restarts included, and a slow phase after each restart; as the launcher injects "
                 + "them, a failure that falls due while the launcher rebuilds the world strikes when the world is up, "
                 + "and one due while the ranks restore their data in it cuts the restart short: H, the launcher's "

@@ -1,6 +1,6 @@
 package io.jckpt.perf;
 
-import io.jckpt.advisor.SlowProfile;
+import io.jckpt.policy.interval.SlowProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.advisor.FailureModel;
+import io.jckpt.policy.interval.FailureModel;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,7 @@ package io.jckpt.perf;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jckpt.advisor.SlowProfile;
+import io.jckpt.policy.interval.SlowProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

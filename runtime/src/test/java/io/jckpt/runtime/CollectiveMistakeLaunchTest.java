@@ -40,7 +40,8 @@ class CollectiveMistakeLaunchTest {
                 assertTrue(failure.contains("a mistake in the program's checkpoint calls, not retried"), failure);
             } else {
                 String deadlock = deadlocks.get(0);
-                assertTrue(job.output().contains("restored round 4 from memory"), job.output());
+                assertTrue(io.jckpt.testkit.JobEvents.ofType(job.events(), "rollback").stream()
+                        .anyMatch(e -> e.number("round") == 4 && e.text("source").equals("memory")), job.output());
                 assertTrue(deadlock.contains("ranks 0,2 in the status exchange of Ckpt.here from SkippedHere.main:")
                         && deadlock.contains("rank 1 in mpi.Intracomm.Allreduce from SkippedHere.main:"), deadlock);
                 assertTrue(deadlock.contains("or at the first here() after the recovery, which every rank enters"

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RefillAfterRecoveryTest {
     private static final String PROGRAM = "io.jckpt.runtime.programs.CheckpointUntil";
-    private static final Pattern RESTORED = Pattern.compile("rank ([0-9]): restored round ([0-9]+) from memory \\((LOCAL|RECEIVE)\\)");
     private static final Pattern DONE = Pattern.compile("loop done at round ([0-9]+) sum ([0-9]+)");
     private static final long RUN_MILLIS = 60_000;
 
@@ -40,7 +39,7 @@ class RefillAfterRecoveryTest {
                 "-cp", LaunchedJob.testClasses().toString(), PROGRAM, stop.toString(), "5", park.toString())) {
             job.awaitLine("recovered: all 4 ranks", RUN_MILLIS);
             job.awaitLines("restored at round", 4, RUN_MILLIS); // every rank restored and parked
-            long round = restoredRound(job, 2, "RECEIVE");
+            long round = restoredRound(job, 2, "receive");
             assertEquals(1, job.linesContaining("copies of round " + round
                     + " refilled where the failure left them missing: rank 1's at rank 2").size(), job.output());
 
@@ -52,7 +51,7 @@ class RefillAfterRecoveryTest {
             new ProcessBuilder("kill", "-9", Long.toString(rank1)).start().waitFor(5, TimeUnit.SECONDS);
             job.awaitLines("recovered: all 4 ranks", 2, RUN_MILLIS);
             job.awaitLines("restored at round", 8, RUN_MILLIS);
-            assertEquals(round, restoredRound(job, 1, "RECEIVE"), "rank 1 from its copy at rank 2: " + job.output());
+            assertEquals(round, restoredRound(job, 1, "receive"), "rank 1 from its copy at rank 2: " + job.output());
             assertEquals(1, job.linesContaining("copies of round " + round
                     + " refilled where the failure left them missing: rank 0's at rank 1").size(), job.output());
 
@@ -71,14 +70,10 @@ class RefillAfterRecoveryTest {
         }
     }
 
-    /** The round {@code rank} restored last, asserting it came from memory as {@code kind}. */
-    private static long restoredRound(LaunchedJob job, int rank, String kind) {
-        List<String> lines = job.linesContaining("rank " + rank + ": restored round");
-        assertTrue(!lines.isEmpty(), job.output());
-        Matcher m = RESTORED.matcher(lines.get(lines.size() - 1));
-        assertTrue(m.find(), lines.toString());
-        assertEquals(kind, m.group(3), lines.toString());
-        return Long.parseLong(m.group(2));
+    /** The round {@code rank} restored from memory as {@code kind} (its first such rollback event). */
+    private static long restoredRound(LaunchedJob job, int rank, String kind) throws InterruptedException {
+        return job.awaitEvent("rollback", e -> e.number("rank") == rank && e.text("source").equals("memory")
+                && e.text("how").equals(kind), RUN_MILLIS).number("round");
     }
 
     private static void wipe(Path dir) throws Exception {

@@ -92,8 +92,7 @@ class SolversAcrossHostsTest {
         assertTrue(job.output().contains("all 6 ranks completed after 1 recovery"), job.output());
         assertEquals(1, job.linesContaining("host " + lost.address() + " lost: it does not answer").size(), job.output());
         for (int rank : ranks) {
-            assertEquals(1, job.linesContaining("rank " + rank + ": restored round").stream()
-                    .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
+            assertEquals(1, job.rollbacks(rank, "memory", "receive"), job.output());
             assertEquals(1, HostedJobs.moves(job, rank, lost.address()).size(), job.output());
         }
         // the loss may fall right after a checkpoint (nothing printed twice) or later (lines printed again)

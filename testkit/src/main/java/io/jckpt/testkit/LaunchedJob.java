@@ -348,6 +348,22 @@ public final class LaunchedJob implements AutoCloseable {
     }
 
     /**
+     * How many times {@code rank} rolled back from {@code source} as {@code how} (the {@code rollback}
+     * events: the console shows one {@code recovery} line per recovery, not a line per rank).
+     *
+     * @param rank   the rank
+     * @param source {@code memory}, {@code disk} or {@code start}
+     * @param how    a memory restore's kind ({@code local}, {@code receive}), or null for any
+     * @return the count so far
+     */
+    public long rollbacks(int rank, String source, String how) {
+        return JobEvents.ofType(events(), "rollback").stream()
+                .filter(e -> e.number("rank") == rank && e.text("source").equals(source)
+                        && (how == null || e.text("how").equals(how)))
+                .count();
+    }
+
+    /**
      * Waits (bounded) until the events file holds an event of {@code type} that {@code test} accepts; the
      * file is read again at each new output line and at least every 20 ms (events of the file only, such
      * as {@code rank_completed}, have no line).
@@ -359,7 +375,10 @@ public final class LaunchedJob implements AutoCloseable {
             throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         for (;;) {
-            JobEvents.Event found = JobEvents.first(events(), type, test);
+            // before the launcher printed the job id (its first line) the file is not known yet: no events
+            boolean named = option("--events") != null || option("--output-dir") != null || option("--job-id") != null
+                    || JOB_ID.matcher(output()).find();
+            JobEvents.Event found = named ? JobEvents.first(events(), type, test) : null;
             if (found != null) {
                 return found;
             }

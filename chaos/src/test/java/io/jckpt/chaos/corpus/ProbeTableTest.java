@@ -49,11 +49,10 @@ class ProbeTableTest {
                 Long.toString(hold)));
         try (LaunchedJob job = LaunchedJob.start(args.toArray(String[]::new))) {
             // the mistake shows at the first here() of the recovered world, or of the first one once open
-            LaunchedJob.Line from = kill ? job.awaitLine("recovered: all " + RANKS + " ranks in a new MPJ world", JOB_MILLIS)
-                    : job.awaitLine("rank 0: checkpoint settings:", JOB_MILLIS);
+            long from = kill ? job.awaitLine("recovered: all " + RANKS + " ranks in a new MPJ world", JOB_MILLIS).nanos()
+                    : job.nanos(job.awaitEvent("rank_open", e -> e.number("rank") == 0, JOB_MILLIS));
             int exit = job.awaitExit(JOB_MILLIS);
-            assertTrue(from != null, job.output());
-            long millis = (System.nanoTime() - from.nanos()) / 1_000_000L;
+            long millis = (System.nanoTime() - from) / 1_000_000L;
             assertTrue(LaunchedJob.processesLeft(job.jobId(), 5_000).isEmpty(), "processes left:\n" + job.output());
             assertTrue(job.linesContaining("add-opens").isEmpty(), "no flag asked of the user:\n" + job.output());
             return new Run(exit, job.output(), job.linesContaining("FAILURE: "), job.linesContaining("probe result "),

@@ -1,6 +1,6 @@
 package io.jckpt.runtime.hosts;
 
-import io.jckpt.runtime.launcher.UsageException;
+import io.jckpt.cli.UsageException;
 
 import java.util.ArrayList;
 import java.util.List;

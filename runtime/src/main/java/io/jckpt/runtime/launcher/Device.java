@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.UsageException;
 import java.util.Locale;
 
 /** The MPJ Express device a job runs on. */

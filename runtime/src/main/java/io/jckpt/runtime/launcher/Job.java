@@ -212,12 +212,12 @@ public final class Job {
                 StandbyPool.hostsOf(spec), host -> host == null || !lostHosts.contains(host));
         this.ledger = new RecoveryLedger(spec.worldSize());
         this.summary = new JobSummary(console::elapsedSeconds, ledger);
-        this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add);
-        this.exchanges = channels.exchanges();
         java.util.List<String> rankJvmOptions = new java.util.ArrayList<>(home.jvmFlags());
         rankJvmOptions.addAll(logging.jvmFlags());
         rankJvmOptions.addAll(spec.jvmOptions());
         this.settings = new LauncherSettings(spec, System.getenv(), rankJvmOptions);
+        this.channels = new RankChannels(spec.worldSize(), standbys, console, events::add, settings.line());
+        this.exchanges = channels.exchanges();
     }
 
     /** Runs the job to its end and returns the launcher's exit status. */

@@ -48,9 +48,9 @@ final class JobSummary implements Consumer<ReportedEvent> {
         this.ledger = ledger;
     }
 
-    /** @return the totals a rank sent, as the {@code rank_totals} event with console line {@code text} */
-    static ReportedEvent totals(int rank, String text, RankEvent.Totals t) {
-        return ReportedEvent.of("rank_totals", text, "rank", rank, "checkpoints", t.checkpoints(), "bytes", t.bytes(),
+    /** @return the totals a rank sent, as the {@code rank_totals} event (file only: the summary lines say them for the job) */
+    static ReportedEvent totals(int rank, RankEvent.Totals t) {
+        return ReportedEvent.of("rank_totals", "", "rank", rank, "checkpoints", t.checkpoints(), "bytes", t.bytes(),
                 "blocking_ms", t.blockingMs(), "here_p50_ms", t.hereP50Ms(), "here_p99_ms", t.hereP99Ms(),
                 "disk_written", t.diskWritten(), "disk_failed", t.diskFailed());
     }

@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

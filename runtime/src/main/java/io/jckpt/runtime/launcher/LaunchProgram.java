@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.UsageException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

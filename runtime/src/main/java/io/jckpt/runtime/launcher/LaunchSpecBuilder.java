@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.UsageException;
 import io.jckpt.InvalidOptionException;
 import io.jckpt.JobSettings;
 import io.jckpt.runtime.hosts.CopyPlacement;

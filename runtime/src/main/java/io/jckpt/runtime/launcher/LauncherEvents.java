@@ -53,11 +53,21 @@ final class LauncherEvents {
                 "jvm", Long.toHexString(p.incarnation()));
     }
 
-    /** An event a rank's library sent: a disk commit, a rollback with its source, its totals, its open, or a line. */
-    static ReportedEvent rankEvent(int rank, RankEvent event) {
+    /**
+     * An event a rank's library sent: a disk commit, a rollback with its source, its totals, its open, its
+     * settings, or a line.
+     *
+     * @param jobSettings the launcher's settings line ({@link LauncherSettings#line()}): rank 0's settings
+     *                    are shown only where they differ
+     */
+    static ReportedEvent rankEvent(int rank, RankEvent event, String jobSettings) {
         String text = "rank " + rank + ": " + event.text();
-        if (event instanceof RankEvent.Totals t) {
-            return JobSummary.totals(rank, text, t);
+        if (event instanceof RankEvent.Settings s) {
+            // the launcher's line said them already, unless the program's builder calls set some
+            return ReportedEvent.of("rank_event", s.summary().equals(jobSettings) ? "" : text, "rank", rank,
+                    "text", event.text());
+        } else if (event instanceof RankEvent.Totals t) {
+            return JobSummary.totals(rank, t);
         } else if (event instanceof RankEvent.Opened o) {
             // file only: the report page's start-up phases; the console does not need a line per rank
             return ReportedEvent.of("rank_open", "", "rank", rank, "epoch", o.epoch(),
@@ -65,13 +75,15 @@ final class LauncherEvents {
         } else if (event instanceof RankEvent.DiskCommitted d) {
             return ReportedEvent.of("disk_commit", text, "rank", rank, "round", d.round());
         } else if (event instanceof RankEvent.Restored r) {
+            // file only: the console's recovery line (RecoveryLedger) says it once for every rank
             String how = r.how().toLowerCase(Locale.ROOT);
             return r.step() == io.jckpt.Checkpointer.NO_STEP
-                    ? ReportedEvent.of("rollback", text, "rank", rank, "round", r.round(), "source", r.source(), "how", how)
-                    : ReportedEvent.of("rollback", text, "rank", rank, "round", r.round(), "source", r.source(), "how", how,
+                    ? ReportedEvent.of("rollback", "", "rank", rank, "round", r.round(), "source", r.source(), "how", how)
+                    : ReportedEvent.of("rollback", "", "rank", rank, "round", r.round(), "source", r.source(), "how", how,
                     "step", r.step());
-        } else if (event instanceof RankEvent.Restarted) { // a recovery with nothing to restore: round 0, the beginning
-            return ReportedEvent.of("rollback", text, "rank", rank, "round", 0L, "source", "start", "how", "");
+        } else if (event instanceof RankEvent.Restarted r) { // a recovery with nothing to restore: round 0, the beginning
+            return ReportedEvent.of("rollback", "", "rank", rank, "round", 0L, "source", "start", "how", "",
+                    "reason", r.reason());
         }
         return ReportedEvent.of("rank_event", text, "rank", rank, "text", event.text());
     }

@@ -1,5 +1,6 @@
 package io.jckpt.runtime.launcher;
 
+import io.jckpt.cli.UsageException;
 import io.jckpt.cli.CommandLines;
 import java.util.ArrayList;
 import java.util.List;

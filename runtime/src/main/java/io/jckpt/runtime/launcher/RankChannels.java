@@ -33,8 +33,13 @@ final class RankChannels implements ControlListener {
     private final StandbyPool standbys;
     private final JobConsole console;
     private final Consumer<JobEvent> events;
+    private final String jobSettings;
 
-    RankChannels(int worldSize, StandbyPool standbys, JobConsole console, Consumer<JobEvent> events) {
+    /**
+     * @param jobSettings the launcher's settings line, to which rank 0's is compared
+     */
+    RankChannels(int worldSize, StandbyPool standbys, JobConsole console, Consumer<JobEvent> events, String jobSettings) {
+        this.jobSettings = jobSettings;
         this.exchanges = new ExchangeCoordinator(worldSize, controls::get);
         this.standbys = standbys;
         this.console = console;
@@ -167,7 +172,7 @@ final class RankChannels implements ControlListener {
                 long millis = in.readLong();
                 waits.report(rank, millis, in.readUTF(), System.nanoTime());
             } else if (type == ControlProtocol.RANK_EVENT) {
-                console.event(LauncherEvents.rankEvent(rank, io.jckpt.spi.RankEventCodec.decode(payload)));
+                console.event(LauncherEvents.rankEvent(rank, io.jckpt.spi.RankEventCodec.decode(payload), jobSettings));
             }
         } catch (IOException e) {
             console.event("WARNING: malformed control frame from rank " + rank + ": " + e.getMessage());

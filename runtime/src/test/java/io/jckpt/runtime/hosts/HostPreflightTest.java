@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jckpt.runtime.launcher.UsageException;
+import io.jckpt.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -86,8 +86,7 @@ class MultiHostLaunchTest {
             assertEquals(6, ranks.size(), ranks + "\n" + job.output());
             assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
             assertEquals(6, job.linesContaining("loop done at round 30 sum " + 6L * 30 * 31 / 2).size(), job.output());
-            assertEquals(1, job.linesContaining("rank 1: restored round").stream()
-                    .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
+            assertEquals(1, job.rollbacks(1, "memory", "receive"), job.output());
             assertTrue(job.linesContaining("restarts on").isEmpty(), "rank 1's host lives: " + job.output());
             jobs.assertNothingLeft(job.jobId());
         }
@@ -111,8 +110,7 @@ class MultiHostLaunchTest {
             assertEquals(6, job.linesContaining("loop done at round 40 sum " + 6L * 40 * 41 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("host " + lost.address() + " lost: it does not answer").size(), job.output());
             for (int rank : new int[] {2, 5}) {
-                assertEquals(1, job.linesContaining("rank " + rank + ": restored round").stream()
-                        .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
+                assertEquals(1, job.rollbacks(rank, "memory", "receive"), job.output());
                 assertEquals(1, HostedJobs.moves(job, rank, lost.address()).size(), job.output());
             }
             jobs.assertNothingLeft(job.jobId());

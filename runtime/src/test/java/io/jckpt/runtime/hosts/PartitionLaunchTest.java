@@ -121,8 +121,7 @@ class PartitionLaunchTest {
             assertEquals(6, job.linesContaining("loop done at round " + ROUNDS + " sum " + 6L * ROUNDS * (ROUNDS + 1) / 2)
                     .size(), job.output());
             for (int rank : cutRanks) {
-                assertEquals(1, job.linesContaining("rank " + rank + ": restored round").stream()
-                        .filter(l -> l.contains("from memory (RECEIVE)")).count(), job.output());
+                assertEquals(1, job.rollbacks(rank, "memory", "receive"), job.output());
             }
             int recoveries = assertFencedOut(events, cutRanks, job.output());
             assertCommittedGenerationsOfOneWorld(disk, jobId, recoveries);

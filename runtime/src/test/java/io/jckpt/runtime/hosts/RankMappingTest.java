@@ -3,7 +3,7 @@ package io.jckpt.runtime.hosts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.jckpt.runtime.launcher.UsageException;
+import io.jckpt.cli.UsageException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

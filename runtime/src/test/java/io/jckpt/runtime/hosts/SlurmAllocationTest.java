@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.runtime.launcher.UsageException;
+import io.jckpt.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

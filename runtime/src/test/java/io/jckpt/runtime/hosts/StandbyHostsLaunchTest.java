@@ -109,8 +109,7 @@ class StandbyHostsLaunchTest {
                 result = m.group();
             }
             for (int rank : new int[] {2, 3}) {
-                assertTrue(job.linesContaining("rank " + rank + ": restored round").stream()
-                        .anyMatch(l -> l.contains("from memory (RECEIVE)")), "from the first host: " + job.output());
+                assertTrue(job.rollbacks(rank, "memory", "receive") > 0, "from the first host: " + job.output());
             }
             assertEquals(1, job.linesContaining("finished: all 4 ranks completed after 2 recoveries").size(), job.output());
             jobs.assertNothingLeft(job.jobId());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

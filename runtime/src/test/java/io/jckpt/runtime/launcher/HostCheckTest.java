@@ -51,7 +51,7 @@ class HostCheckTest {
         StandbyPool standbys = new StandbyPool((id, host) -> {
             throw new IOException("no standby in this test");
         }, console, List.of(), h -> true);
-        channels = new RankChannels(2, standbys, console, events::add);
+        channels = new RankChannels(2, standbys, console, events::add, "");
         server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 2, channels);
         shell = new RemoteShell(List.of(FAKE_RSH.toString()));
         calls = new RemoteCalls((host, command) -> new ProcessBuilder(shell.command(host, Map.of(), List.of(), command))

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.cli.UsageException;
 import io.jckpt.JobSettings;
 import io.jckpt.runtime.launcher.LaunchSpec.FailurePolicy;
 import java.nio.file.Path;

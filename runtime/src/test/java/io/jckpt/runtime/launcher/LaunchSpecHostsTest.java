@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.cli.UsageException;
 import io.jckpt.runtime.hosts.CopyPlacement;
 import io.jckpt.runtime.hosts.RemoteShell;
 import io.jckpt.runtime.programs.CheckpointLoop;

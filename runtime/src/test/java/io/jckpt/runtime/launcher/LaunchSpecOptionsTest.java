@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jckpt.cli.UsageException;
 import io.jckpt.JobSettings;
 import java.io.File;
 import java.io.OutputStream;

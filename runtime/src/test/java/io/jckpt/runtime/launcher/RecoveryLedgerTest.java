@@ -25,7 +25,7 @@ class RecoveryLedgerTest {
     }
 
     private static ReportedEvent rollback(int rank, long round) {
-        return LauncherEvents.rankEvent(rank, new RankEvent.Restored(round, "memory", "LOCAL", 10 * round));
+        return LauncherEvents.rankEvent(rank, new RankEvent.Restored(round, "memory", "LOCAL", 10 * round), "");
     }
 
     private void startedAndCheckpointed() {
@@ -111,7 +111,7 @@ class RecoveryLedgerTest {
         at(4.0, ReportedEvent.of("recovered", "recovered", "epoch", 1));
         ReportedEvent done = null;
         for (int rank = 0; rank < 3; rank++) {
-            done = at(4.5, LauncherEvents.rankEvent(rank, new RankEvent.Restarted("no rank holds a checkpoint")));
+            done = at(4.5, LauncherEvents.rankEvent(rank, new RankEvent.Restarted("no rank holds a checkpoint"), ""));
         }
         assertTrue(done.text().endsWith("restarted from the beginning (no checkpoint yet); redone: 2.00 s of work"),
                 done.text());

@@ -1,7 +1,6 @@
 package io.jckpt.policy.interval;
 
 import io.jckpt.IntervalPolicy;
-import io.jckpt.advisor.FailureModel;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

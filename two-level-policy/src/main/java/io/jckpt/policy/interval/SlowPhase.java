@@ -1,6 +1,5 @@
 package io.jckpt.policy.interval;
 
-import io.jckpt.advisor.SlowProfile;
 import java.util.Arrays;
 import java.util.Locale;
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.IntervalPolicy;
-import io.jckpt.advisor.FailureModel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -46,14 +46,14 @@ class SlowPhaseTest {
     @Test
     void thePaceSecondBySecondHoldsTheWholeSlowdownEarlyFirst() {
         SlowPhase p = new SlowPhase(null);
-        assertEquals(io.jckpt.advisor.SlowProfile.NONE, p.pace(), "nothing measured yet");
+        assertEquals(io.jckpt.policy.interval.SlowProfile.NONE, p.pace(), "nothing measured yet");
         // four times the steady pace for 1 s (3/4 of it extra), twice for the next 2 s (1/2 extra), then steady
         p.open();
         for (double t = 0; t + 0.25 <= 12 + 1e-9 && p.isOpen(); t += 0.25) {
             double f = t < 1 ? 4 : t < 3 ? 2 : 1;
             p.period(t, 0.25, Math.round(0.25 / (STEADY * f)), STEADY);
         }
-        io.jckpt.advisor.SlowProfile pace = p.pace();
+        io.jckpt.policy.interval.SlowProfile pace = p.pace();
         assertEquals(3, pace.speeds().length, "up to the last second with extra time: " + pace);
         assertEquals(0.25, pace.speeds()[0], 0.01);
         assertEquals(0.5, pace.speeds()[1], 0.01);
@@ -69,7 +69,7 @@ class SlowPhaseTest {
         for (double t = 1; t + 0.25 <= 12 + 1e-9 && stalled.isOpen(); t += 0.25) {
             stalled.period(t, 0.25, Math.round(0.25 / STEADY), STEADY);
         }
-        io.jckpt.advisor.SlowProfile carried = stalled.pace();
+        io.jckpt.policy.interval.SlowProfile carried = stalled.pace();
         assertEquals(2.4, carried.slowdown(), 0.01, carried.toString());
         assertEquals(0, carried.speeds()[0], 1e-9);
         assertEquals(0, carried.speeds()[1], 1e-9);

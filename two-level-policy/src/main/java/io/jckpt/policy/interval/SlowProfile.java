@@ -1,4 +1,4 @@
-package io.jckpt.advisor;
+package io.jckpt.policy.interval;
 
 import java.util.Arrays;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.jckpt.runtime.launcher;
+package io.jckpt.cli;
 
 /**
  * Bad command-line input: printed as one line, exit code 2. A {@linkplain #help() help request}
@@ -18,7 +18,7 @@ public final class UsageException extends Exception {
     }
 
     /** {@code --help}: the text to print. */
-    static UsageException helpRequested(String text) {
+    public static UsageException helpRequested(String text) {
         return new UsageException(text, true);
     }
 

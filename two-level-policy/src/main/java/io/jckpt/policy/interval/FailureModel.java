@@ -1,9 +1,10 @@
-package io.jckpt.advisor;
+package io.jckpt.policy.interval;
 
 /**
- * The checkpoint and failure model of jckpt, in closed form: shared by the online interval policy
- * ({@code io.jckpt.policy.interval}, rank 0's decision at each here()) and by the advisor
- * ({@link Advisor}); {@link Simulator} simulates the same model event by event.
+ * The checkpoint and failure model of jckpt, in closed form: the online interval policy's
+ * ({@link IntervalController}, rank 0's decision at each here()), which the advisor tool
+ * ({@code io.jckpt.advisor.Advisor}, module advisor) tabulates and its {@code Simulator} simulates event
+ * by event.
  *
  * <h2>The model</h2>
  * A job computes; every {@code tau} seconds of computation it takes an in-memory checkpoint that costs
@@ -169,6 +170,99 @@ public final class FailureModel {
     }
 
     /**
+     * How the memory level protects a rank's checkpoint, as the model counts it: the rank's data and its
+     * redundancy lie on sets of {@code setNodes} nodes of which any {@code tolerated} may be lost at once;
+     * a rank's store holds {@code storedPerImage} images' worth (its own, plus what it keeps for others),
+     * and a checkpoint sends {@code sentPerImage} images' worth per rank.
+     *
+     * @param name           as {@code --redundancy} says it: {@code copies:M}, {@code xor:K}, {@code rs:K+P}
+     * @param setNodes       nodes of one set (&gt;= 1)
+     * @param tolerated      nodes of a set that may be lost together (&gt;= 0, &lt; setNodes)
+     * @param storedPerImage bytes held per byte of own image (&gt;= 1)
+     * @param sentPerImage   bytes sent per byte of own image at each checkpoint (&gt;= 0)
+     */
+    public record Protection(String name, int setNodes, int tolerated, double storedPerImage, double sentPerImage) {
+        /** Checks the values. */
+        public Protection {
+            if (setNodes < 1 || tolerated < 0 || tolerated >= setNodes || !(storedPerImage >= 1) || !(sentPerImage >= 0)) {
+                throw new IllegalArgumentException("not a protection: " + name + " (set of " + setNodes + " nodes, "
+                        + tolerated + " tolerated, " + storedPerImage + " stored, " + sentPerImage + " sent per image)");
+            }
+        }
+
+        /**
+         * m full copies on the next ranks ({@code copies:M}): the own node and the holders' nodes
+         * ({@link #nodesToLoseMemory}) must all be lost.
+         */
+        public static Protection copies(int m, int ranksPerNode, int nodes, Placement placement) {
+            int d = nodesToLoseMemory(m, ranksPerNode, nodes, placement);
+            return new Protection("copies:" + m, d, d - 1, m + 1, m);
+        }
+
+        /**
+         * XOR parity over sets of k members on k nodes ({@code xor:K}): each member keeps one parity stripe
+         * of image / (k - 1); one lost member per set is rebuilt. With fewer nodes than k, members share
+         * nodes and a node's loss is a member's too many.
+         */
+        public static Protection xor(int k, int nodes) {
+            if (k < 2) {
+                throw new IllegalArgumentException("xor:" + k + ": a set needs at least 2 members");
+            }
+            return spread("xor:" + k, k, 1, 1 + 1.0 / (k - 1), 1, nodes);
+        }
+
+        /**
+         * Reed-Solomon over sets of k + p members on k + p nodes ({@code rs:K+P}): each member keeps p / k
+         * of its image in parity; any p lost members per set are rebuilt; a checkpoint sends each data
+         * part to the p parity parts.
+         */
+        public static Protection reedSolomon(int k, int p, int nodes) {
+            if (k < 1 || p < 1) {
+                throw new IllegalArgumentException("rs:" + k + "+" + p + ": needs k >= 1 data and p >= 1 parity members");
+            }
+            return spread("rs:" + k + "+" + p, k + p, p, 1 + (double) p / k, p, nodes);
+        }
+
+        /** A set of {@code members} over as many nodes as there are, at most that many members per node. */
+        private static Protection spread(String name, int members, int tolerated, double stored, double sent, int nodes) {
+            int setNodes = Math.max(1, Math.min(members, nodes));
+            int perNode = (members + setNodes - 1) / setNodes;
+            return new Protection(name, setNodes, tolerated / perNode, stored, sent);
+        }
+    }
+
+    /**
+     * The rate of failures the memory level cannot survive under {@code protection}: more than its
+     * tolerated nodes of one set down at once, each lost node unprotected for {@code window} seconds.
+     * First order: sets x C(g, t+1) x (t+1) λ (λ w)^t for sets of g nodes tolerating t; the sets
+     * tile the nodes ({@code nodes / g} of them), except m copies on a ring, where every node starts
+     * one ({@link #unsurvivableRate}, the same figure).
+     *
+     * @param nodeMtbf   MTBF of one node (s, &gt; 0)
+     * @param nodes      nodes of the job (&gt;= 1)
+     * @param protection the memory level's redundancy
+     * @param window     how long a lost node's data stays unprotected (s, &gt;= 0)
+     * @return the rate (1/s)
+     */
+    public static double unsurvivableRate(double nodeMtbf, int nodes, Protection protection, double window) {
+        requirePositive("nodeMtbf", nodeMtbf);
+        double lambda = 1 / nodeMtbf;
+        int g = Math.min(protection.setNodes(), nodes);
+        int t = Math.min(protection.tolerated(), g - 1);
+        double sets = protection.name().startsWith("copies:") ? (g >= nodes ? 1 : nodes) : Math.max(1.0, (double) nodes / g);
+        double rate = sets * choose(g, t + 1) * (t + 1) * lambda * Math.pow(lambda * Math.max(0, window), t);
+        return Math.min(rate, nodes * lambda); // never more than all failures
+    }
+
+    private static double choose(int n, int k) {
+        double c = 1;
+        for (int i = 1; i <= k; i++) {
+            c = c * (n - k + i) / i;
+        }
+        return c;
+    }
+
+    /**
      * The disk ratio that minimises the expected time of the two-level scheme: Young's optimum for the
      * disk level alone, sqrt(2 cd / λu), in memory periods of {@code tau + c}.
      *
@@ -328,6 +422,14 @@ public final class FailureModel {
      */
     public static double memoryPerNode(double imageBytes, int ranksPerNode, int m, int versionsKept) {
         return imageBytes * 1.25 * ranksPerNode * (m + 1) * versionsKept;
+    }
+
+    /**
+     * As {@link #memoryPerNode(double, int, int, int)} under {@code protection}: each rank's store holds
+     * {@link Protection#storedPerImage()} images' worth.
+     */
+    public static double memoryPerNode(double imageBytes, int ranksPerNode, Protection protection, int versionsKept) {
+        return imageBytes * 1.25 * ranksPerNode * protection.storedPerImage() * versionsKept;
     }
 
     /**

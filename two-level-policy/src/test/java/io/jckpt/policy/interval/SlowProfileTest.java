@@ -1,10 +1,10 @@
-package io.jckpt.advisor;
+package io.jckpt.policy.interval;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jckpt.advisor.FailureModel.Scheme;
+import io.jckpt.policy.interval.FailureModel.Scheme;
 import org.junit.jupiter.api.Test;
 
 class SlowProfileTest {
@@ -76,26 +76,6 @@ class SlowProfileTest {
         assertEquals(2 + 0.5, p.wallFor(1, 1.5), 1e-12); // from the second phase on
         assertEquals(0.7, p.wallFor(3, 0.7), 1e-12); // after the profile
         assertEquals(0.7, p.wallFor(Double.POSITIVE_INFINITY, 0.7), 1e-12);
-    }
-
-    @Test
-    void theSimulatorAgreesWithTheClosedFormForAMeasuredProfile() {
-        for (double mtbf : new double[] {2.5, 5, 10}) {
-            double tau = FailureModel.dalyInterval(0.012, mtbf);
-            Scheme s = new Scheme(tau, 0.012, 0, 0, 0.86, 0.86, 1 / mtbf, 0);
-            double closed = FailureModel.wallPerWork(s, 0.4, MEASURED);
-            double simulated = Simulator.run(s, 2000 * tau, 2000, 17, 0.4, MEASURED).wallPerWork();
-            // the slow phase's closed form is first order (the extra time is exposed to failures as a whole)
-            assertEquals(closed - 1, simulated - 1, 0.05 * (closed - 1), "overheads within 5 %, MTBF " + mtbf);
-            double even = FailureModel.wallPerWork(s, 0.4, SlowProfile.even(MEASURED.slowdown(), MEASURED.window()));
-            assertTrue(closed > even, "the front-loaded profile costs more than the even phase: " + closed + " vs " + even);
-        }
-        double[] jobs = Simulator.wallPerWorkOfJobs(new Scheme(0.5, 0.012, 0, 0, 0.86, 0.86, 0.4, 0), 36, 50, 3, 0.4,
-                MEASURED);
-        assertEquals(50, jobs.length);
-        for (double j : jobs) {
-            assertTrue(j > 1, "every job of 36 s meets failures at a 2.5-s MTBF: " + j);
-        }
     }
 
     @Test
