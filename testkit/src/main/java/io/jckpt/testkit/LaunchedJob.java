@@ -98,16 +98,34 @@ public final class LaunchedJob implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts {@code prefix... bin/ckpt-run args...}: the launcher under another command, e.g. a SLURM cluster's
+     * login script and {@code salloc -N3 --no-kill} ({@code io.jckpt.testkit.hosts.TestSlurm#loginScript()}).
+     * No {@code SLURM_*} variable of this JVM is passed on.
+     */
+    public static LaunchedJob startUnder(List<String> prefix, String... args) throws IOException {
+        return start(repoRoot(), List.of(args), Map.of(), false, prefix);
+    }
+
     private static LaunchedJob start(Path repo, List<String> args, Map<String, String> environment, boolean ownGroup)
             throws IOException {
+        return start(repo, args, environment, ownGroup, List.of());
+    }
+
+    private static LaunchedJob start(Path repo, List<String> args, Map<String, String> environment, boolean ownGroup,
+                                     List<String> prefix) throws IOException {
         List<String> command = new ArrayList<>();
         if (ownGroup) {
             command.add("setsid"); // not a group leader here: it calls setsid() and execs, keeping the pid
         }
+        command.addAll(prefix);
         command.add(repo.resolve("bin/ckpt-run").toString());
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        if (!prefix.isEmpty()) {
+            builder.environment().keySet().removeIf(k -> k.startsWith("SLURM_"));
+        }
         builder.environment().putAll(environment);
         long startNanos = System.nanoTime();
         return new LaunchedJob(startNanos, builder.start(), repo, args);

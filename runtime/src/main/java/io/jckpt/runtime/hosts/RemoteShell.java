@@ -19,11 +19,38 @@ import java.util.Map;
  * which the remote shell reads from its standard input, one line each, before it executes the command
  * ({@link #stdinSecrets} is what the launcher writes).
  *
- * @param agent the agent's words, e.g. {@code [ssh, -o, BatchMode=yes]}
+ * <p>Inside a SLURM allocation the agent is {@link #SRUN}: a job step of one task on the host, which
+ * executes its arguments itself (no remote shell joins them), so the command goes as the words
+ * {@code sh -c SCRIPT} ({@link #wordsExecuted}).
+ *
+ * @param agent         the agent's words, e.g. {@code [ssh, -o, BatchMode=yes]}
+ * @param wordsExecuted whether the agent executes the words after the host as a program and its arguments
+ *                      (srun) rather than joining them into a line for a remote shell (ssh)
  */
-public record RemoteShell(List<String> agent) {
+public record RemoteShell(List<String> agent, boolean wordsExecuted) {
     /** The default agent: ssh that fails instead of asking for a password, or after 10 s without a connection. */
     public static final RemoteShell SSH = new RemoteShell(List.of("ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"));
+
+    /**
+     * The agent inside a SLURM allocation: one step of one task on the host, sharing the allocation's CPUs
+     * with the job's other steps ({@code --overlap}). Quiet twice: srun's own messages, errors included, are
+     * not shown (it would report {@value #REMOTE_EXIT_OK} at every rank's end); the launcher names the host
+     * and the agent when a host does not answer.
+     */
+    public static final RemoteShell SRUN = new RemoteShell(List.of("srun", "--overlap", "--nodes=1", "--ntasks=1",
+            "--quiet", "--quiet", "--nodelist={host}"), true);
+
+    /**
+     * The exit status a command started with {@link #commandReportingExit} gives for its own exit 0 when the
+     * agent is srun: srun exits 0 also when the step ended because its node failed, without the task's
+     * status; {@link #localExit} maps it back.
+     */
+    public static final int REMOTE_EXIT_OK = 97;
+
+    /** An agent that joins the command into a line for the remote shell (ssh's way). */
+    public RemoteShell(List<String> agent) {
+        this(agent, false);
+    }
 
     /** The placeholder an agent may contain for the host. */
     public static final String HOST_PLACEHOLDER = "{host}";
@@ -93,18 +120,27 @@ public record RemoteShell(List<String> agent) {
      */
     public List<String> command(String host, Map<String, String> environment, List<String> secretNames,
                                 List<String> command) {
+        return line(host, environment, secretNames, command, false);
+    }
+
+    private List<String> line(String host, Map<String, String> environment, List<String> secretNames,
+                              List<String> command, boolean reportExit) {
         StringBuilder remote = new StringBuilder();
         for (String name : secretNames) {
             requireName(name);
             remote.append("IFS= read -r ").append(name).append(" && export ").append(name).append(" && ");
         }
-        remote.append("exec env");
+        boolean wait = reportExit && wordsExecuted;
+        remote.append(wait ? "env" : "exec env");
         environment.forEach((name, value) -> {
             requireName(name);
             remote.append(' ').append(quote(name + "=" + value));
         });
         for (String word : command) {
             remote.append(' ').append(quote(word));
+        }
+        if (wait) {
+            remote.append("; s=$?; [ $s -eq 0 ] && exit " + REMOTE_EXIT_OK + "; exit $s");
         }
         List<String> line = new ArrayList<>();
         boolean placed = false;
@@ -120,8 +156,36 @@ public record RemoteShell(List<String> agent) {
             line.add(host);
         }
         // sh -c so that the remote side runs the same shell whatever the user's login shell is
-        line.add("sh -c " + quote(remote.toString()));
+        if (wordsExecuted) {
+            line.addAll(List.of("sh", "-c", remote.toString()));
+        } else {
+            line.add("sh -c " + quote(remote.toString()));
+        }
         return line;
+    }
+
+    /**
+     * As {@link #command}, for a process whose exit status counts (a rank's, a standby's): with srun the
+     * remote shell waits for the command and exits {@value #REMOTE_EXIT_OK} for its exit 0, so that srun's own
+     * exit 0 (a node failure) is told apart; read the agent's status with {@link #localExit}. With ssh the
+     * same as {@link #command} (ssh's own failure is 255).
+     */
+    public List<String> commandReportingExit(String host, Map<String, String> environment, List<String> secretNames,
+                                             List<String> command) {
+        return line(host, environment, secretNames, command, true);
+    }
+
+    /**
+     * The exit status of a command started with {@link #commandReportingExit}, from its agent's: with srun,
+     * {@value #REMOTE_EXIT_OK} is the command's 0, and srun's own 0 (the step ended without the command's
+     * status: its node failed or the step was cancelled) is 255, the status of a lost host or session, as
+     * ssh's; any other status is the command's (a signal's {@code 128+N} included).
+     */
+    public int localExit(int agentStatus) {
+        if (!wordsExecuted) {
+            return agentStatus;
+        }
+        return agentStatus == REMOTE_EXIT_OK ? 0 : agentStatus == 0 ? 255 : agentStatus;
     }
 
     /**

@@ -166,6 +166,8 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
             + "  --rsh CMD                  how a command runs on a host (default ssh -o BatchMode=yes\n"
             + "                             -o ConnectTimeout=10; {host} marks where the host goes, else it is\n"
             + "                             appended)\n"
+            + "  --launcher ssh|slurm       how ranks start on hosts: slurm (srun steps) is the default inside a\n"
+            + "                             SLURM allocation whose nodes the job uses; ssh is --rsh's agent\n"
             + "  --bind ADDR                where the launcher listens for its ranks (default: 127.0.0.1 when every host\n"
             + "                             is a loopback address, else this host's address on the route to them)\n"
             + "  -h, --help / -V, --version this text / the jckpt version\n"
@@ -254,7 +256,7 @@ public record LaunchSpec(int worldSize, Device device, List<String> classPath, S
         for (int i = 0; i < hostArgs.length; i += 2) {
             hostOptions.accept(hostArgs, i);
         }
-        b.hosts(hostOptions).remoteShell(o.rsh).bind(o.bind);
+        b.hosts(hostOptions).remoteShell(o.rsh).launcher(o.launcher).bind(o.bind);
         b.eventsFile(o.events == null ? null : Paths.get(o.events)).noReport(o.noReport).noPrefix(o.noPrefix);
         b.outputDirectory(o.outputDirectory == null ? null : Paths.get(o.outputDirectory));
         return b.build();

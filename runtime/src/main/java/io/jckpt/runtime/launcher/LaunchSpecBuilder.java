@@ -57,6 +57,7 @@ public final class LaunchSpecBuilder {
     private String ringOrder;
     private HostOptions hostOptions;
     private String rsh;
+    private String launcher;
     private String bind;
     private Path eventsFile;
     private Path outputDirectory;
@@ -226,6 +227,15 @@ public final class LaunchSpecBuilder {
         return this;
     }
 
+    /**
+     * @param engine {@code --launcher ssh|slurm}, or null: srun inside a SLURM allocation whose hosts the job
+     *               uses ({@code SLURM_JOB_ID} set, no {@code --hostfile}/{@code --host}/{@code --rsh}), else ssh
+     */
+    public LaunchSpecBuilder launcher(String engine) {
+        this.launcher = engine;
+        return this;
+    }
+
     /** @param address {@code --bind ADDR}, or null (needs hosts) */
     public LaunchSpecBuilder bind(String address) {
         this.bind = address;
@@ -305,6 +315,16 @@ public final class LaunchSpecBuilder {
         HostOptions hostsGiven = hostOptions == null ? new HostOptions() : hostOptions;
         boolean remote = hostsGiven.hosts(System.getenv()).isPresent();
         RankMapping mapping = hostsGiven.map(np, System.getenv());
+        if (launcher != null && !launcher.equals("ssh") && !launcher.equals("slurm")) {
+            throw new UsageException("--launcher must be ssh or slurm, got '" + launcher + "'");
+        }
+        if ("slurm".equals(launcher) && rsh != null) {
+            throw new UsageException("--launcher slurm starts ranks with srun: it cannot be given with --rsh");
+        }
+        if ("slurm".equals(launcher) && !inSlurmAllocation(System.getenv())) {
+            throw new UsageException("--launcher slurm needs a SLURM allocation (SLURM_JOB_ID is not set):"
+                    + " run ckpt-run under salloc or in an sbatch script");
+        }
         if (!remote && (rsh != null || bind != null)) {
             throw new UsageException((rsh != null ? "--rsh" : "--bind")
                     + " needs hosts: --hostfile, --host or a SLURM allocation");
@@ -325,7 +345,7 @@ public final class LaunchSpecBuilder {
                     throw new UsageException("--bind " + bind + ": unknown address");
                 }
             }
-            shell = rsh == null ? RemoteShell.SSH : RemoteShell.parse(rsh);
+            shell = remoteShell(hostsGiven, System.getenv());
             hosts = mapping.hostOfRank();
             int replicas = settings.containsKey(JobSettings.Setting.REPLICAS)
                     ? Integer.parseInt(settings.get(JobSettings.Setting.REPLICAS)) : 1;
@@ -339,6 +359,22 @@ public final class LaunchSpecBuilder {
                 eventsFile == null ? null : eventsFile.toAbsolutePath().normalize(), remote ? mapping : null, shell,
                 placement, bind, outputDirectory == null ? null : outputDirectory.toAbsolutePath().normalize(),
                 noReport, noPrefix, deadlockMillis);
+    }
+
+    /**
+     * How commands run on the job's hosts: srun ({@link RemoteShell#SRUN}) with {@code --launcher slurm}, or
+     * inside a SLURM allocation when the hosts are the allocation's and neither {@code --rsh} nor
+     * {@code --launcher ssh} is given; else {@code --rsh}'s agent, else ssh.
+     */
+    private RemoteShell remoteShell(HostOptions hostsGiven, java.util.Map<String, String> env) throws UsageException {
+        boolean srun = "slurm".equals(launcher)
+                || (launcher == null && rsh == null && !hostsGiven.hostsGiven() && inSlurmAllocation(env));
+        return srun ? RemoteShell.SRUN : rsh == null ? RemoteShell.SSH : RemoteShell.parse(rsh);
+    }
+
+    private static boolean inSlurmAllocation(java.util.Map<String, String> env) {
+        String id = env.get("SLURM_JOB_ID");
+        return id != null && !id.isBlank();
     }
 
     /** {@code --ring-order LIST}: every rank 0..np-1 once, in ring order. */

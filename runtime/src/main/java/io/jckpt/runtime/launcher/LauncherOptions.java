@@ -55,6 +55,7 @@ final class LauncherOptions {
     @Option(names = {"--ranks-per-node", "-npernode", "--npernode"}) String ranksPerNode;
     @Option(names = "--spare-hosts") String spareHosts;
     @Option(names = "--rsh") String rsh;
+    @Option(names = "--launcher") String launcher;
     @Option(names = "--bind") String bind;
     /** Testing aid, not in --help (docs/launcher.md): the replication ring's order, until host placement sets it. */
     @Option(names = "--ring-order", hidden = true) String ringOrder;

@@ -121,10 +121,11 @@ final class RankLauncher {
             // would read as a lost host); the launcher stops its remote JVM through the control connection
             remote.add(SETSID);
         }
-        remote.addAll(spec.remoteShell().command(host, env, List.of(RankEnvironment.SECRET, RankEnvironment.JOB_KEY),
-                command));
+        remote.addAll(spec.remoteShell().commandReportingExit(host, env,
+                List.of(RankEnvironment.SECRET, RankEnvironment.JOB_KEY), command));
         return startHost(name + "@" + host, ranks, remote, Map.of(),
-                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex, keyHex)), prefix);
+                io.jckpt.runtime.hosts.RemoteShell.stdinSecrets(List.of(secretHex, keyHex)), prefix,
+                spec.remoteShell()::localExit);
     }
 
     /**
@@ -316,9 +317,16 @@ final class RankLauncher {
 
     private RankHost startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
                                String stdin, String prefix) throws IOException {
+        return startHost(name, ranks, command, env, stdin, prefix, status -> status);
+    }
+
+    /** As above; {@code exitStatus} maps the process's exit status to the one the job sees (a remote agent's). */
+    private RankHost startHost(String name, List<Integer> ranks, List<String> command, Map<String, String> env,
+                               String stdin, String prefix, java.util.function.IntUnaryOperator exitStatus)
+            throws IOException {
         RankHost[] self = new RankHost[1];
         RankHost host = RankHost.start(name, ranks, command, env, stdin, prefix, console,
-                status -> events.accept(new JobEvent.HostExited(self[0], status)));
+                status -> events.accept(new JobEvent.HostExited(self[0], exitStatus.applyAsInt(status))));
         self[0] = host;
         hosts.add(host);
         if (tearingDown) {

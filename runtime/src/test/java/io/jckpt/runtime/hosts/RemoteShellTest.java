@@ -47,6 +47,36 @@ class RemoteShellTest {
     }
 
     @Test
+    void anAgentThatExecutesItsWordsGetsShCAndTellsTheCommandsZeroFromItsOwn() throws Exception {
+        // env stands in for srun: it executes the words after it, as srun does on the node
+        RemoteShell shell = new RemoteShell(List.of("env", "FAKE_HOST={host}"), true);
+        String secret = "the-secret-" + System.nanoTime();
+        for (int code : List.of(0, 3)) {
+            List<String> line = shell.commandReportingExit("node2", Map.of("JCKPT_RANK", "1"), List.of("JCKPT_JOB_SECRET"),
+                    List.of("sh", "-c", "echo \"$FAKE_HOST $JCKPT_RANK $JCKPT_JOB_SECRET\"; exit " + code));
+            assertEquals(List.of("env", "FAKE_HOST=node2", "sh", "-c"), line.subList(0, 4));
+            assertFalse(String.join(" ", line).contains(secret), "the secret is not on the command line");
+            Process p = new ProcessBuilder(line).start();
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(RemoteShell.stdinSecrets(List.of(secret)).getBytes(StandardCharsets.UTF_8));
+            }
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+            assertEquals("node2 1 " + secret, new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());
+            assertEquals(code == 0 ? RemoteShell.REMOTE_EXIT_OK : code, p.exitValue());
+            assertEquals(code, shell.localExit(p.exitValue()));
+        }
+        // srun's own 0 (its node failed: no status of the command) is a lost session, as ssh's 255
+        assertEquals(255, shell.localExit(0));
+        assertEquals(137, shell.localExit(137));
+        assertEquals(List.of("srun", "--overlap", "--nodes=1", "--ntasks=1", "--quiet", "--quiet", "--nodelist=node3", "sh", "-c"),
+                RemoteShell.SRUN.command("node3", Map.of(), List.of(), List.of("true")).subList(0, 9));
+        // ssh's statuses are the command's own
+        assertEquals(0, RemoteShell.SSH.localExit(0));
+        assertEquals(RemoteShell.SSH.command("h", Map.of(), List.of(), List.of("true")),
+                RemoteShell.SSH.commandReportingExit("h", Map.of(), List.of(), List.of("true")));
+    }
+
+    @Test
     void theAgentTakesTheHostAtItsPlaceholderOrAtTheEnd() throws Exception {
         assertEquals(List.of("ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "h1"),
                 RemoteShell.SSH.command("h1", Map.of(), List.of(), List.of("true")).subList(0, 6));

@@ -76,6 +76,23 @@ class LaunchSpecHostsTest {
     }
 
     @Test
+    void theLauncherEngineIsSshOutsideASlurmAllocationAndSlurmThereNeedsOne() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("SLURM_JOB_ID") == null, "the tests run inside a SLURM job");
+        assertEquals(io.jckpt.runtime.hosts.RemoteShell.SSH,
+                parse("-np", "2", "--host", "127.0.0.2:2", "--launcher", "ssh").remoteShell());
+        assertEquals(io.jckpt.runtime.hosts.RemoteShell.SSH, parse("-np", "2", "--host", "127.0.0.2:2").remoteShell());
+        String outside = assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2",
+                "--launcher", "slurm")).getMessage();
+        assertTrue(outside.startsWith("--launcher slurm needs a SLURM allocation (SLURM_JOB_ID is not set)"), outside);
+        String both = assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2",
+                "--launcher", "slurm", "--rsh", "ssh")).getMessage();
+        assertTrue(both.startsWith("--launcher slurm starts ranks with srun: it cannot be given with --rsh"), both);
+        String bad = assertThrows(UsageException.class, () -> parse("-np", "2", "--host", "127.0.0.2:2",
+                "--launcher", "pbs")).getMessage();
+        assertEquals("--launcher must be ssh or slurm, got 'pbs'", bad);
+    }
+
+    @Test
     void hostOptionsThatCannotWorkAreUsageErrorsNamingTheOption() {
         assertTrue(assertThrows(UsageException.class, () -> parse("-np", "2", "--rsh", "ssh"))
                 .getMessage().startsWith("--rsh needs hosts"));

@@ -72,14 +72,19 @@ public final class TestHosts implements AutoCloseable {
 
     private TestHosts(Builder builder, Tools tools) {
         this.tools = tools;
-        this.name = PREFIX + ProcessHandle.current().pid() + "_" + RUNS.incrementAndGet();
+        this.name = nextRunName();
         this.runDir = BASE.resolve(name);
         this.cgroupRoot = tools.cgroupRoot;
         this.runCgroup = cgroupRoot.resolve(name);
         this.enforceAddresses = builder.enforceAddresses;
+        this.shared = sharedDirectories(runDir, builder.shared);
+    }
+
+    /** The directories every host of a run sees: the run directory, {@code extra}, the class path, the working directory. */
+    static List<Path> sharedDirectories(Path runDir, List<Path> extra) {
         LinkedHashSet<Path> dirs = new LinkedHashSet<>();
         dirs.add(runDir);
-        for (Path p : builder.shared) {
+        for (Path p : extra) {
             dirs.add(p.toAbsolutePath().normalize());
         }
         for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
@@ -89,7 +94,7 @@ public final class TestHosts implements AutoCloseable {
             }
         }
         dirs.add(Path.of(System.getProperty("user.dir")).toAbsolutePath().normalize());
-        this.shared = List.copyOf(dirs);
+        return List.copyOf(dirs);
     }
 
     /** A builder: how many hosts, which directories they share, whether addresses are enforced. */
@@ -609,6 +614,46 @@ public final class TestHosts implements AutoCloseable {
 
     /** Directories among the shared ones that a host's own tmpfs would hide, outermost first. */
     List<Path> directoriesToBind() {
+        return directoriesToBind(shared);
+    }
+
+    /** A new run's unique name, {@code jckpt_th_<jvm pid>_<seq>} (a {@link TestSlurm} cluster's too). */
+    static String nextRunName() {
+        return PREFIX + ProcessHandle.current().pid() + "_" + RUNS.incrementAndGet();
+    }
+
+    /**
+     * Starts run {@code run}: removes what dead runs left, then takes the run's lock (before anything else
+     * of it exists, so that no other run removes it as stale). {@link #endRun} undoes it.
+     */
+    static FileLock beginRun(String run, Path cgroupRoot) throws IOException {
+        clearStale(cgroupRoot);
+        Files.createDirectories(BASE);
+        FileLock l = lock(BASE.resolve(run + ".lock"));
+        ACTIVE.add(run);
+        return l;
+    }
+
+    /** Ends run {@code run}: kills what is left in its cgroups, removes them and its files, frees its lock. */
+    static void endRun(String run, Path cgroupRoot, FileLock lock) throws IOException {
+        try {
+            removeRun(run, cgroupRoot);
+        } finally {
+            if (lock != null) {
+                lock.channel().close();
+            }
+            Files.deleteIfExists(BASE.resolve(run + ".lock"));
+            ACTIVE.remove(run);
+        }
+    }
+
+    /** Claims the first free lock among {@code names} (files under {@link #BASE}); {@link #slotOf} names it. */
+    static FileLock claimSlot(List<String> names, String what) throws IOException {
+        return claim(names, what);
+    }
+
+    /** Directories among {@code shared} that a namespace's own tmpfs on /tmp, /run, /dev/shm would hide. */
+    static List<Path> directoriesToBind(List<Path> shared) {
         List<Path> covered = shared.stream().filter(p -> COVERED.stream().anyMatch(p::startsWith))
                 .sorted(Comparator.comparingInt(Path::getNameCount)).collect(Collectors.toList());
         List<Path> result = new ArrayList<>();
@@ -879,7 +924,7 @@ public final class TestHosts implements AutoCloseable {
             }
         }
 
-        private static String which(String name) {
+        static String which(String name) {
             List<String> dirs = new ArrayList<>(Arrays.asList(System.getenv().getOrDefault("PATH", "").split(":")));
             dirs.addAll(List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin"));
             for (String d : dirs) {
