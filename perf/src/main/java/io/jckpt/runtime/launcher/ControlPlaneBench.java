@@ -1,7 +1,7 @@
 package io.jckpt.runtime.launcher;
 
 import io.jckpt.imem.JobSecret;
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
@@ -71,7 +71,7 @@ public final class ControlPlaneBench {
         }
 
         @Override
-        public void connected(int rank, ControlConnection connection) {
+        public void connected(int rank, ControlChannel connection) {
             channels.connected(rank, connection);
         }
 
@@ -81,7 +81,7 @@ public final class ControlPlaneBench {
         }
 
         @Override
-        public void disconnected(int rank, ControlConnection connection) {
+        public void disconnected(int rank, ControlChannel connection) {
             channels.disconnected(rank, connection);
             disconnects.add(new long[] {rank, System.nanoTime()});
         }
@@ -170,7 +170,7 @@ public final class ControlPlaneBench {
         RecoverFrame frame = new RecoverFrame(1, "#Number of Processes;0;#Server Name;127.0.0.1;#Server Port;1",
                 new int[] {failed}, 0);
         send(toSim, "replace " + failed); // replacements first, as the launcher does
-        for (Map.Entry<Integer, ControlConnection> entry : new ArrayList<>(channels.controls().entrySet())) {
+        for (Map.Entry<Integer, ControlChannel> entry : new ArrayList<>(channels.controls().entrySet())) {
             if (entry.getKey() != failed) {
                 try {
                     entry.getValue().send(ControlProtocol.RECOVER, frame.agedAt(detected, System.nanoTime()).encode());

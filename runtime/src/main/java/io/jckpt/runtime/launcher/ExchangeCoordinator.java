@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.spi.Collective;
@@ -25,7 +25,7 @@ import java.util.function.IntFunction;
  */
 final class ExchangeCoordinator {
     private final int worldSize;
-    private final IntFunction<ControlConnection> connections;
+    private final IntFunction<ControlChannel> connections;
     private final Map<Long, Pending> pending = new HashMap<>();
     private int epoch;
 
@@ -41,7 +41,7 @@ final class ExchangeCoordinator {
         }
     }
 
-    ExchangeCoordinator(int worldSize, IntFunction<ControlConnection> connections) {
+    ExchangeCoordinator(int worldSize, IntFunction<ControlChannel> connections) {
         this.worldSize = worldSize;
         this.connections = connections;
     }
@@ -146,7 +146,7 @@ final class ExchangeCoordinator {
 
     private void sendToAll(byte type, byte[] message) {
         for (int r = 0; r < worldSize; r++) {
-            ControlConnection connection = connections.apply(r);
+            ControlChannel connection = connections.apply(r);
             if (connection != null) {
                 try {
                     connection.send(type, message);
