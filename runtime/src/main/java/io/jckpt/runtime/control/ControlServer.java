@@ -47,6 +47,10 @@ public final class ControlServer implements AutoCloseable {
     private static final long CLOSE_WAIT_MS = 1_000;
     /** Connections the kernel holds for the loop between two accepts: ranks start all at once. */
     private static final int BACKLOG_MAX = 4096;
+    /** Buffers one gathering write takes at most. */
+    private static final int GATHER = 64;
+    /** Frames up to this payload are copied behind their header, to go out in one write. */
+    private static final int SMALL_FRAME_BYTES = 4096;
     /** The longest job id a handshake may claim. */
     private static final int MAX_JOB_ID_BYTES = 1024;
 
@@ -125,8 +129,11 @@ public final class ControlServer implements AutoCloseable {
 
         @Override
         public void send(byte type, byte[] payload) throws IOException {
-            ByteBuffer header = ByteBuffer.allocate(5).putInt(1 + payload.length).put(type).flip();
-            enqueue(header, ByteBuffer.wrap(payload));
+            if (payload.length <= SMALL_FRAME_BYTES) { // one buffer: one write
+                enqueue(ByteBuffer.allocate(5 + payload.length).putInt(1 + payload.length).put(type).put(payload).flip());
+            } else { // the payload itself, shared by every rank it goes to (an exchange's result)
+                enqueue(ByteBuffer.allocate(5).putInt(1 + payload.length).put(type).flip(), ByteBuffer.wrap(payload));
+            }
         }
 
         /** Queues bytes and writes what the socket takes now; the loop writes the rest. */
@@ -166,21 +173,33 @@ public final class ControlServer implements AutoCloseable {
             }
         }
 
-        /** Writes queued bytes until the socket takes no more; under this's lock. */
+        /** Writes queued bytes until the socket takes no more (one gathering write per call); under this's lock. */
         void writeQueued() throws IOException {
             try {
                 while (!outbox.isEmpty()) {
-                    ByteBuffer b = outbox.peek();
-                    queuedBytes -= channel.write(b);
-                    if (b.hasRemaining()) {
-                        return;
+                    long written = outbox.size() == 1 ? channel.write(outbox.peek()) : channel.write(batch());
+                    queuedBytes -= written;
+                    while (!outbox.isEmpty() && !outbox.peek().hasRemaining()) {
+                        outbox.poll();
                     }
-                    outbox.poll();
+                    if (!outbox.isEmpty()) {
+                        return; // the socket is full: the loop goes on when it can take more
+                    }
                 }
             } catch (IOException e) {
                 closeNow();
                 throw e;
             }
+        }
+
+        /** The first queued buffers, at most {@value #GATHER} (a write takes a few hundred KiB at most anyway). */
+        private ByteBuffer[] batch() {
+            ByteBuffer[] batch = new ByteBuffer[Math.min(GATHER, outbox.size())];
+            Iterator<ByteBuffer> it = outbox.iterator();
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = it.next();
+            }
+            return batch;
         }
 
         @Override
