@@ -34,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * checkpoint round's control traffic (RANK_ROUND and the size agreement), and a recovery's coordination
  * (a rank's connection ends → the launcher starts the next world as {@link Job} does: new epoch,
  * RECOVER to every survivor → every survivor has its RECOVER, and → every rank has the new world's
- * open result), with the bytes through the launcher, its threads and its resident memory.
+ * open result), with the bytes through the launcher, its threads, its resident memory and its CPU time
+ * per phase (this JVM's: the ranks run in the other), and the RECOVER fan-out (detection → the last
+ * RECOVER handed to its socket: the launcher's own part of the recovery).
  *
  * <p>In this package (perf's split package) to drive the launcher's package-private parts. The
  * simulated ranks run in their own JVM: one process holds at most {@code ulimit -n} sockets, and n
@@ -46,9 +48,10 @@ public final class ControlPlaneBench {
     private static final long STEP_TIMEOUT_SECONDS = 150;
 
     /** One measured run of one n. */
-    record Run(int n, int run, int launcherThreads, int jvmThreads, double connectMs, double openMs, double roundMs, long roundOut,
-               long roundIn, double recoverMs, double recoverOpenMs, long openOut, long recoverOut, long rssKb,
-               double load, String failure) {
+    record Run(int n, int run, int launcherThreads, int jvmThreads, double connectMs, double openMs,
+               double roundMs, long roundOut, long roundIn, double recoverMs, double recoverOpenMs, long openOut,
+               long recoverOut, long rssKb, double load, double openCpuMs, double roundCpuMs, double recoverCpuMs,
+               double fanOutMs, String failure) {
     }
 
     private final List<String> javaCommand;
@@ -119,36 +122,47 @@ public final class ControlPlaneBench {
         double connectMs = -1;
         double roundMs = -1;
         double recoverMs = -1;
+        double fanOutMs = -1;
         double recoverOpenMs = -1;
         long roundOut = -1;
         long roundIn = -1;
         long openOut = -1;
         long recoverOut = -1;
         long rss = -1;
+        double openCpuMs = -1;
+        double roundCpuMs = -1;
+        double recoverCpuMs = -1;
         try (ControlServer server = new ControlServer(InetAddress.getLoopbackAddress(), jobId, secret, n, side)) {
+            long cpu = cpuNanos();
             long[] open = step(toSim, answers, "open " + server.port() + " " + jobId + " " + secret.toHex() + " " + n
                     + " " + openBytes + " " + run + " " + window);
             openMs = (open[1] - open[0]) / 1e6;
             connectMs = (open[4] - open[0]) / 1e6;
+            openCpuMs = (cpuNanos() - cpu) / 1e6;
             openOut = open[2];
             launcherThreads = launcherThreads();
             jvmThreads = ManagementFactory.getThreadMXBean().getThreadCount();
             rss = rssKb();
+            cpu = cpuNanos();
             long[] round = step(toSim, answers, "round 1");
+            roundCpuMs = (cpuNanos() - cpu) / 1e6;
             roundMs = (round[1] - round[0]) / 1e6;
             roundOut = round[2];
             roundIn = round[3];
             int failed = n / 2;
+            cpu = cpuNanos();
             step(toSim, answers, "kill " + failed);
             long[] lost = side.disconnects.poll(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             if (lost == null || lost[0] != failed) {
                 throw new IOException("the launcher did not see rank " + failed + "'s connection end");
             }
             long detected = lost[1];
-            long[] recovered = recover(side.channels, server, toSim, answers, failed, detected);
+            long[] recovered = recover(side.channels, toSim, answers, failed, detected);
             recoverMs = (recovered[4] - detected) / 1e6;
+            fanOutMs = (recovered[5] - detected) / 1e6;
             recoverOpenMs = (recovered[1] - detected) / 1e6;
             recoverOut = recovered[2];
+            recoverCpuMs = (cpuNanos() - cpu) / 1e6;
             rss = Math.max(rss, rssKb());
             step(toSim, answers, "close");
         } catch (IOException | RuntimeException e) {
@@ -159,13 +173,16 @@ public final class ControlPlaneBench {
                 sim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
-        return new Run(n, run, launcherThreads, jvmThreads, connectMs, openMs, roundMs, roundOut, roundIn, recoverMs, recoverOpenMs,
-                openOut, recoverOut, rss, load(), failure);
+        return new Run(n, run, launcherThreads, jvmThreads, connectMs, openMs, roundMs, roundOut, roundIn, recoverMs,
+                recoverOpenMs, openOut, recoverOut, rss, load(), openCpuMs, roundCpuMs, recoverCpuMs, fanOutMs, failure);
     }
 
-    /** What {@link Job} does at a recovery on the control plane: the new epoch, the replacement, RECOVER to survivors. */
-    private static long[] recover(RankChannels channels, ControlServer server, Writer toSim, BlockingQueue<String> answers,
-                                  int failed, long detected) throws IOException, InterruptedException {
+    /**
+     * What {@link Job} does at a recovery on the control plane: the new epoch, the replacement, RECOVER to
+     * every survivor. Returns the simulation's answer and, last, when the last RECOVER was handed over.
+     */
+    private static long[] recover(RankChannels channels, Writer toSim, BlockingQueue<String> answers, int failed,
+                                  long detected) throws IOException, InterruptedException {
         channels.exchanges().startEpoch(1);
         RecoverFrame frame = new RecoverFrame(1, "#Number of Processes;0;#Server Name;127.0.0.1;#Server Port;1",
                 new int[] {failed}, 0);
@@ -179,7 +196,11 @@ public final class ControlPlaneBench {
                 }
             }
         }
-        return await(answers, "recover");
+        long sent = System.nanoTime();
+        long[] done = await(answers, "recover");
+        long[] withSent = java.util.Arrays.copyOf(done, done.length + 1);
+        withSent[done.length] = sent;
+        return withSent;
     }
 
     private static long[] step(Writer toSim, BlockingQueue<String> answers, String command)
@@ -230,6 +251,12 @@ public final class ControlPlaneBench {
         return -1;
     }
 
+    /** CPU time of this JVM, the launcher's side (the simulated ranks run in their own). */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
     private static double load() {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
@@ -259,17 +286,19 @@ public final class ControlPlaneBench {
         StringBuilder md = new StringBuilder();
         md.append(String.format(Locale.ROOT, "java %s, %d cores, open contribution %d bytes, connect window %d%n%n",
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), openBytes, window));
-        md.append("| n | run | launcher threads | JVM threads | connect ms | open ms | round ms | round bytes out/in | recover ms"
-                + " (RECOVER at every survivor) | recover + open result ms | open bytes out | recovery bytes out"
-                + " | RSS MiB | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| n | run | launcher threads | JVM threads | connect ms | open ms | round ms | round bytes out/in"
+                + " | recover ms (RECOVER at every survivor) | recover + open result ms | open bytes out"
+                + " | recovery bytes out | RSS MiB | load | launcher CPU ms open / round / recovery"
+                + " | RECOVER fan-out ms |\n" + "|---".repeat(16) + "|\n");
         for (int n : sizes) {
             for (int r = 0; r < runs; r++) {
                 Run run = bench.measure(n, r);
                 all.add(run);
-                String row = String.format(Locale.ROOT, "| %d | %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %.1f | %.1f | %d | %d"
-                                + " | %.0f | %.2f |%s", n, r, run.launcherThreads(), run.jvmThreads(), run.connectMs(), run.openMs(),
-                        run.roundMs(), run.roundOut(), run.roundIn(), run.recoverMs(), run.recoverOpenMs(), run.openOut(),
-                        run.recoverOut(), run.rssKb() / 1024.0, run.load(),
+                String row = String.format(Locale.ROOT, "| %d | %d | %d | %d | %.1f | %.1f | %.1f | %d / %d | %.1f | %.1f"
+                                + " | %d | %d | %.0f | %.2f | %.0f / %.0f / %.0f | %.1f |%s", n, r, run.launcherThreads(),
+                        run.jvmThreads(), run.connectMs(), run.openMs(), run.roundMs(), run.roundOut(), run.roundIn(),
+                        run.recoverMs(), run.recoverOpenMs(), run.openOut(), run.recoverOut(), run.rssKb() / 1024.0,
+                        run.load(), run.openCpuMs(), run.roundCpuMs(), run.recoverCpuMs(), run.fanOutMs(),
                         run.failure() == null ? "" : " FAILED: " + run.failure());
                 System.out.println(row);
                 md.append(row).append('\n');
@@ -292,23 +321,28 @@ public final class ControlPlaneBench {
                 byN.computeIfAbsent(r.n(), k -> new ArrayList<>()).add(r);
             }
         }
-        StringBuilder sb = new StringBuilder("| n | connect ms | open ms | round ms | recover ms | recover + open ms | round bytes out"
-                + " per rank | open bytes out per rank |\n|---|---|---|---|---|---|---|---|\n");
+        StringBuilder sb = new StringBuilder("| n | connect ms | open ms | round ms | recover ms | recover + open ms"
+                + " | round bytes out per rank | open bytes out per rank | launcher CPU ms round / recovery"
+                + " | RECOVER fan-out ms |\n" + "|---".repeat(10) + "|\n");
         Map<Integer, double[]> medians = new HashMap<>();
         for (Map.Entry<Integer, List<Run>> e : byN.entrySet()) {
             List<Run> runs = e.getValue();
-            double[] m = {median(runs, Run::connectMs), median(runs, Run::openMs), median(runs, Run::roundMs), median(runs, Run::recoverMs),
-                    median(runs, Run::recoverOpenMs)};
+            double[] m = {median(runs, Run::connectMs), median(runs, Run::openMs), median(runs, Run::roundMs),
+                    median(runs, Run::recoverMs), median(runs, Run::recoverOpenMs), median(runs, Run::recoverCpuMs),
+                    median(runs, Run::fanOutMs)};
             medians.put(e.getKey(), m);
-            sb.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f |%n", e.getKey(),
-                    m[0], m[1], m[2], m[3], m[4], median(runs, r -> (double) r.roundOut()) / e.getKey(),
-                    median(runs, r -> (double) r.openOut()) / e.getKey()));
+            sb.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f / %.0f"
+                    + " | %.1f |%n", e.getKey(), m[0], m[1], m[2], m[3], m[4],
+                    median(runs, r -> (double) r.roundOut()) / e.getKey(),
+                    median(runs, r -> (double) r.openOut()) / e.getKey(), median(runs, Run::roundCpuMs),
+                    median(runs, Run::recoverCpuMs), m[6]));
         }
         Integer low = byN.keySet().stream().filter(n -> n >= 1024).findFirst().orElse(null);
         Integer high = byN.isEmpty() ? null : ((java.util.TreeMap<Integer, List<Run>>) byN).lastKey();
         if (low != null && high > low) {
             double ln = Math.log((double) high / low);
-            String[] names = {"connect", "open", "round", "recover", "recover + open"};
+            String[] names = {"connect", "open", "round", "recover", "recover + open", "launcher CPU of the recovery",
+                    "RECOVER fan-out"};
             sb.append(String.format(Locale.ROOT, "%nfitted exponent %d → %d:", low, high));
             for (int i = 0; i < names.length; i++) {
                 sb.append(String.format(Locale.ROOT, " %s %.2f;", names[i],
