@@ -161,7 +161,8 @@ class ControlServerTest {
                     launcherSide.get(0).send(ControlProtocol.RANK_EVENT, big);
                 }
             });
-            assertTrue(cut.getMessage().contains("the control connection of rank 0 stopped reading"), cut.getMessage());
+            assertTrue(cut.getMessage().matches("the control connection of rank 0 stopped reading \\([0-9]+ bytes queued,"
+                    + " at most 134217728\\)"), cut.getMessage());
             assertEquals("disconnected 0", heard.poll(10, TimeUnit.SECONDS));
             IOException closed = assertThrows(IOException.class,
                     () -> launcherSide.get(0).send(ControlProtocol.PING, new byte[0]));

@@ -123,8 +123,8 @@ public final class ControlServer implements AutoCloseable {
         }
 
         String who() {
-            return state == State.HANDSHAKE ? "port " + port : rank < 0 ? "standby " + (ControlProtocol.STANDBY_CLAIM_BASE - rank)
-                    : "rank " + rank;
+            return rank == Integer.MIN_VALUE ? "port " + port
+                    : rank < 0 ? "standby " + (ControlProtocol.STANDBY_CLAIM_BASE - rank) : "rank " + rank;
         }
 
         @Override
@@ -148,11 +148,11 @@ public final class ControlServer implements AutoCloseable {
                     bytes += b.remaining();
                 }
                 if (queuedBytes + bytes > MAX_QUEUED_BYTES) {
-                    LOG.warn("control connection of {} closed: it read none of the {} bytes queued for it", who(),
-                            queuedBytes);
+                    long unread = queuedBytes;
+                    LOG.warn("control connection of {} closed: {} bytes sent to it wait unread", who(), unread);
                     closeNow();
-                    throw new IOException("the control connection of " + who() + " stopped reading ("
-                            + queuedBytes + " bytes queued)");
+                    throw new IOException("the control connection of " + who() + " stopped reading (" + unread
+                            + " bytes queued, at most " + MAX_QUEUED_BYTES + ")");
                 }
                 boolean idle = outbox.isEmpty();
                 for (ByteBuffer b : buffers) {
@@ -415,10 +415,11 @@ public final class ControlServer implements AutoCloseable {
                 }
                 return;
             }
+            peer.enqueue(ByteBuffer.wrap(new byte[] {ControlProtocol.ACCEPTED}));
+            // a connection the listener heard of (and only such) ends with a disconnected()
             peer.rank = claimed;
             peer.in = ByteBuffer.allocate(4);
             peer.frameHeader = true;
-            peer.enqueue(ByteBuffer.wrap(new byte[] {ControlProtocol.ACCEPTED}));
             peer.state = State.OPEN;
             listener.connected(claimed, peer);
         }
