@@ -58,7 +58,6 @@ public final class SimulatedRanks {
     private int port;
     private String jobId;
     private JobSecret secret;
-    private int openBytes;
     private int run;
     private int epoch;
     private long sequence;
@@ -272,10 +271,10 @@ public final class SimulatedRanks {
     }
 
     /** Bytes of an open contribution (set by the open command). */
-    private static int openSize = 160;
+    private int openSize = 160;
 
     /** What rank r contributes to an open: distinct per rank (its endpoint differs), like the real status. */
-    static byte[] openContribution(int rank, int epoch) {
+    byte[] openContribution(int rank, int epoch) {
         byte[] b = new byte[openSize];
         ByteBuffer.wrap(b).putInt(rank).putInt(epoch);
         for (int i = 8; i < b.length; i++) {
