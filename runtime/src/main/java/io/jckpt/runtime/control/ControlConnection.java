@@ -7,10 +7,10 @@ import java.io.IOException;
 import java.net.Socket;
 
 /**
- * One authenticated control connection, either end. Writes are serialised; reads happen on one
- * thread (the owner's reader loop).
+ * A rank's (or standby's) end of its control connection: blocking, writes serialised, reads on one
+ * thread (the owner's reader loop). The launcher's end is {@link ControlServer}'s event loop.
  */
-public final class ControlConnection implements AutoCloseable {
+public final class ControlConnection implements ControlChannel {
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
@@ -22,6 +22,7 @@ public final class ControlConnection implements AutoCloseable {
     }
 
     /** Sends one frame. */
+    @Override
     public void send(byte type, byte[] payload) throws IOException {
         synchronized (out) {
             out.writeInt(1 + payload.length);

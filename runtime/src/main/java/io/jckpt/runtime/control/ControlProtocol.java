@@ -39,7 +39,7 @@ public final class ControlProtocol {
 
     /** "JCKC". */
     public static final int MAGIC = 0x4A434B43;
-    public static final short VERSION = 2; // 2: typed rank events
+    public static final short VERSION = 3; // 2: typed rank events; 3: exchange results send runs of equal slots once
     public static final int NONCE_LENGTH = 16;
     public static final int MAC_LENGTH = 32;
     public static final byte ACCEPTED = 1;
@@ -93,8 +93,8 @@ public final class ControlProtocol {
     /** launcher to rank: stop now; payload: UTF reason. */
     public static final byte SHUTDOWN = 10;
     /**
-     * launcher to rank: the completed exchange; payload: int epoch, long sequence, int n, then n times
-     * (int length, bytes), indexed by rank.
+     * launcher to rank: the completed exchange; payload: int epoch, long sequence, int n, then the n
+     * slots by rank, a run of equal ones once ({@link ExchangeFrames.Result}).
      */
     public static final byte EXCHANGE_RESULT = 11;
     /**

@@ -95,16 +95,30 @@ public final class ExchangeFrames {
         }
     }
 
-    /** Everyone's contributions, indexed by rank. */
+    /**
+     * Everyone's contributions, indexed by rank. On the wire a run of equal contributions of
+     * consecutive ranks is sent once ({@code int -count, int length, bytes}; a single one is
+     * {@code int length, bytes}), so an exchange where the ranks agree (a ctrl, a close, a size
+     * agreement that rank 0's decision alone breaks) costs each rank O(1) bytes instead of O(n).
+     * Decoding gives every rank its own array, as before.
+     */
     public record Result(int epoch, long sequence, byte[][] all) {
         public byte[] encode() {
             return write(out -> {
                 out.writeInt(epoch);
                 out.writeLong(sequence);
                 out.writeInt(all.length);
-                for (byte[] bytes : all) {
-                    out.writeInt(bytes.length);
-                    out.write(bytes);
+                for (int r = 0; r < all.length; ) {
+                    int run = 1;
+                    while (r + run < all.length && java.util.Arrays.equals(all[r], all[r + run])) {
+                        run++;
+                    }
+                    if (run > 1) {
+                        out.writeInt(-run);
+                    }
+                    out.writeInt(all[r].length);
+                    out.write(all[r]);
+                    r += run;
                 }
             });
         }
@@ -118,8 +132,26 @@ public final class ExchangeFrames {
                 throw new IOException("exchange result for " + n + " ranks");
             }
             byte[][] all = new byte[n][];
-            for (int i = 0; i < n; i++) {
-                all[i] = readBytes(in, ControlProtocol.MAX_EXCHANGE_BYTES);
+            for (int r = 0; r < n; ) {
+                int head = in.readInt();
+                int run = 1;
+                if (head < 0) {
+                    run = -head;
+                    if (run < 2 || run > n - r) {
+                        throw new IOException("exchange result of " + n + " ranks repeats slot " + r + " "
+                                + run + " times");
+                    }
+                    head = in.readInt();
+                }
+                byte[] bytes = readBytes(head, in, ControlProtocol.MAX_EXCHANGE_BYTES);
+                all[r] = bytes;
+                for (int k = 1; k < run; k++) {
+                    all[r + k] = bytes.clone(); // each slot its own array, as a rank may keep or change one
+                }
+                r += run;
+            }
+            if (in.available() > 0) {
+                throw new IOException("exchange result of " + n + " ranks has " + in.available() + " bytes too many");
             }
             return new Result(epoch, sequence, all);
         }
@@ -140,7 +172,10 @@ public final class ExchangeFrames {
     }
 
     private static byte[] readBytes(DataInputStream in, int max) throws IOException {
-        int length = in.readInt();
+        return readBytes(in.readInt(), in, max);
+    }
+
+    private static byte[] readBytes(int length, DataInputStream in, int max) throws IOException {
         if (length < 0 || length > max) {
             throw new IOException("exchange contribution of " + length + " bytes (at most " + max + ")");
         }

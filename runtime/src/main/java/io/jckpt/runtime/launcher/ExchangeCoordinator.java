@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
 import io.jckpt.spi.Collective;
@@ -25,23 +25,38 @@ import java.util.function.IntFunction;
  */
 final class ExchangeCoordinator {
     private final int worldSize;
-    private final IntFunction<ControlConnection> connections;
+    private final IntFunction<ControlChannel> connections;
     private final Map<Long, Pending> pending = new HashMap<>();
     private int epoch;
 
-    /** One exchange in progress. */
+    /** One exchange in progress: each rank's bytes and call, and the first call (the one all must make). */
     private static final class Pending {
         final byte[][] slots;
-        final Map<Integer, Collective> calls = new TreeMap<>();
+        final Collective[] calls;
+        final Collective first;
         final long deadlineNanos;
+        int arrived;
 
-        Pending(int worldSize, long deadlineNanos) {
+        Pending(int worldSize, Collective first, long deadlineNanos) {
             this.slots = new byte[worldSize][];
+            this.calls = new Collective[worldSize];
+            this.first = first;
             this.deadlineNanos = deadlineNanos;
+        }
+
+        /** @return the calls that arrived, by rank */
+        Map<Integer, Collective> arrivedCalls() {
+            Map<Integer, Collective> byRank = new TreeMap<>();
+            for (int r = 0; r < calls.length; r++) {
+                if (calls[r] != null) {
+                    byRank.put(r, calls[r]);
+                }
+            }
+            return byRank;
         }
     }
 
-    ExchangeCoordinator(int worldSize, IntFunction<ControlConnection> connections) {
+    ExchangeCoordinator(int worldSize, IntFunction<ControlChannel> connections) {
         this.worldSize = worldSize;
         this.connections = connections;
     }
@@ -79,14 +94,16 @@ final class ExchangeCoordinator {
                         + contribution.epoch()
                         + " (current " + epoch + "): dropped";
             }
-            Pending p = pending.computeIfAbsent(contribution.sequence(), s -> new Pending(worldSize,
+            Pending p = pending.computeIfAbsent(contribution.sequence(), s -> new Pending(worldSize, contribution.call(),
                     nowNanos + Math.max(0, contribution.timeoutMillis()) * 1_000_000L));
             if (p.slots[rank] != null) {
                 return "rank " + rank + " contributed twice to exchange " + contribution.sequence();
             }
             p.slots[rank] = contribution.bytes();
-            p.calls.put(rank, contribution.call());
-            String mismatch = Collective.mismatch(p.calls);
+            p.calls[rank] = contribution.call();
+            p.arrived++;
+            // each contribution is compared with the first (O(1)); the whole picture only for the error
+            String mismatch = p.first.equals(contribution.call()) ? null : Collective.mismatch(p.arrivedCalls());
             if (mismatch != null) {
                 pending.remove(contribution.sequence());
                 problem = "collective exchange #" + contribution.sequence() + " of epoch " + epoch + " failed: "
@@ -94,10 +111,8 @@ final class ExchangeCoordinator {
                 type = ControlProtocol.EXCHANGE_FAILED;
                 message = new ExchangeFrames.Failed(epoch, contribution.sequence(), true, List.of(), mismatch).encode();
             } else {
-                for (byte[] slot : p.slots) {
-                    if (slot == null) {
-                        return null;
-                    }
+                if (p.arrived < worldSize) {
+                    return null;
                 }
                 pending.remove(contribution.sequence());
                 type = ControlProtocol.EXCHANGE_RESULT;
@@ -131,9 +146,9 @@ final class ExchangeCoordinator {
                         missing.add(r);
                     }
                 }
-                Collective call = p.calls.values().iterator().next();
+                Collective call = p.first;
                 String text = Collective.describeRanks(missing) + " did not call " + call.describe() + " in time, which "
-                        + Collective.describeRanks(new ArrayList<>(p.calls.keySet())) + " called";
+                        + Collective.describeRanks(new ArrayList<>(p.arrivedCalls().keySet())) + " called";
                 problems.add("collective exchange #" + e.getKey() + " of epoch " + epoch + " failed: " + text);
                 messages.add(new ExchangeFrames.Failed(epoch, e.getKey(), false, missing, text).encode());
             }
@@ -146,7 +161,7 @@ final class ExchangeCoordinator {
 
     private void sendToAll(byte type, byte[] message) {
         for (int r = 0; r < worldSize; r++) {
-            ControlConnection connection = connections.apply(r);
+            ControlChannel connection = connections.apply(r);
             if (connection != null) {
                 try {
                     connection.send(type, message);

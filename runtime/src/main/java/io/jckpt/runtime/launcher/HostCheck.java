@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlProtocol;
 import java.io.IOException;
 import java.util.Collection;
@@ -97,10 +97,10 @@ final class HostCheck {
      * Asks {@code host} whether it lives: a PING on each of {@code connections} (claim: rank, or a
      * standby's negative claim), or its probe when none can be sent.
      */
-    synchronized void ask(String host, Map<Integer, ControlConnection> connections) {
+    synchronized void ask(String host, Map<Integer, ControlChannel> connections) {
         concerned.add(host);
         boolean sent = false;
-        for (Map.Entry<Integer, ControlConnection> c : connections.entrySet()) {
+        for (Map.Entry<Integer, ControlChannel> c : connections.entrySet()) {
             hostOfClaim.put(c.getKey(), host);
             try {
                 c.getValue().send(ControlProtocol.PING, new byte[0]);

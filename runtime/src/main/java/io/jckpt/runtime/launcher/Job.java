@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
 import io.jckpt.imem.JobSecret;
@@ -563,7 +563,7 @@ public final class Job {
      */
     private void catchUp(int rank) {
         Integer spawned = spawnEpoch.get(rank);
-        ControlConnection connection = channels.control(rank);
+        ControlChannel connection = channels.control(rank);
         if (spawned != null && spawned < epoch && connection != null) {
             try {
                 connection.send(ControlProtocol.RECOVER, new RecoverFrame(epoch, exchange.mpjConf(bindAddress),
@@ -595,7 +595,7 @@ public final class Job {
         jobCompleteNanos = System.nanoTime();
         console.event("all " + spec.worldSize() + " ranks completed" + (epoch > 0 ? " in epoch " + epoch : ""));
         byte[] payload = ByteBuffer.allocate(4).putInt(epoch).array();
-        for (ControlConnection connection : channels.controls().values()) {
+        for (ControlChannel connection : channels.controls().values()) {
             try {
                 connection.send(ControlProtocol.JOB_COMPLETE, payload);
             } catch (IOException e) {
@@ -651,7 +651,7 @@ public final class Job {
      * sent once the host answers ({@link #killOwed}; the job's end kills whatever of the job is left).
      */
     private void fenceRemote(int rank) {
-        ControlConnection connection = channels.control(rank);
+        ControlChannel connection = channels.control(rank);
         Long pid = channels.pid(rank); // its process on its host, known before the connection closes
         if (pid != null) {
             owedKills.computeIfAbsent(rankHosts.get(rank), h -> new java.util.TreeMap<>()).put(pid, rank);
@@ -772,7 +772,7 @@ public final class Job {
             }
         }
         recovery.respawned(System.nanoTime());
-        for (Map.Entry<Integer, ControlConnection> entry : channels.controls().entrySet()) {
+        for (Map.Entry<Integer, ControlChannel> entry : channels.controls().entrySet()) {
             if (java.util.Arrays.binarySearch(failed, entry.getKey()) < 0) {
                 try {
                     entry.getValue().send(ControlProtocol.RECOVER, frame.agedAt(detected, System.nanoTime()).encode());
@@ -843,9 +843,9 @@ public final class Job {
             suspects.add(rankHosts.get(rank));
         }
         suspects.removeAll(lostHosts);
-        java.util.Map<String, java.util.Map<Integer, ControlConnection>> connections = standbys.connectionsByHost();
+        java.util.Map<String, java.util.Map<Integer, ControlChannel>> connections = standbys.connectionsByHost();
         for (int r = 0; r < spec.worldSize(); r++) {
-            ControlConnection connection = channels.control(r);
+            ControlChannel connection = channels.control(r);
             if (connection != null && !pending.contains(r)) {
                 connections.computeIfAbsent(rankHosts.get(r), h -> new java.util.HashMap<>()).put(r, connection);
             }
@@ -1081,7 +1081,7 @@ public final class Job {
         if (spec.remote()) {
             // killing an ssh client leaves its remote JVM running: closing the control connections halts
             // the remote ranks (the standbys: stop()), then their sessions end by themselves
-            channels.controls().values().forEach(ControlConnection::close);
+            channels.controls().values().forEach(ControlChannel::close);
             standbys.stop();
             launcher.awaitAllExit(REMOTE_HALT_MILLIS);
         }

@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ExchangeFrames;
@@ -20,13 +20,13 @@ import java.util.function.Consumer;
  * written by the reader threads, read by the supervisor.
  */
 final class RankChannels implements ControlListener {
-    private final Map<Integer, ControlConnection> controls = new ConcurrentHashMap<>();
+    private final Map<Integer, ControlChannel> controls = new ConcurrentHashMap<>();
     private final Map<Integer, RankExit> reports = new ConcurrentHashMap<>();
     private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     private final Map<Integer, RankProgress> progress = new ConcurrentHashMap<>();
     private final DeadlockWatch waits = new DeadlockWatch();
     /** Each connection's process id as its rank said (RANK_READY): on a remote host, the id there. */
-    private final Map<ControlConnection, Long> pids = new ConcurrentHashMap<>();
+    private final Map<ControlChannel, Long> pids = new ConcurrentHashMap<>();
     /** The recovery's check of hosts, while one waits for answers; hears every frame. */
     private volatile HostCheck watching;
     private final ExchangeCoordinator exchanges;
@@ -52,12 +52,12 @@ final class RankChannels implements ControlListener {
     }
 
     /** @return {@code rank}'s connection, or {@code null} while it has none */
-    ControlConnection control(int rank) {
+    ControlChannel control(int rank) {
         return controls.get(rank);
     }
 
     /** @return the connected ranks and their connections (a live view) */
-    Map<Integer, ControlConnection> controls() {
+    Map<Integer, ControlChannel> controls() {
         return controls;
     }
 
@@ -68,7 +68,7 @@ final class RankChannels implements ControlListener {
 
     /** @return the process id {@code rank}'s current connection reported (on its own host), or {@code null} */
     Long pid(int rank) {
-        ControlConnection connection = controls.get(rank);
+        ControlChannel connection = controls.get(rank);
         return connection == null ? null : pids.get(connection);
     }
 
@@ -103,7 +103,7 @@ final class RankChannels implements ControlListener {
     }
 
     @Override
-    public void connected(int rank, ControlConnection connection) {
+    public void connected(int rank, ControlChannel connection) {
         if (rank < 0) {
             standbys.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
             return;
@@ -140,7 +140,7 @@ final class RankChannels implements ControlListener {
                 // (frames of one connection arrive in order)
                 progress.remove(rank);
                 waits.forget(rank);
-                ControlConnection connection = controls.get(rank);
+                ControlChannel connection = controls.get(rank);
                 if (connection != null && payload.length >= 8) {
                     pids.put(connection, java.nio.ByteBuffer.wrap(payload).getLong());
                 }
@@ -159,7 +159,7 @@ final class RankChannels implements ControlListener {
             } else if (type == ControlProtocol.HEARTBEAT) {
                 // answered, so that a rank on another host knows its launcher lives (it halts when
                 // the answers stop: a partition); sent on this rank's own reader thread
-                ControlConnection connection = controls.get(rank);
+                ControlChannel connection = controls.get(rank);
                 if (connection != null) {
                     try {
                         connection.send(ControlProtocol.HEARTBEAT, new byte[0]);
@@ -180,7 +180,7 @@ final class RankChannels implements ControlListener {
     }
 
     @Override
-    public void disconnected(int rank, ControlConnection connection) {
+    public void disconnected(int rank, ControlChannel connection) {
         if (rank >= 0) {
             controls.remove(rank, connection);
             pids.remove(connection);

@@ -1,6 +1,6 @@
 package io.jckpt.runtime.launcher;
 
-import io.jckpt.runtime.control.ControlConnection;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlProtocol;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -58,7 +58,7 @@ final class StandbyPool {
         final String hostName;
         /** Its process (for a remote standby: the remote shell's agent). */
         final RankHost host;
-        volatile ControlConnection connection;
+        volatile ControlChannel connection;
         volatile boolean ready;
         volatile long lastHeardNanos = System.nanoTime();
 
@@ -124,10 +124,10 @@ final class StandbyPool {
      * @return the connected standbys of each remote host, by their claim on the control channel
      *         ({@link ControlProtocol#STANDBY_CLAIM_BASE} - id): what a check of hosts can ping
      */
-    Map<String, Map<Integer, ControlConnection>> connectionsByHost() {
-        Map<String, Map<Integer, ControlConnection>> byHost = new HashMap<>();
+    Map<String, Map<Integer, ControlChannel>> connectionsByHost() {
+        Map<String, Map<Integer, ControlChannel>> byHost = new HashMap<>();
         for (Standby standby : standbys.values()) {
-            ControlConnection connection = standby.connection;
+            ControlChannel connection = standby.connection;
             if (standby.hostName != null && connection != null) {
                 byHost.computeIfAbsent(standby.hostName, h -> new HashMap<>())
                         .put(ControlProtocol.STANDBY_CLAIM_BASE - standby.id, connection);
@@ -226,7 +226,7 @@ final class StandbyPool {
      * only way to stop a remote one, whose agent's death leaves it running) and its process SIGKILLed.
      */
     private static void halt(Standby standby) {
-        ControlConnection connection = standby.connection;
+        ControlChannel connection = standby.connection;
         if (connection != null) {
             connection.close();
         }
@@ -234,7 +234,7 @@ final class StandbyPool {
     }
 
     /** Control channel: standby {@code id} connected. */
-    void connected(int id, ControlConnection connection) {
+    void connected(int id, ControlChannel connection) {
         Standby standby = standbys.get(id);
         if (standby == null || stopped) {
             connection.close(); // not one this job started, or one already stopped: it halts

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.ControlClient;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -30,7 +31,7 @@ class ExchangeCoordinatorTest {
 
     /** Four ranks' client ends (with what each received) and the coordinator over the server ends. */
     private static final class World implements AutoCloseable {
-        final Map<Integer, ControlConnection> serverSide = new ConcurrentHashMap<>();
+        final Map<Integer, ControlChannel> serverSide = new ConcurrentHashMap<>();
         final ExchangeCoordinator coordinator = new ExchangeCoordinator(N, serverSide::get);
         final List<BlockingQueue<byte[]>> received = new ArrayList<>();
         final List<ControlConnection> clients = new ArrayList<>();
@@ -40,7 +41,7 @@ class ExchangeCoordinatorTest {
             JobSecret secret = JobSecret.random();
             server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, N, new ControlListener() {
                 @Override
-                public void connected(int rank, ControlConnection connection) {
+                public void connected(int rank, ControlChannel connection) {
                     serverSide.put(rank, connection);
                 }
 
@@ -49,7 +50,7 @@ class ExchangeCoordinatorTest {
                 }
 
                 @Override
-                public void disconnected(int rank, ControlConnection connection) {
+                public void disconnected(int rank, ControlChannel connection) {
                 }
             });
             for (int r = 0; r < N; r++) {

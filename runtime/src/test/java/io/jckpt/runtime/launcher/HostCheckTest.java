@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.ControlClient;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlProtocol;
 import io.jckpt.runtime.control.ControlServer;
@@ -68,7 +69,7 @@ class HostCheckTest {
     }
 
     /** Rank {@code rank} connected; {@code answers}: it answers PINGs as a rank does, else it reads nothing. */
-    private ControlConnection rank(int rank, boolean answers) throws Exception {
+    private ControlChannel rank(int rank, boolean answers) throws Exception {
         ControlConnection c = ControlClient.connect("127.0.0.1", server.port(), "job1", secret, rank);
         ranks.add(c);
         if (answers) {
@@ -104,8 +105,8 @@ class HostCheckTest {
     void pingsProbesAndTheHostsLostTogether() throws Exception {
         // "a": a rank that answers; "silent": a rank that never reads (probed after the grace, answers the
         // shell); "unreachable": no connection, its probe fails; "spare": asked once a host is lost
-        ControlConnection a = rank(0, true);
-        ControlConnection silent = rank(1, false);
+        ControlChannel a = rank(0, true);
+        ControlChannel silent = rank(1, false);
         HostCheck check = check(20_000);
         check.ask("a", Map.of(0, a));
         check.ask("silent", Map.of(1, silent));
@@ -125,7 +126,7 @@ class HostCheckTest {
     @Test
     void aHostThatHangsIsLeftToItsProbeWhenTheFailedRanksFitElsewhere() throws Exception {
         // a host still running ranks of the job: 1 s, since its loss would fail them in this recovery
-        ControlConnection a = rank(0, true);
+        ControlChannel a = rank(0, true);
         long start = System.nanoTime();
         HostCheck check = check(20_000);
         check.ask("a", Map.of(0, a));
@@ -149,7 +150,7 @@ class HostCheckTest {
     @Test
     void aFailedRanksHostThatHangsIsLeftAfterThePingsGrace() throws Exception {
         // only the failed rank's own host is silent: its verdict would only let the rank restart there
-        ControlConnection a = rank(0, true);
+        ControlChannel a = rank(0, true);
         HostCheck check = check(20_000);
         check.ask("a", Map.of(0, a));
         check.suspect("hang");
@@ -163,7 +164,7 @@ class HostCheckTest {
 
     @Test
     void aHostThatHangsIsWaitedForUpToItsProbesBoundWhenTheRanksNeedIt() throws Exception {
-        ControlConnection a = rank(0, true);
+        ControlChannel a = rank(0, true);
         HostCheck check = check(1_500);
         check.ask("a", Map.of(0, a));
         check.ask("hang", Map.of());

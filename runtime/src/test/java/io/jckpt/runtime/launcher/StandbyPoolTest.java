@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.imem.JobSecret;
 import io.jckpt.runtime.control.ControlClient;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -59,7 +60,7 @@ class StandbyPoolTest {
         }, console, List.of("a", "b"), host -> !lost.contains(host));
         server = new ControlServer(InetAddress.getLoopbackAddress(), JOB, secret, 1, new ControlListener() {
             @Override
-            public void connected(int rank, ControlConnection connection) {
+            public void connected(int rank, ControlChannel connection) {
                 pool.connected(ControlProtocol.STANDBY_CLAIM_BASE - rank, connection);
                 connected.add(ControlProtocol.STANDBY_CLAIM_BASE - rank);
             }
@@ -69,7 +70,7 @@ class StandbyPoolTest {
             }
 
             @Override
-            public void disconnected(int rank, ControlConnection connection) {
+            public void disconnected(int rank, ControlChannel connection) {
             }
         });
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jckpt.imem.JobSecret;
+import io.jckpt.runtime.control.ControlChannel;
 import io.jckpt.runtime.control.ControlConnection;
 import io.jckpt.runtime.control.ControlListener;
 import io.jckpt.runtime.control.ControlProtocol;
@@ -35,21 +36,21 @@ import org.junit.jupiter.api.Test;
 class RankControlTest {
     private static final Collective CALL = Collective.of(Collective.Kind.TEST);
     private final JobSecret secret = JobSecret.random();
-    private final BlockingQueue<ControlConnection> connected = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ControlChannel> connected = new LinkedBlockingQueue<>();
     private final BlockingQueue<byte[]> exchanges = new LinkedBlockingQueue<>();
     private final BlockingQueue<Byte> types = new LinkedBlockingQueue<>();
     private final CountDownLatch launcherGone = new CountDownLatch(1);
     /** Whether the launcher's side answers heartbeats, as the launcher's {@code RankChannels} does. */
     private final java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
     private final java.util.concurrent.atomic.AtomicLong lastAnswerNanos = new java.util.concurrent.atomic.AtomicLong();
-    private volatile ControlConnection launcherConnection;
+    private volatile ControlChannel launcherConnection;
     private ControlServer server;
 
     @BeforeEach
     void start() throws Exception {
         server = new ControlServer(InetAddress.getLoopbackAddress(), "job1", secret, 4, new ControlListener() {
             @Override
-            public void connected(int rank, ControlConnection connection) {
+            public void connected(int rank, ControlChannel connection) {
                 launcherConnection = connection;
                 connected.add(connection);
             }
@@ -71,7 +72,7 @@ class RankControlTest {
             }
 
             @Override
-            public void disconnected(int rank, ControlConnection connection) {
+            public void disconnected(int rank, ControlChannel connection) {
             }
         });
     }
@@ -103,7 +104,7 @@ class RankControlTest {
     void aPingIsAnsweredWithAHeartbeat() throws Exception {
         // the launcher's check of hosts at a recovery: a rank that answers proves its host lives
         connect(0, RankControl.Listener.NONE);
-        ControlConnection launcher = connected.poll(10, TimeUnit.SECONDS);
+        ControlChannel launcher = connected.poll(10, TimeUnit.SECONDS);
         types.clear();
         launcher.send(ControlProtocol.PING, new byte[0]);
         Byte answer = types.poll(10, TimeUnit.SECONDS);
@@ -118,7 +119,7 @@ class RankControlTest {
         // the launcher's catch-up for a rank that joins after a recovery began: RECOVER right at connection
         BlockingQueue<RecoverFrame> recovers = new LinkedBlockingQueue<>();
         RankControl control = connect(1, recording(recovers));
-        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        ControlChannel launcherSide = connected.poll(10, TimeUnit.SECONDS);
         // the launcher detected the failure 3 s before it sent the order
         long before = System.nanoTime();
         launcherSide.send(ControlProtocol.RECOVER, new RecoverFrame(2, "conf", new int[] {3}, 3_000_000).encode());
@@ -137,7 +138,7 @@ class RankControlTest {
     void aThreadOfTheAbandonedWorldNeverTakesPartInTheNewWorldsExchanges() throws Exception {
         BlockingQueue<RecoverFrame> recovers = new LinkedBlockingQueue<>();
         RankControl control = connect(0, recording(recovers));
-        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        ControlChannel launcherSide = connected.poll(10, TimeUnit.SECONDS);
         // a thread of world 0 is in an exchange when the recovery to world 1 arrives: it fails at once
         CompletableFuture<Throwable> pending = CompletableFuture.supplyAsync(() -> {
             try {
@@ -191,7 +192,7 @@ class RankControlTest {
             public void jobComplete(int epoch) {
             }
         });
-        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        ControlChannel launcherSide = connected.poll(10, TimeUnit.SECONDS);
         control.onAbandoned(0, () -> order.add("world 0's waits ended"));
         var dropped = control.onAbandoned(0, () -> order.add("a closed registration"));
         dropped.close();
@@ -207,7 +208,7 @@ class RankControlTest {
     @Test
     void anExchangeTheLauncherFailsEndsAtOnceWithItsWords() throws Exception {
         RankControl control = connect(0, RankControl.Listener.NONE);
-        ControlConnection launcherSide = connected.poll(10, TimeUnit.SECONDS);
+        ControlChannel launcherSide = connected.poll(10, TimeUnit.SECONDS);
         CompletableFuture<byte[][]> pending = CompletableFuture.supplyAsync(() -> {
             try {
                 return control.allgather(0, CALL, new byte[0], Duration.ofSeconds(60));
