@@ -96,7 +96,7 @@ public final class ControlPlaneBench {
         StandbyPool standbys = new StandbyPool((id, host) -> {
             throw new IOException("no standbys in this bench");
         }, console, List.of(), host -> true);
-        LauncherSide side = new LauncherSide(new RankChannels(n, standbys, console, event -> { }));
+        LauncherSide side = new LauncherSide(new RankChannels(n, standbys, console, event -> { }, ""));
         JobSecret secret = JobSecret.random();
         String jobId = "control-bench-" + n + "-" + run;
         Process sim = new ProcessBuilder(javaCommand).redirectError(ProcessBuilder.Redirect.INHERIT).start();
