@@ -114,7 +114,8 @@ final class CommunicationWait {
 
     /** The library's own packages (a program of the project's own, as the chaos programs, is not). */
     private static final java.util.Set<String> LIBRARY = java.util.Set.of("io.jckpt", "io.jckpt.data", "io.jckpt.disk",
-            "io.jckpt.image", "io.jckpt.imem", "io.jckpt.policy", "io.jckpt.policy.interval", "io.jckpt.spi",
+            "io.jckpt.image", "io.jckpt.imem", "io.jckpt.policy", "io.jckpt.policy.interval", "io.jckpt.spi", "io.jckpt.wire",
+            "io.jckpt.codes",
             "io.jckpt.runtime.control", "io.jckpt.runtime.rank", "io.jckpt.runtime.multicore");
 
     private static boolean library(String className) {
