@@ -32,7 +32,9 @@ class SlurmRequeueTest {
 
     @RegisterExtension
     static final TestSlurmExtension slurm = new TestSlurmExtension(LaunchedJob.repoRoot().resolve("runtime/target"),
-            "slurmrequeue", b -> b.nodes(3));
+            // the batch script runs bin/ckpt-run on a node: the repository must be there, as on a cluster's
+            // shared file system (a clone under /tmp is hidden by the nodes' own /tmp otherwise)
+            "slurmrequeue", b -> b.nodes(3).share(LaunchedJob.repoRoot()));
 
     @Test
     void aRequeuedBatchJobResumesFromTheDiskLevelAfterATotalLoss() throws Exception {
