@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * node loss of the owner, rollback transfer from its NEXT neighbour, bit-identical restore.
  */
 @Tag("slow")
+@Tag("large")
 class LargeArrayTest {
     @org.junit.jupiter.api.BeforeAll
     static void largeBound() {

@@ -35,21 +35,6 @@ class MultiHostLaunchTest {
             "multihost", work -> TestHosts.builder().hosts(4).enforceAddresses(true));
 
     @Test
-    @Order(1)
-    void threeHostsTimesTwoRanksGiveTheFailureFreeResult() throws Exception {
-        Path file = jobs.hostfile("three", 2, jobs.host(0), jobs.host(1), jobs.host(2));
-        try (LaunchedJob job = LaunchedJob.start("-np", "6", "--hostfile", file.toString(), "--rsh", jobs.rsh(),
-                "-cp", LaunchedJob.testClasses().toString(), LOOP, "20", "20")) {
-            assertEquals(0, job.awaitExit(RUN_MILLIS), job.output());
-            // by slot: ranks 0,1 on the first host, 2,3 on the second, 4,5 on the third; copies on other hosts
-            assertEquals(1, job.linesContaining("hosts: " + jobs.host(0).address() + ": ranks 0,1").size(), job.output());
-            assertEquals(1, job.linesContaining("survives").size(), job.output());
-            assertEquals(6, job.linesContaining("loop done at round 20 sum " + 6L * 20 * 21 / 2).size(), job.output());
-            jobs.assertNothingLeft(job.jobId());
-        }
-    }
-
-    @Test
     @Order(2)
     void anUnreachableHostAtStartIsAClearErrorAndNothingStarts() throws Exception {
         TestHost gone = jobs.host(3);

@@ -142,16 +142,6 @@ class HeatRecoveryTest {
     }
 
     @Test
-    void randomFailuresWithASeedAreRecovered() throws Exception {
-        // seed 50, mean 2 s: the first random SIGKILL falls 2.6 s into the run (rank 0), the next 5.3 s
-        try (LaunchedJob job = run(List.of("--mtbf", "2", "--seed", "50"))) {
-            assertExactResult(job);
-            assertTrue(job.output().contains("(random, mtbf 2.0s)"), job.output());
-            assertTrue(job.output().contains("completed after"), job.output());
-        }
-    }
-
-    @Test
     void aStoppedRankIsFoundByTheDefaultHeartbeatWithNoDetectorOption() throws Exception {
         try (LaunchedJob job = run(List.of())) {
             job.awaitLine("checkpoint round", 60_000);
