@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -98,5 +100,24 @@ public final class JobEvents {
     /** @return the first event of {@code type} that {@code test} accepts, or null */
     public static Event first(List<Event> events, String type, Predicate<Event> test) {
         return events.stream().filter(e -> e.type().equals(type) && test.test(e)).findFirst().orElse(null);
+    }
+
+    /**
+     * Each rank's rollback of the last recovery an events file records: the {@code rollback} events after
+     * the last {@code recovery_start}, a rank's last one where it rolled back twice.
+     *
+     * @param file the events file ({@link #read})
+     * @return rank → its rollback event's JSON object
+     */
+    public static Map<Integer, JsonNode> lastRollbacks(Path file) {
+        Map<Integer, JsonNode> last = new HashMap<>();
+        for (Event e : read(file)) {
+            if (e.type().equals("recovery_start")) {
+                last.clear();
+            } else if (e.type().equals("rollback")) {
+                last.put((int) e.number("rank"), e.fields());
+            }
+        }
+        return last;
     }
 }

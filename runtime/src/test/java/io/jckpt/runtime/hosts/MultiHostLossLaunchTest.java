@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.HostedJobs;
 import io.jckpt.testkit.hosts.TestHost;
@@ -113,7 +113,7 @@ class MultiHostLossLaunchTest {
             assertEquals(1, job.linesContaining("recovering: epoch").size(), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch 1, re-spawning ranks " + Math.min(owner, firstHolder) + ", "
                     + Math.max(owner, firstHolder)).size(), job.output());
-            Map<Integer, JsonNode> rollbacks = lastRollbacks(events);
+            Map<Integer, JsonNode> rollbacks = JobEvents.lastRollbacks(events);
             assertEquals(Set.of(0, 1, 2, 3), rollbacks.keySet(), job.output());
             for (JsonNode r : rollbacks.values()) {
                 assertEquals("memory", r.get("source").asText(), r + "\n" + job.output());
@@ -152,7 +152,7 @@ class MultiHostLossLaunchTest {
             assertEquals(4, job.linesContaining("loop done at round 30 sum " + 4L * 30 * 31 / 2).size(), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch").size(), job.output());
             assertEquals(1, job.linesContaining("recovering: epoch 1, every rank failed").size(), job.output());
-            Map<Integer, JsonNode> rollbacks = lastRollbacks(events);
+            Map<Integer, JsonNode> rollbacks = JobEvents.lastRollbacks(events);
             assertEquals(Set.of(0, 1, 2, 3), rollbacks.keySet(), job.output());
             int round = rollbacks.get(0).get("round").asInt();
             for (JsonNode r : rollbacks.values()) {
@@ -225,20 +225,5 @@ class MultiHostLossLaunchTest {
         Matcher m = Pattern.compile("copies: .*, ring ([0-9,]+);").matcher(job.linesContaining("copies: ").get(0));
         assertTrue(m.find(), job.output());
         return java.util.Arrays.stream(m.group(1).split(",")).mapToInt(Integer::parseInt).toArray();
-    }
-
-    /** Each rank's rollback event of the job's last recovery (a rank that rolled back twice: its last one). */
-    private static Map<Integer, JsonNode> lastRollbacks(Path events) throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        Map<Integer, JsonNode> last = new HashMap<>();
-        for (String line : Files.readAllLines(events)) {
-            JsonNode e = json.readTree(line);
-            if (e.get("type").asText().equals("recovery_start")) {
-                last.clear();
-            } else if (e.get("type").asText().equals("rollback")) {
-                last.put(e.get("rank").asInt(), e);
-            }
-        }
-        return last;
     }
 }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jckpt.testkit.JobEvents;
 import io.jckpt.testkit.LaunchedJob;
 import io.jckpt.testkit.hosts.SlurmNode;
 import io.jckpt.testkit.hosts.TestSlurm;
@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,7 +79,7 @@ class SlurmLaunchTest {
                 assertTrue(!moved.get(0).contains("restarts on node2") && !moved.get(0).contains("host node2 lost, restarts"
                         + " on spare host node2"), moved.get(0));
             }
-            Map<Integer, JsonNode> rollbacks = lastRollbacks(events);
+            Map<Integer, JsonNode> rollbacks = JobEvents.lastRollbacks(events);
             assertEquals(Set.of(0, 1, 2, 3), rollbacks.keySet(), job.output());
             for (JsonNode r : rollbacks.values()) {
                 assertEquals("memory", r.get("source").asText(), r + "\n" + job.output());
@@ -135,17 +134,4 @@ class SlurmLaunchTest {
         return true;
     }
 
-    private static Map<Integer, JsonNode> lastRollbacks(Path events) throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        Map<Integer, JsonNode> last = new HashMap<>();
-        for (String line : Files.readAllLines(events)) {
-            JsonNode e = json.readTree(line);
-            if (e.get("type").asText().equals("recovery_start")) {
-                last.clear();
-            } else if (e.get("type").asText().equals("rollback")) {
-                last.put(e.get("rank").asInt(), e);
-            }
-        }
-        return last;
-    }
 }
