@@ -304,14 +304,26 @@ public final class LaunchedJob implements AutoCloseable {
      *     the id of {@code --job-id}, else the one the launcher printed)
      */
     public Path eventsFile() {
+        Path file = eventsFileIfNamed();
+        return file != null ? file : repo.resolve("out").resolve(jobId()).resolve("events.jsonl"); // jobId() says why not
+    }
+
+    /** {@link #eventsFile()}, or null while it lies under a job id the launcher has not printed yet. */
+    private Path eventsFileIfNamed() {
         String events = option("--events");
         if (events != null) {
             return repo.resolve(events);
         }
         String dir = option("--output-dir");
         String id = option("--job-id");
-        return (dir != null ? repo.resolve(dir) : repo.resolve("out").resolve(id != null ? id : jobId()))
-                .resolve("events.jsonl");
+        if (dir == null && id == null) {
+            Matcher printed = JOB_ID.matcher(output());
+            if (!printed.find()) {
+                return null;
+            }
+            id = printed.group(1);
+        }
+        return (dir != null ? repo.resolve(dir) : repo.resolve("out").resolve(id)).resolve("events.jsonl");
     }
 
     /** The launcher's options without a value; every other option takes one. */
@@ -376,9 +388,8 @@ public final class LaunchedJob implements AutoCloseable {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         for (;;) {
             // before the launcher printed the job id (its first line) the file is not known yet: no events
-            boolean named = option("--events") != null || option("--output-dir") != null || option("--job-id") != null
-                    || JOB_ID.matcher(output()).find();
-            JobEvents.Event found = named ? JobEvents.first(events(), type, test) : null;
+            Path file = eventsFileIfNamed();
+            JobEvents.Event found = file != null ? JobEvents.first(JobEvents.read(file), type, test) : null;
             if (found != null) {
                 return found;
             }
