@@ -370,7 +370,7 @@ public final class Advisor {
                 }
             }
             for (Protection protection : protections) {
-                boolean copies = protection.name().startsWith("copies:");
+                boolean copies = protection.ring();
                 int m = copies ? (int) protection.sentPerImage() : 0;
                 // the background part grows with the bytes sent: m copies, or a code's parts
                 double background = (in.cost - in.blocking) * Math.max(protection.sentPerImage(), 1)

@@ -180,8 +180,11 @@ public final class FailureModel {
      * @param tolerated      nodes of a set that may be lost together (&gt;= 0, &lt; setNodes)
      * @param storedPerImage bytes held per byte of own image (&gt;= 1)
      * @param sentPerImage   bytes sent per byte of own image at each checkpoint (&gt;= 0)
+     * @param ring           whether the sets slide along the ring (full copies: one set per node, a node and
+     *                       its holders' nodes) rather than tile the nodes (a code's sets)
      */
-    public record Protection(String name, int setNodes, int tolerated, double storedPerImage, double sentPerImage) {
+    public record Protection(String name, int setNodes, int tolerated, double storedPerImage, double sentPerImage,
+                             boolean ring) {
         /** Checks the values. */
         public Protection {
             if (setNodes < 1 || tolerated < 0 || tolerated >= setNodes || !(storedPerImage >= 1) || !(sentPerImage >= 0)) {
@@ -196,7 +199,7 @@ public final class FailureModel {
          */
         public static Protection copies(int m, int ranksPerNode, int nodes, Placement placement) {
             int d = nodesToLoseMemory(m, ranksPerNode, nodes, placement);
-            return new Protection("copies:" + m, d, d - 1, m + 1, m);
+            return new Protection("copies:" + m, d, d - 1, m + 1, m, true);
         }
 
         /**
@@ -227,7 +230,7 @@ public final class FailureModel {
         private static Protection spread(String name, int members, int tolerated, double stored, double sent, int nodes) {
             int setNodes = Math.max(1, Math.min(members, nodes));
             int perNode = (members + setNodes - 1) / setNodes;
-            return new Protection(name, setNodes, tolerated / perNode, stored, sent);
+            return new Protection(name, setNodes, tolerated / perNode, stored, sent, false);
         }
     }
 
@@ -249,7 +252,7 @@ public final class FailureModel {
         double lambda = 1 / nodeMtbf;
         int g = Math.min(protection.setNodes(), nodes);
         int t = Math.min(protection.tolerated(), g - 1);
-        double sets = protection.name().startsWith("copies:") ? (g >= nodes ? 1 : nodes) : Math.max(1.0, (double) nodes / g);
+        double sets = protection.ring() ? (g >= nodes ? 1 : nodes) : Math.max(1.0, (double) nodes / g);
         double rate = sets * choose(g, t + 1) * (t + 1) * lambda * Math.pow(lambda * Math.max(0, window), t);
         return Math.min(rate, nodes * lambda); // never more than all failures
     }

@@ -93,7 +93,7 @@ class ProtectionModelTest {
         double[] downUntil = new double[nodes];
         Arrays.fill(downUntil, -1);
         int g = code.setNodes();
-        boolean ring = code.name().startsWith("copies:");
+        boolean ring = code.ring();
         long losses = 0;
         for (double[] f = failures.poll(); f[0] < time; f = failures.poll()) {
             int n = (int) f[1];
